@@ -1,0 +1,148 @@
+#pragma once
+// The program IR: Program owns flat arrays of Operation, Value, Block and Type; everything
+// refers to everything else by 32-bit index. Ids are stable for the program's lifetime (an
+// erased op keeps its slot, marked dead), so analyses can keep per-op / per-value vectors.
+//
+// Structure mirrors MLIR/PIR: an Operation has operands (ValueIds), results (ValueIds),
+// attributes, and regions; a region is a list of Blocks; a Block is an ordered list of ops
+// plus block arguments. Block 0 is the global block ("global_block()" in Paddle).
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/Attribute.h"
+#include "model/Type.h"
+
+namespace rx {
+
+using OpId = uint32_t;
+using ValueId = uint32_t;
+using BlockId = uint32_t;
+inline constexpr uint32_t kNoId = UINT32_MAX;  // "none": null value, block argument's defining op...
+
+// Which Paddle printer wrote (or will write) the text. See docs/FORMATS.md.
+enum class Generation : uint8_t { G0, G1, G2, G3 };
+std::string_view generationName(Generation g);              // "G0".."G3"
+std::optional<Generation> parseGenerationName(std::string_view s);
+
+struct Value {
+    TypeId type = kNullType;
+    OpId definingOp = kNoId;     // kNoId for block arguments
+    BlockId block = kNoId;       // block that defines it (defining op's block, or the arg's block)
+    uint32_t index = 0;          // result index, or argument index
+    std::string name;            // as in the file, e.g. "%12", "%arg_0"; never empty once named
+    std::string keyword;         // block keyword-argument name (while/if kwargs), else empty
+};
+
+struct Operation {
+    uint32_t nameId = 0;                       // interned op name, see Program::opName()
+    std::vector<ValueId> operands;             // kNoId = <<NULL VALUE>>
+    std::vector<std::string> operandKeywords;  // empty, or one per operand ("cond", "inputs")
+    std::vector<ValueId> results;
+    std::vector<NamedAttribute> attributes;    // in printed order
+    std::vector<std::vector<BlockId>> regions; // each region: its blocks in order
+    BlockId parentBlock = kNoId;
+    bool dead = false;                         // erased; slot kept so ids stay stable
+
+    const Attribute* attribute(std::string_view key) const;
+    Attribute* attribute(std::string_view key);
+    void setAttribute(std::string_view key, Attribute value);  // replaces or appends
+};
+
+struct Block {
+    std::vector<OpId> ops;         // program order
+    std::vector<ValueId> args;     // positional block arguments (^%arg_0 ...)
+    std::vector<ValueId> kwargs;   // keyword block arguments (Value::keyword holds the name)
+    OpId parentOp = kNoId;         // kNoId for the global block
+};
+
+// One use of a value: the op that reads it, which operand slot, and the op's ancestor that
+// lives in the value's own block (== user for a use in the same block). Paddle's
+// all_used_ops_in_same_block() is the list of `ancestor` over these, one entry per slot.
+struct Use {
+    OpId user = kNoId;
+    uint32_t operandIndex = 0;
+    OpId ancestor = kNoId;
+};
+
+class Program {
+public:
+    Program();
+
+    // ---- storage (read freely; mutate through the API below so caches stay valid) ----
+    std::vector<Operation> ops;
+    std::vector<Value> values;
+    std::vector<Block> blocks;
+    TypeTable types;
+
+    Generation generation = Generation::G2;   // the printer generation it was read in
+    std::vector<std::string> warnings;        // reader warnings (fragment without braces, ...)
+
+    static constexpr BlockId kGlobalBlock = 0;
+    const Block& globalBlock() const { return blocks[kGlobalBlock]; }
+
+    // ---- names ----
+    uint32_t internOpName(std::string_view name);
+    std::string_view opName(OpId op) const { return opNames_[ops[op].nameId]; }
+    std::string_view opNameById(uint32_t nameId) const { return opNames_[nameId]; }
+    size_t opNameCount() const { return opNames_.size(); }
+    // kNoId if not interned (then no op has that name).
+    uint32_t findOpName(std::string_view name) const;
+
+    // ---- construction ----
+    BlockId addBlock(OpId parentOp);  // does not attach it to a region; caller does
+    // Appends an op at the end of `block` with fresh result values (named by nextValueName()
+    // unless names are given). Returns its id.
+    OpId appendOp(BlockId block, std::string_view name, std::span<const ValueId> operands,
+                  std::span<const TypeId> resultTypes, std::vector<NamedAttribute> attributes = {},
+                  std::span<const std::string> resultNames = {});
+    // Creates an op not yet placed in any block (parentBlock = kNoId); place it with
+    // insertOpBefore / appendExistingOp.
+    OpId createOp(std::string_view name, std::span<const ValueId> operands,
+                  std::span<const TypeId> resultTypes, std::vector<NamedAttribute> attributes = {});
+    ValueId addBlockArgument(BlockId block, TypeId type, std::string name, std::string keyword = {});
+    // A name "%N" with N above every numeric name seen so far.
+    std::string nextValueName();
+    void noteValueName(std::string_view name);  // keeps nextValueName() fresh
+
+    // ---- mutation (all invalidate the use index) ----
+    void insertOpBefore(OpId op, OpId before);     // op must be unplaced or is moved
+    void appendExistingOp(OpId op, BlockId block);
+    void moveOpBefore(OpId op, OpId before) { insertOpBefore(op, before); }
+    void setOperand(OpId op, uint32_t index, ValueId v);
+    void eraseOp(OpId op);                         // detaches and marks dead; results stay (unused)
+
+    // ---- queries ----
+    // Position of op inside its block (O(1) after the first call following a mutation).
+    uint32_t indexInBlock(OpId op) const;
+    // Uses of v, in program order of the using op (nested uses in pre-order). Built lazily.
+    std::span<const Use> uses(ValueId v) const;
+    // The ancestor of `op` that is a direct child of `block`, or kNoId.
+    OpId ancestorInBlock(OpId op, BlockId block) const;
+    size_t liveOpCount() const;                    // ops not dead, all blocks
+    // Size in bytes per docs/ALGORITHM.md §5 (-1 dims left out; vectors summed).
+    int64_t valueBytes(ValueId v) const { return types.bytes(values[v].type); }
+
+    void invalidateCaches() { usesValid_ = false; indexValid_ = false; }
+
+private:
+    void rebuildUses() const;
+    void rebuildIndex() const;
+
+    std::vector<std::string> opNames_;
+    std::unordered_map<std::string, uint32_t> opNameIds_;
+    int64_t nextNumericName_ = 0;
+
+    // CSR use lists
+    mutable bool usesValid_ = false;
+    mutable std::vector<uint32_t> useOffsets_;
+    mutable std::vector<Use> useEntries_;
+    mutable bool indexValid_ = false;
+    mutable std::vector<uint32_t> indexInBlock_;
+};
+
+}  // namespace rx

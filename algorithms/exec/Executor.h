@@ -1,0 +1,71 @@
+#pragma once
+// The executor interface: runs a Program on host inputs and returns the fetched tensors plus
+// what the memory model needs to be checked against (live bytes after every op, peak).
+// CpuExecutor (algorithms/exec/CpuExecutor.h) is the reference backend; a GPU backend
+// implements the same interface later.
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "algorithms/exec/Tensor.h"
+#include "model/Program.h"
+
+namespace rx::exec {
+
+// Inputs by the name a program gives them: the `name` attribute of `pd_op.data`, the
+// `parameter_name` of `builtin.parameter`. An input not given is filled with seeded random
+// values derived from (seed, name), so two programs with the same inputs get the same data.
+struct RunInputs {
+    std::map<std::string, Tensor> byName;
+    uint64_t seed = 0;
+};
+
+struct RunOptions {
+    // Also return every value of the global block that is still alive at its definition
+    // (costly; for debugging), keyed by value name. Fetches are always returned.
+    bool keepAllValues = false;
+    bool recordOpTimes = true;
+    // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// One `pd_op.fetch` (or `builtin.shadow_output`) target.
+struct FetchedValue {
+    std::string fetchName;   // the fetch op's `name` attribute (or output name), may be empty
+    std::string valueName;   // the fetched operand's value name, e.g. "%88"
+    Tensor tensor;
+};
+
+struct OpRecord {
+    OpId op = kNoId;
+    double micros = 0;       // wall time of the kernel
+    int64_t liveBytes = 0;   // bytes held after the op ran and dead values were freed
+    int64_t peakBytes = 0;   // bytes held while the op ran (operands + all its results)
+};
+
+struct RunResult {
+    std::vector<FetchedValue> fetches;      // in program order
+    std::map<std::string, Tensor> values;   // only with RunOptions::keepAllValues
+    std::vector<OpRecord> ops;              // one per executed top-level op, in order
+    int64_t peakBytes = 0;                  // max over ops of OpRecord::peakBytes
+    int64_t inputBytes = 0;                 // bytes of data/parameter values
+    double totalMs = 0;
+    bool cancelled = false;
+    std::vector<std::string> generatedInputs;  // input names filled with seeded random data
+
+    const FetchedValue* fetch(std::string_view valueName) const;
+};
+
+class Executor {
+public:
+    virtual ~Executor() = default;
+    virtual std::string name() const = 0;
+    // Names of ops in `program` (any block) that this backend cannot run, sorted, unique.
+    // A run of a program with unsupported ops throws rx::Error naming them before any op runs.
+    virtual std::vector<std::string> unsupportedOps(const Program& program) const = 0;
+    virtual RunResult run(const Program& program, const RunInputs& inputs, const RunOptions& options) = 0;
+};
+
+}  // namespace rx::exec

@@ -1,0 +1,477 @@
+#include "views/GraphCanvas.h"
+
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTimer>
+#include <QWheelEvent>
+#include <cmath>
+
+#include "views/LayoutService.h"
+
+namespace rx {
+
+// ---------------------------------------------------------------- overlays
+
+// The whole scene in a corner, rendered once per layout; the visible area is a rectangle
+// that can be dragged.
+class Minimap : public QWidget {
+public:
+    explicit Minimap(GraphCanvas* canvas) : QWidget(canvas->viewport()), canvas_(canvas) {
+        setFixedSize(200, 140);
+        setCursor(Qt::PointingHandCursor);
+        setToolTip(QObject::tr("Overview: click or drag to move the view"));
+    }
+    void rebuild() {
+        const QRectF bounds = canvas_->sceneBounds();
+        if (bounds.isEmpty()) {
+            pixmap_ = QPixmap();
+            hide();
+            return;
+        }
+        const double s = std::min((width() - 8) / bounds.width(), (height() - 8) / bounds.height());
+        QSize size(std::max(1, int(bounds.width() * s)), std::max(1, int(bounds.height() * s)));
+        pixmap_ = QPixmap(size * devicePixelRatioF());
+        pixmap_.setDevicePixelRatio(devicePixelRatioF());
+        pixmap_.fill(Qt::transparent);
+        QPainter p(&pixmap_);
+        canvas_->renderScene(&p, QRectF(QPointF(0, 0), QSizeF(size)));
+        scale_ = s;
+        origin_ = QPointF((width() - size.width()) / 2.0, (height() - size.height()) / 2.0);
+        show();
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        const GraphPalette& pal = GraphPalette::current();
+        QColor bg = pal.background;
+        bg.setAlpha(235);
+        p.setPen(QPen(pal.valueBorder, 1));
+        p.setBrush(bg);
+        p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 6, 6);
+        if (pixmap_.isNull()) return;
+        p.drawPixmap(origin_, pixmap_);
+        const QRectF visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
+        const QRectF b = canvas_->sceneBounds();
+        QRectF r((visible.left() - b.left()) * scale_ + origin_.x(), (visible.top() - b.top()) * scale_ + origin_.y(),
+                 visible.width() * scale_, visible.height() * scale_);
+        r = r.intersected(QRectF(rect()).adjusted(1, 1, -1, -1));
+        QColor sel = pal.selection;
+        p.setPen(QPen(sel, 1.5));
+        sel.setAlpha(30);
+        p.setBrush(sel);
+        p.drawRect(r);
+    }
+    void mousePressEvent(QMouseEvent* e) override { moveTo(e->position()); }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        if (e->buttons() & Qt::LeftButton) moveTo(e->position());
+    }
+
+private:
+    void moveTo(QPointF pos) {
+        if (scale_ <= 0) return;
+        const QRectF b = canvas_->sceneBounds();
+        canvas_->centerOn(QPointF((pos.x() - origin_.x()) / scale_ + b.left(), (pos.y() - origin_.y()) / scale_ + b.top()));
+    }
+    GraphCanvas* canvas_;
+    QPixmap pixmap_;
+    double scale_ = 0;
+    QPointF origin_;
+};
+
+class LegendOverlay : public QWidget {
+public:
+    explicit LegendOverlay(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_TransparentForMouseEvents); }
+    void setEntries(const std::vector<LegendEntry>& entries, const QString& title) {
+        entries_ = entries;
+        title_ = title;
+        QFont f = font();
+        f.setPointSizeF(8.5);
+        setFont(f);
+        const QFontMetrics fm(f);
+        int w = fm.horizontalAdvance(title_) + 20;
+        for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 44);
+        setFixedSize(w, 28 + int(entries_.size()) * 18 + 4);
+        setVisible(!entries_.empty());
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        const GraphPalette& pal = GraphPalette::current();
+        QColor bg = pal.background;
+        bg.setAlpha(235);
+        p.setPen(QPen(pal.valueBorder, 1));
+        p.setBrush(bg);
+        p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 6, 6);
+        QFont bold = font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.setPen(pal.text);
+        p.drawText(QRect(10, 5, width() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter, title_);
+        p.setFont(font());
+        int y = 28;
+        for (const auto& e : entries_) {
+            const QRectF sw(10, y + 2, 24, 13);
+            if (e.line) {
+                p.setPen(QPen(e.border.isValid() ? e.border : e.fill, 2.4));
+                p.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()));
+            } else {
+                p.setPen(QPen(e.border.isValid() ? e.border : e.fill.darker(130), 1.4));
+                p.setBrush(e.fill);
+                if (e.ellipse) p.drawEllipse(sw);
+                else p.drawRoundedRect(sw, 3, 3);
+                if (e.hatched) {
+                    p.save();
+                    p.setClipRect(sw);
+                    p.setPen(QPen(e.border, 1));
+                    for (double x = sw.left() - 13; x < sw.right(); x += 5)
+                        p.drawLine(QPointF(x, sw.bottom()), QPointF(x + 13, sw.top()));
+                    p.restore();
+                }
+            }
+            p.setPen(pal.text);
+            p.drawText(QRect(40, y, width() - 46, 17), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+            y += 18;
+        }
+    }
+
+private:
+    std::vector<LegendEntry> entries_;
+    QString title_;
+};
+
+// ---------------------------------------------------------------- GraphCanvas
+
+GraphCanvas::GraphCanvas(const QString& channel, QWidget* parent)
+    : QGraphicsView(parent), channel_(channel), scene_(new QGraphicsScene(this)) {
+    setScene(scene_);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
+    setRenderHint(QPainter::Antialiasing);
+    setRenderHint(QPainter::TextAntialiasing);
+    setFrameShape(QFrame::NoFrame);
+    setFocusPolicy(Qt::StrongFocus);
+    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+
+    minimap_ = new Minimap(this);
+    minimap_->hide();
+    legend_ = new LegendOverlay(viewport());
+    legend_->hide();
+
+    busy_ = new QWidget(viewport());
+    busy_->setObjectName("layoutBusy");
+    busy_->setAutoFillBackground(true);
+    auto* bl = new QHBoxLayout(busy_);
+    bl->setContentsMargins(10, 4, 6, 4);
+    busyLabel_ = new QLabel(busy_);
+    auto* cancel = new QPushButton(tr("Cancel"), busy_);
+    cancel->setObjectName("cancelLayout");
+    bl->addWidget(busyLabel_);
+    bl->addWidget(cancel);
+    busy_->hide();
+    connect(cancel, &QPushButton::clicked, this, &GraphCanvas::cancelLayout);
+    busyTimer_ = new QTimer(this);
+    busyTimer_->setInterval(100);
+    connect(busyTimer_, &QTimer::timeout, this, &GraphCanvas::updateBusy);
+
+    emptyLabel_ = new QLabel(tr("Open a program (Ctrl+O) or drop a .pir file here"), viewport());
+    emptyLabel_->setAlignment(Qt::AlignCenter);
+    emptyLabel_->setStyleSheet("color: #8c959f; font-size: 13pt;");
+
+    connect(&LayoutService::instance(), &LayoutService::finished, this, &GraphCanvas::onLayoutFinished);
+    connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+        if (selecting_) return;
+        const ModelKey k = selectedKey();
+        if (k.valid()) emit keyActivated(k);
+    });
+    GraphPalette::refresh();
+}
+
+GraphCanvas::~GraphCanvas() {
+    if (job_) LayoutService::instance().cancel(job_);
+}
+
+void GraphCanvas::showGraph(VisualGraph graph, bool keepView) {
+    if (job_) LayoutService::instance().cancel(job_);
+    pending_ = std::move(graph);
+    keepViewPending_ = keepView;
+    emptyLabel_->hide();
+    if (pending_.nodes.empty()) {
+        job_ = 0;
+        build(LayoutResult{true, {}, {}, {}, {}, {}, {}, {}, 0, pending_.engine});
+        return;
+    }
+    job_ = LayoutService::instance().submit(channel_, pending_.toRequest());
+    emit layoutStarted(int(pending_.nodes.size()));
+    busyTimer_->start();
+    QTimer::singleShot(150, this, [this] { updateBusy(); });
+}
+
+void GraphCanvas::cancelLayout() {
+    if (!job_) return;
+    LayoutService::instance().cancel(job_);
+    job_ = 0;
+    busyTimer_->stop();
+    busy_->hide();
+    emit layoutFailed(tr("Layout cancelled"));
+}
+
+void GraphCanvas::updateBusy() {
+    if (!job_) {
+        busy_->hide();
+        busyTimer_->stop();
+        return;
+    }
+    const qint64 ms = LayoutService::instance().runningElapsedMs();
+    if (ms < 150) return;  // short layouts never flash a banner
+    busyLabel_->setText(tr("Laying out %1 nodes · %2 s").arg(pending_.nodes.size()).arg(ms / 1000.0, 0, 'f', 1));
+    busy_->adjustSize();
+    busy_->show();
+    placeOverlays();
+}
+
+void GraphCanvas::onLayoutFinished(quint64 job, const QString& channel, const LayoutResult& result) {
+    if (channel != channel_ || job != job_) return;
+    job_ = 0;
+    busyTimer_->stop();
+    busy_->hide();
+    if (!result.ok) {
+        emit layoutFailed(result.error);
+        return;
+    }
+    build(result);
+}
+
+void GraphCanvas::build(const LayoutResult& result) {
+    const ModelKey previous = selectedKey();
+    const QPointF oldCenter = mapToScene(viewport()->rect().center());
+    const QTransform oldTransform = transform();
+    selecting_ = true;
+    scene_->clear();
+    nodeItems_.clear();
+    edgeItems_.clear();
+    nodeByKey_.clear();
+    edgeByKey_.clear();
+    searchHits_.clear();
+    shown_ = std::move(pending_);
+    pending_ = VisualGraph{};
+    lastLayoutMs_ = result.elapsedMs;
+
+    for (size_t c = 0; c < shown_.clusters.size() && c < result.clusterRect.size(); ++c)
+        if (!result.clusterRect[c].isNull()) scene_->addItem(new ClusterItem(shown_.clusters[c], result.clusterRect[c]));
+    nodeItems_.reserve(shown_.nodes.size());
+    for (size_t i = 0; i < shown_.nodes.size(); ++i) {
+        auto* item = new NodeItem(shown_.nodes[i], int(i));
+        if (i < result.nodeCenter.size()) item->setPos(result.nodeCenter[i]);
+        scene_->addItem(item);
+        nodeItems_.push_back(item);
+        if (shown_.nodes[i].key.valid()) nodeByKey_.insert(keyHash(shown_.nodes[i].key), item);
+    }
+    edgeItems_.reserve(shown_.edges.size());
+    for (size_t i = 0; i < shown_.edges.size() && i < result.edgePath.size(); ++i) {
+        auto* item = new EdgeItem(shown_.edges[i], int(i), result.edgePath[i], result.edgeIsPolyline[i],
+                                  result.edgeArrowTip[i]);
+        scene_->addItem(item);
+        edgeItems_.push_back(item);
+        if (shown_.edges[i].key.valid()) {
+            item->setFlags(QGraphicsItem::ItemIsSelectable);
+            edgeByKey_.insert(keyHash(shown_.edges[i].key), item);
+        }
+    }
+    const QRectF bounds = result.bounds.isEmpty() ? scene_->itemsBoundingRect() : result.bounds;
+    scene_->setSceneRect(bounds.adjusted(-40, -40, 40, 40));
+    selecting_ = false;
+    legend_->setEntries(shown_.legend, shown_.title);
+    emptyLabel_->setVisible(shown_.nodes.empty());
+    if (keepViewPending_ && !oldTransform.isIdentity()) {
+        setTransform(oldTransform);
+        centerOn(oldCenter);
+    } else {
+        fit();
+    }
+    if (previous.valid()) selectKey(previous, keepViewPending_);
+    minimap_->rebuild();
+    placeOverlays();
+    emit layoutFinished(result.elapsedMs, int(shown_.nodes.size()));
+}
+
+bool GraphCanvas::sameStructure(const VisualGraph& g) const {
+    if (job_ || g.nodes.size() != shown_.nodes.size() || g.edges.size() != shown_.edges.size()) return false;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (!(g.nodes[i].key == shown_.nodes[i].key) || g.nodes[i].width != shown_.nodes[i].width) return false;
+    for (size_t i = 0; i < g.edges.size(); ++i)
+        if (g.edges[i].from != shown_.edges[i].from || g.edges[i].to != shown_.edges[i].to) return false;
+    return true;
+}
+
+void GraphCanvas::restyle(const VisualGraph& g) {
+    if (!sameStructure(g)) return showGraph(g, true);
+    for (size_t i = 0; i < g.nodes.size(); ++i) nodeItems_[i]->setNode(g.nodes[i]);
+    for (size_t i = 0; i < g.edges.size() && i < edgeItems_.size(); ++i) edgeItems_[i]->setEdge(g.edges[i]);
+    shown_.nodes = g.nodes;
+    shown_.edges = g.edges;
+    shown_.legend = g.legend;
+    shown_.title = g.title;
+    legend_->setEntries(shown_.legend, shown_.title);
+    placeOverlays();
+    minimap_->rebuild();
+}
+
+void GraphCanvas::flash(const std::vector<ModelKey>& keys) {
+    for (const ModelKey& k : keys)
+        if (NodeItem* item = nodeByKey_.value(keyHash(k))) item->flash();
+}
+
+void GraphCanvas::selectKey(ModelKey key, bool center) {
+    selecting_ = true;
+    scene_->clearSelection();
+    QGraphicsItem* item = nodeByKey_.value(keyHash(key));
+    if (!item) item = edgeByKey_.value(keyHash(key));
+    if (item) {
+        item->setSelected(true);
+        if (center) ensureVisible(item, 80, 80);
+    }
+    selecting_ = false;
+}
+
+ModelKey GraphCanvas::selectedKey() const {
+    const auto items = scene_->selectedItems();
+    for (QGraphicsItem* item : items) {
+        if (item->type() == NodeItem::Type) return static_cast<NodeItem*>(item)->node().key;
+        if (item->type() == EdgeItem::Type) return static_cast<EdgeItem*>(item)->edge().key;
+    }
+    return {};
+}
+
+int GraphCanvas::search(const QString& text) {
+    if (text != lastSearch_) {
+        for (int i : searchHits_) nodeItems_[i]->setHighlighted(false);
+        searchHits_.clear();
+        lastSearch_ = text;
+        searchCursor_ = -1;
+        if (!text.isEmpty()) {
+            for (size_t i = 0; i < shown_.nodes.size(); ++i) {
+                const VisualNode& n = shown_.nodes[i];
+                if (n.title.contains(text, Qt::CaseInsensitive) || n.subtitle.contains(text, Qt::CaseInsensitive) ||
+                    n.tooltip.contains(text, Qt::CaseInsensitive)) {
+                    searchHits_.push_back(int(i));
+                    nodeItems_[i]->setHighlighted(true);
+                }
+            }
+        }
+    }
+    if (searchHits_.empty()) return 0;
+    searchCursor_ = (searchCursor_ + 1) % int(searchHits_.size());
+    NodeItem* item = nodeItems_[searchHits_[searchCursor_]];
+    scene_->clearSelection();
+    item->setSelected(true);  // emits keyActivated: the search result becomes the selection
+    centerOn(item);
+    return int(searchHits_.size());
+}
+
+QRectF GraphCanvas::sceneBounds() const { return scene_->itemsBoundingRect(); }
+
+void GraphCanvas::renderScene(QPainter* painter, const QRectF& target) {
+    scene_->render(painter, target, sceneBounds(), Qt::KeepAspectRatio);
+}
+
+void GraphCanvas::fit() {
+    const QRectF b = sceneBounds();
+    if (b.isEmpty()) return;
+    fitInView(b.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    // Never magnify a tiny graph past 1.6x: it looks like a toy.
+    if (transform().m11() > 1.6) setTransform(QTransform::fromScale(1.6, 1.6));
+    centerOn(b.center());
+    emit viewChanged();
+}
+
+void GraphCanvas::zoomBy(double factor) {
+    const double s = transform().m11() * factor;
+    if (s < 0.01 || s > 8) return;
+    scale(factor, factor);
+    minimap_->update();
+    emit viewChanged();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event) {
+    if (event->modifiers() & Qt::ShiftModifier) return QGraphicsView::wheelEvent(event);
+    const double steps = event->angleDelta().y() / 120.0;
+    zoomBy(std::pow(1.18, steps));
+    event->accept();
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(1.25); return;
+    case Qt::Key_Minus: zoomBy(0.8); return;
+    case Qt::Key_F:
+        if (event->modifiers() == Qt::NoModifier) { fit(); return; }
+        break;
+    case Qt::Key_Escape: cancelLayout(); return;
+    default: break;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+ModelKey GraphCanvas::keyAt(QPoint pos) const {
+    for (QGraphicsItem* item : items(pos)) {
+        if (item->type() == NodeItem::Type) return static_cast<NodeItem*>(item)->node().key;
+        if (item->type() == EdgeItem::Type) return static_cast<EdgeItem*>(item)->edge().key;
+    }
+    return {};
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+    const ModelKey k = keyAt(event->pos());
+    if (k.valid()) {
+        emit keyDoubleClicked(k);
+        return;
+    }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    const ModelKey k = keyAt(event->pos());
+    if (k.valid()) {
+        selectKey(k, false);
+        emit keyActivated(k);
+    }
+    emit keyContextMenu(k, event->globalPos());
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    placeOverlays();
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    minimap_->update();
+}
+
+void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
+    painter->fillRect(rect, GraphPalette::current().background);
+}
+
+void GraphCanvas::placeOverlays() {
+    const QRect vp = viewport()->rect();
+    minimap_->move(vp.right() - minimap_->width() - 10, vp.bottom() - minimap_->height() - 10);
+    legend_->move(10, 10);
+    busy_->move((vp.width() - busy_->width()) / 2, 10);
+    emptyLabel_->setGeometry(vp);
+}
+
+}  // namespace rx

@@ -1,0 +1,103 @@
+#pragma once
+// A QGraphicsView over one laid-out VisualGraph: zoom (wheel, +/-), pan (drag), fit (F),
+// a minimap in the corner, a legend, search highlighting, and a busy overlay with cancel
+// while LayoutService works. The old picture stays until the new layout arrives.
+#include <QGraphicsView>
+#include <QHash>
+#include <QPointer>
+
+#include "views/GraphItems.h"
+#include "views/VisualGraph.h"
+
+class QLabel;
+class QPushButton;
+class QTimer;
+
+namespace rx {
+
+class Minimap;
+class LegendOverlay;
+
+inline quint64 keyHash(ModelKey k) { return (quint64(k.kind) << 32) | k.id; }
+
+class GraphCanvas : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphCanvas(const QString& channel, QWidget* parent = nullptr);
+    ~GraphCanvas() override;
+
+    // Lays out and shows `graph` (asynchronously). `keepView`: keep zoom/centre on the
+    // selection instead of fitting.
+    void showGraph(VisualGraph graph, bool keepView = false);
+    // Same nodes and edges, new look (after a re-solve): no relayout.
+    void restyle(const VisualGraph& graph);
+    bool sameStructure(const VisualGraph& graph) const;
+    void flash(const std::vector<ModelKey>& keys);
+
+    void selectKey(ModelKey key, bool centerOn = true);
+    ModelKey selectedKey() const;
+    // Highlights nodes whose title/subtitle contains `text`; selects the next match after the
+    // current selection. Returns the number of matches.
+    int search(const QString& text);
+
+    void fit();
+    void zoomBy(double factor);
+    void cancelLayout();
+    bool isLayingOut() const { return job_ != 0; }
+    const VisualGraph& graph() const { return shown_; }
+    double lastLayoutMs() const { return lastLayoutMs_; }
+    int itemCountForNodes() const { return int(nodeItems_.size()); }
+    NodeItem* nodeItem(ModelKey key) const { return nodeByKey_.value(keyHash(key)); }
+    // Renders the whole scene (for export) into a painter target rect.
+    void renderScene(QPainter* painter, const QRectF& target);
+    QRectF sceneBounds() const;
+
+signals:
+    void keyActivated(rx::ModelKey key);
+    void keyDoubleClicked(rx::ModelKey key);
+    void keyContextMenu(rx::ModelKey key, QPoint globalPos);
+    void layoutStarted(int nodes);
+    void layoutFinished(double ms, int nodes);
+    void layoutFailed(const QString& message);
+    void viewChanged();
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void drawBackground(QPainter* painter, const QRectF& rect) override;
+
+private:
+    void onLayoutFinished(quint64 job, const QString& channel, const rx::LayoutResult& result);
+    void build(const LayoutResult& result);
+    void placeOverlays();
+    void updateBusy();
+    ModelKey keyAt(QPoint viewPos) const;
+
+    QString channel_;
+    QGraphicsScene* scene_;
+    VisualGraph pending_;
+    VisualGraph shown_;
+    bool keepViewPending_ = false;
+    quint64 job_ = 0;
+    double lastLayoutMs_ = 0;
+    std::vector<NodeItem*> nodeItems_;
+    std::vector<EdgeItem*> edgeItems_;
+    QHash<quint64, NodeItem*> nodeByKey_;
+    QHash<quint64, EdgeItem*> edgeByKey_;
+    std::vector<int> searchHits_;
+    QString lastSearch_;
+    int searchCursor_ = -1;
+    bool selecting_ = false;
+    Minimap* minimap_;
+    LegendOverlay* legend_;
+    QWidget* busy_;
+    QLabel* busyLabel_;
+    QTimer* busyTimer_;
+    QLabel* emptyLabel_;
+};
+
+}  // namespace rx

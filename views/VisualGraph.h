@@ -1,0 +1,106 @@
+#pragma once
+// What a view wants drawn, before layout: nodes and edges with their look and the model
+// object each stands for. Builders (program, flow network, overview) produce one; the
+// canvas lays it out through LayoutService and turns it into graphics items.
+#include <QColor>
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+#include "views/LayoutTypes.h"
+
+namespace rx {
+
+// What a graphics item stands for; the unit of the shared selection.
+struct ModelKey {
+    enum class Kind : uint8_t { None, Op, Value, Group, NetEdge };
+    Kind kind = Kind::None;
+    uint32_t id = 0;
+    bool operator==(const ModelKey&) const = default;
+    bool valid() const { return kind != Kind::None; }
+};
+
+enum class NodeShape : uint8_t { RoundedBox, Ellipse, Group, NetPair };
+
+// Style bits combined on a node.
+enum NodeFlag : uint32_t {
+    kFlagBackward = 1u << 0,
+    kFlagSaved = 1u << 1,        // value kept for backward (cut)
+    kFlagRecomputed = 1u << 2,   // op that gets cloned into backward
+    kFlagClone = 1u << 3,        // op that is a clone (rewritten program)
+    kFlagSourceSide = 1u << 4,   // flow network: reachable from the source after the cut
+    kFlagSourceBadge = 1u << 5,  // flow network: has an ∞ edge from the source
+    kFlagSinkBadge = 1u << 6,    // flow network: has an edge to the sink
+    kFlagBanned = 1u << 7,
+    kFlagInput = 1u << 8,
+    kFlagPinned = 1u << 9,
+    kFlagDimmed = 1u << 10,
+};
+
+struct VisualNode {
+    ModelKey key;
+    NodeShape shape = NodeShape::RoundedBox;
+    QString title;       // bold first line (op name, value name)
+    QString subtitle;    // second line (shape, count)
+    QString tooltip;
+    QString badge;       // small text in a corner (e.g. "↻", "×40")
+    uint32_t flags = 0;
+    QColor fill;         // overlay colour; invalid = default by flags
+    double width = 80, height = 28;
+    int cluster = -1;
+};
+
+struct VisualEdge {
+    int from = 0, to = 0;
+    ModelKey key;
+    QString label;       // drawn at the middle of the path
+    QColor color;        // invalid = default
+    double width = 1.2;
+    bool dashed = false;
+    bool infinite = false;  // flow network ∞ edge: drawn thin and dotted
+    bool cut = false;       // cut edge: red and thick
+    bool constraint = true;
+};
+
+struct VisualCluster {
+    QString label;
+    QColor fill;
+};
+
+struct LegendEntry {
+    QColor fill;
+    QColor border;
+    QString text;
+    bool ellipse = false;
+    bool hatched = false;
+    bool line = false;
+};
+
+struct VisualGraph {
+    std::vector<VisualNode> nodes;
+    std::vector<VisualEdge> edges;
+    std::vector<VisualCluster> clusters;
+    std::vector<LegendEntry> legend;
+    QString title;
+    LayoutEngine engine = LayoutEngine::Dot;
+    bool leftToRight = false;
+
+    LayoutRequest toRequest() const {
+        LayoutRequest r;
+        r.nodes.reserve(nodes.size());
+        for (const auto& n : nodes) r.nodes.push_back(LayoutNode{n.width, n.height, n.cluster, -1});
+        r.edges.reserve(edges.size());
+        for (const auto& e : edges) r.edges.push_back(LayoutEdge{e.from, e.to, e.constraint, e.cut ? 2.0 : 1.0});
+        for (const auto& c : clusters) r.clusters.push_back(c.label);
+        r.engine = engine;
+        r.leftToRight = leftToRight;
+        return r;
+    }
+};
+
+// Width of a label in scene points for the default item font (no QFont off the UI thread).
+inline double estimateTextWidth(const QString& s, double pointSize = 9) {
+    return s.size() * pointSize * 0.62;
+}
+
+}  // namespace rx

@@ -1,0 +1,28 @@
+#pragma once
+// The CPU reference executor. Every kernel computes in double and stores in the value's
+// dtype, in a fixed order, so two runs of the same ops on the same inputs are bit-identical
+// (what equivalence checking relies on). Memory: each value is freed after its last use;
+// OpRecord::liveBytes / peakBytes follow the program's own accounting (a value holds the
+// bytes of its type; `builtin.combine` vectors alias their elements and hold nothing).
+#include <string>
+#include <vector>
+
+#include "algorithms/exec/Executor.h"
+
+namespace rx::exec {
+
+class CpuExecutor final : public Executor {
+public:
+    std::string name() const override { return "cpu"; }
+    std::vector<std::string> unsupportedOps(const Program& program) const override;
+    RunResult run(const Program& program, const RunInputs& inputs, const RunOptions& options) override;
+
+    // Every op name this backend has a kernel for, sorted.
+    static std::vector<std::string> supportedOps();
+};
+
+// The seeded random tensor an input `name` of this type receives (what run() uses for
+// inputs not given). Floats uniform in [-1, 1), integers in [0, 4), bools fair coin.
+Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64_t>& dims, uint64_t seed);
+
+}  // namespace rx::exec

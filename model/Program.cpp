@@ -162,6 +162,7 @@ void Program::appendExistingOp(OpId op, BlockId block) {
 
 void Program::setOperand(OpId op, uint32_t index, ValueId v) {
     ops[op].operands[index] = v;
+    if (!operandTypeOverrides.empty()) operandTypeOverrides.erase(op);
     usesValid_ = false;
 }
 

@@ -47,17 +47,33 @@ struct Operation {
     std::vector<std::vector<BlockId>> regions; // each region: its blocks in order
     BlockId parentBlock = kNoId;
     bool dead = false;                         // erased; slot kept so ids stay stable
+    // How the reader found the op printed (OpSyntax bits); 0 = the printer's default form.
+    uint8_t syntax = 0;
+    uint32_t printedId = kNoId;                // the "[id:N]" suffix some printers add; kNoId if none
 
     const Attribute* attribute(std::string_view key) const;
     Attribute* attribute(std::string_view key);
     void setAttribute(std::string_view key, Attribute value);  // replaces or appends
 };
 
+// Bits of Operation::syntax: how an op was printed where printers differ, so that the
+// writer reproduces it (G1 `pd_op.if` unquoted, `"pd_op.while"(cond=..)` without types ...).
+namespace OpSyntax {
+inline constexpr uint8_t kBareName = 1;             // name printed without quotes
+inline constexpr uint8_t kNoSpaceBeforeOperands = 2;
+inline constexpr uint8_t kNoAttributeDict = 4;      // attribute dict left out (no attributes)
+inline constexpr uint8_t kArrowOnlySignature = 8;   // "-> types" without "(inputs)"
+inline constexpr uint8_t kNoSignature = 16;         // no type signature at all
+inline constexpr uint8_t kRegionOnNewLine = 32;     // "{" of the first region on its own line
+}  // namespace OpSyntax
+
 struct Block {
     std::vector<OpId> ops;         // program order
     std::vector<ValueId> args;     // positional block arguments (^%arg_0 ...)
     std::vector<ValueId> kwargs;   // keyword block arguments (Value::keyword holds the name)
     OpId parentOp = kNoId;         // kNoId for the global block
+    bool argsPrinted = false;      // the reader saw a "^%arg_0, ..." line
+    bool argTypesPrinted = false;  // ... with ": type" after each argument
 };
 
 // One use of a value: the op that reads it, which operand slot, and the op's ancestor that
@@ -81,6 +97,9 @@ public:
 
     Generation generation = Generation::G2;   // the printer generation it was read in
     std::vector<std::string> warnings;        // reader warnings (fragment without braces, ...)
+    // Operand types as printed where they disagree with the operands' own types (hand-edited
+    // fixtures do this); the writer prints them back. setOperand() drops an op's entry.
+    std::unordered_map<OpId, std::vector<TypeId>> operandTypeOverrides;
 
     static constexpr BlockId kGlobalBlock = 0;
     const Block& globalBlock() const { return blocks[kGlobalBlock]; }

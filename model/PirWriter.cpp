@@ -1,0 +1,332 @@
+#include "model/PirWriter.h"
+
+#include <QFile>
+
+#include <cstdio>
+
+#include "model/Diagnostic.h"
+#include "model/PirReader.h"
+
+namespace rx {
+namespace {
+
+bool isTypedGeneration(Generation g) { return g == Generation::G1 || g == Generation::G2; }
+
+bool isPlainWord(const std::string& s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+            return false;
+    return !(s[0] >= '0' && s[0] <= '9') && s != "true" && s != "false";
+}
+
+// Paddle prints floats through std::ostream (6 significant digits): 3, 1e-05, 0.9.
+void appendFloat(std::string& out, double v) {
+    char buf[64];
+    const int n = std::snprintf(buf, sizeof buf, "%g", v);
+    out.append(buf, static_cast<size_t>(n));
+}
+
+void appendAttribute(std::string& out, const Attribute& a, Generation g) {
+    const bool typed = isTypedGeneration(g);
+    using K = Attribute::Kind;
+    const auto number = [&](const char* prefix) {
+        if (typed) out += prefix;
+        if (!a.spelling.empty()) out += a.spelling;
+        else if (a.kind == K::Float || a.kind == K::Double) appendFloat(out, a.floatValue);
+        else out += std::to_string(a.intValue);
+    };
+    switch (a.kind) {
+    case K::Bool: out += a.boolValue ? "true" : "false"; break;
+    case K::Int32: number("(Int32)"); break;
+    case K::Int64: number("(Int64)"); break;
+    case K::Index: number("(Index)"); break;
+    case K::Float: number("(Float)"); break;
+    case K::Double: number("(Double)"); break;
+    case K::String:
+        if (g == Generation::G0 && isPlainWord(a.text)) {
+            out += a.text;
+        } else {
+            out += '"';
+            out += a.text;
+            out += '"';
+        }
+        break;
+    case K::Array:
+        out += g == Generation::G0 ? "array[" : "[";
+        for (size_t i = 0; i < a.elements.size(); ++i) {
+            if (i) out += ',';
+            appendAttribute(out, a.elements[i], g);
+        }
+        out += ']';
+        break;
+    case K::IntArray:
+        out += typed ? "(pd_op.IntArray)[" : g == Generation::G0 ? "IntArray[" : "[";
+        for (size_t i = 0; i < a.elements.size(); ++i) {
+            if (i) out += ',';
+            const Attribute& e = a.elements[i];
+            if (!e.spelling.empty()) out += e.spelling;
+            else out += std::to_string(e.intValue);
+        }
+        out += ']';
+        break;
+    case K::DataType:
+        if (typed) out += "(pd_op.DataType)";
+        out += a.text;
+        break;
+    case K::Place:
+        if (typed) out += "(pd_op.Place)";
+        out += a.text;
+        break;
+    case K::DataLayout:
+        if (typed) out += "(pd_op.DataLayout)";
+        out += a.text;
+        break;
+    case K::Pointer:
+        out += '(';
+        out += a.text;
+        out += ')';
+        break;
+    case K::Opaque: out += a.text; break;
+    }
+}
+
+class Writer {
+public:
+    Writer(const Program& p, const WriteOptions& o)
+        : prog_(p), gen_(o.generation.value_or(p.generation)), renumber_(o.renumber) {
+        typeText_.resize(p.types.size());
+        typeDone_.assign(p.types.size(), false);
+        if (renumber_) computeNames();
+    }
+
+    std::string run() {
+        out_.reserve(prog_.ops.size() * 160 + 16);
+        out_ += "{\n";
+        block(Program::kGlobalBlock, 1);
+        out_ += "}\n";
+        return std::move(out_);
+    }
+
+    const std::string& type(TypeId t) {
+        if (t >= typeText_.size()) {
+            static const std::string kNull = "<<NULL TYPE>>";
+            return kNull;
+        }
+        if (!typeDone_[t]) {
+            typeText_[t] = spellType(t);
+            typeDone_[t] = true;
+        }
+        return typeText_[t];
+    }
+
+private:
+    std::string spellType(TypeId id) {
+        const Type& t = prog_.types[id];
+        std::string s;
+        switch (t.kind) {
+        case Type::Kind::Null: return "<<NULL TYPE>>";
+        case Type::Kind::Opaque: return t.text;
+        case Type::Kind::Vector:
+            s = "vec[";
+            for (size_t i = 0; i < t.elements.size(); ++i) {
+                if (i) s += ',';
+                s += type(t.elements[i]);
+            }
+            return s + "]";
+        case Type::Kind::DenseTensor:
+        case Type::Kind::SelectedRows:
+        case Type::Kind::TensorArray:
+            if (!t.dialect.empty()) s = t.dialect;
+            else if (t.kind == Type::Kind::DenseTensor) s = std::string(defaultTensorSpelling(gen_));
+            else if (t.kind == Type::Kind::SelectedRows) s = gen_ == Generation::G1 ? "pd_op.selected_rows" : "builtin.selected_rows";
+            else s = gen_ == Generation::G1 ? "pd_op.tensor_array" : "builtin.tensor_array";
+            s += '<';
+            for (int64_t d : t.dims) {
+                s += std::to_string(d);
+                s += 'x';
+            }
+            s += dtypeShortName(t.dtype);
+            s += '>';
+            return s;
+        }
+        return s;
+    }
+
+    const std::string& name(ValueId v) const { return renumber_ ? names_[v] : prog_.values[v].name; }
+
+    void computeNames() {
+        names_.assign(prog_.values.size(), std::string());
+        size_t next = 0, nextArg = 0;
+        // Pre-order, results before the op's regions: the order the printer meets names.
+        std::vector<std::pair<BlockId, size_t>> stack{{Program::kGlobalBlock, 0}};
+        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) names_[a] = prog_.values[a].name;
+        std::vector<bool> argsNamed(prog_.blocks.size(), false);
+        while (!stack.empty()) {
+            auto& [b, i] = stack.back();
+            if (!argsNamed[b] && b != Program::kGlobalBlock) {
+                argsNamed[b] = true;
+                for (ValueId a : prog_.blocks[b].args) names_[a] = "%arg_" + std::to_string(nextArg++);
+                for (ValueId a : prog_.blocks[b].kwargs) names_[a] = "%arg_" + std::to_string(nextArg++);
+            }
+            if (i >= prog_.blocks[b].ops.size()) {
+                stack.pop_back();
+                continue;
+            }
+            const Operation& op = prog_.ops[prog_.blocks[b].ops[i++]];
+            for (ValueId r : op.results) names_[r] = "%" + std::to_string(next++);
+            for (auto r = op.regions.rbegin(); r != op.regions.rend(); ++r)
+                for (auto blk = r->rbegin(); blk != r->rend(); ++blk) stack.push_back({*blk, 0});
+        }
+    }
+
+    void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }
+
+    void block(BlockId b, int depth) {
+        const Block& blk = prog_.blocks[b];
+        if (b != Program::kGlobalBlock && (blk.argsPrinted || !blk.args.empty() || !blk.kwargs.empty())) {
+            indent(depth);
+            out_ += '^';
+            bool first = true;
+            const auto arg = [&](ValueId a) {
+                if (!first) out_ += ", ";
+                first = false;
+                if (!prog_.values[a].keyword.empty()) {
+                    out_ += prog_.values[a].keyword;
+                    out_ += '=';
+                }
+                out_ += name(a);
+                if (blk.argTypesPrinted || !blk.argsPrinted) {
+                    out_ += ": ";
+                    out_ += type(prog_.values[a].type);
+                }
+            };
+            for (ValueId a : blk.args) arg(a);
+            for (ValueId a : blk.kwargs) arg(a);
+            out_ += '\n';
+        }
+        for (OpId op : blk.ops) operation(op, depth);
+    }
+
+    void operation(OpId id, int depth) {
+        const Operation& op = prog_.ops[id];
+        indent(depth);
+        out_ += '(';
+        for (size_t i = 0; i < op.results.size(); ++i) {
+            if (i) out_ += ", ";
+            out_ += name(op.results[i]);
+        }
+        out_ += ") = ";
+        const std::string_view opName = prog_.opName(id);
+        if (op.syntax & OpSyntax::kBareName) {
+            out_ += opName;
+        } else {
+            out_ += '"';
+            out_ += opName;
+            out_ += '"';
+        }
+        if (op.printedId != kNoId) {
+            out_ += " [id:";
+            out_ += std::to_string(op.printedId);
+            out_ += ']';
+        }
+        if (!(op.syntax & OpSyntax::kNoSpaceBeforeOperands) || op.printedId != kNoId) out_ += ' ';
+        out_ += '(';
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+            if (i) out_ += ", ";
+            if (i < op.operandKeywords.size() && !op.operandKeywords[i].empty()) {
+                out_ += op.operandKeywords[i];
+                out_ += '=';
+            }
+            out_ += op.operands[i] == kNoId ? std::string_view("<<NULL VALUE>>") : std::string_view(name(op.operands[i]));
+        }
+        out_ += ')';
+        if (!((op.syntax & OpSyntax::kNoAttributeDict) && op.attributes.empty())) {
+            out_ += " {";
+            for (size_t i = 0; i < op.attributes.size(); ++i) {
+                if (i) out_ += ',';
+                out_ += op.attributes[i].name;
+                out_ += ':';
+                appendAttribute(out_, op.attributes[i].value, gen_);
+            }
+            out_ += '}';
+        }
+        if (!(op.syntax & OpSyntax::kNoSignature)) {
+            if (!(op.syntax & OpSyntax::kArrowOnlySignature)) {
+                out_ += " : (";
+                const auto overrideIt = prog_.operandTypeOverrides.empty() ? prog_.operandTypeOverrides.end()
+                                                                           : prog_.operandTypeOverrides.find(id);
+                const bool useOverride =
+                    overrideIt != prog_.operandTypeOverrides.end() && overrideIt->second.size() == op.operands.size();
+                for (size_t i = 0; i < op.operands.size(); ++i) {
+                    if (i) out_ += ", ";
+                    const TypeId t = useOverride ? overrideIt->second[i]
+                                     : op.operands[i] == kNoId ? kNullType
+                                                               : prog_.values[op.operands[i]].type;
+                    out_ += type(t);
+                }
+                out_ += ")";
+            }
+            out_ += " ->";
+            for (size_t i = 0; i < op.results.size(); ++i) {
+                out_ += i ? ", " : " ";
+                out_ += type(prog_.values[op.results[i]].type);
+            }
+        }
+        for (size_t r = 0; r < op.regions.size(); ++r) {
+            if (r == 0) {
+                if (op.syntax & OpSyntax::kRegionOnNewLine) {
+                    out_ += '\n';
+                    indent(depth);
+                    out_ += "{\n";
+                } else {
+                    out_ += " {\n";
+                }
+            } else {
+                out_ += " else {\n";
+            }
+            for (BlockId b : op.regions[r]) block(b, depth + 1);
+            indent(depth);
+            out_ += '}';
+        }
+        out_ += '\n';
+    }
+
+    const Program& prog_;
+    Generation gen_;
+    bool renumber_;
+    std::string out_;
+    std::vector<std::string> typeText_;
+    std::vector<bool> typeDone_;
+    std::vector<std::string> names_;
+};
+
+}  // namespace
+
+std::string printProgram(const Program& program, const WriteOptions& options) {
+    return Writer(program, options).run();
+}
+
+void writeProgramFile(const Program& program, const std::string& path, const WriteOptions& options) {
+    const std::string text = printProgram(program, options);
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        throw Error(path + ": cannot write file: " + f.errorString().toStdString());
+    if (f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()))
+        throw Error(path + ": cannot write file: " + f.errorString().toStdString());
+}
+
+std::string printType(const Program& program, TypeId type, Generation g) {
+    WriteOptions o;
+    o.generation = g;
+    Writer w(program, o);
+    return w.type(type);
+}
+
+std::string printAttribute(const Attribute& a, Generation g) {
+    std::string out;
+    appendAttribute(out, a, g);
+    return out;
+}
+
+}  // namespace rx

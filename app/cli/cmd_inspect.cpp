@@ -1,0 +1,156 @@
+// recompute-cli inspect PROGRAM [--json] [--program N] [--spec FILE]
+// What is in a program: op and value counts, op histogram, dtypes and bytes, the printer
+// generation, the recompute spec (loaded or detected) and reader warnings.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "app/cli/Command.h"
+#include "model/Diagnostic.h"
+#include "model/PirReader.h"
+#include "model/RecomputeSpec.h"
+
+namespace {
+
+using namespace rx;
+
+int programIndexOption(const cli::Arguments& args) {
+    const auto value = args.option("--program");
+    if (!value) return -1;
+    try {
+        size_t used = 0;
+        const int n = std::stoi(*value, &used);
+        if (used == value->size() && n >= 0) return n;
+    } catch (const std::exception&) {
+    }
+    throw Error("--program expects a program index (0, 1, ...), found '" + *value + "'");
+}
+
+std::string humanBytes(int64_t b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(b);
+    int u = 0;
+    while (v >= 1024 && u < 4) { v /= 1024; ++u; }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return buf;
+}
+
+int runInspect(const cli::Arguments& args) {
+    if (args.positional.size() != 1) throw Error("usage: recompute-cli inspect PROGRAM [--json] [--program N] [--spec FILE]");
+    const std::string& path = args.positional[0];
+    ReadOptions read;
+    read.programIndex = programIndexOption(args);
+    const Program program = loadProgram(path, read);
+
+    std::vector<ProgramListing> listing;
+    {
+        const std::string text = readTextFile(path);
+        if (!text.empty() && text.find("\"base_code\"") == std::string::npos) listing = listPrograms(text, path);
+    }
+
+    // Spec: --spec FILE, else PROGRAM.spec.json beside it, else detected.
+    RecomputeSpec spec;
+    std::string specSource = "detected";
+    if (const auto specFile = args.option("--spec")) {
+        spec = readSpecFile(*specFile, program);
+        specSource = *specFile;
+    } else if (const auto beside = specPathFor(path)) {
+        spec = readSpecFile(*beside, program);
+        specSource = *beside;
+    } else {
+        spec = detectSpec(program);
+    }
+
+    std::map<std::string, size_t> histogram;
+    size_t liveOps = 0;
+    for (OpId op = 0; op < program.ops.size(); ++op) {
+        if (program.ops[op].dead || program.ops[op].parentBlock == kNoId) continue;
+        ++liveOps;
+        ++histogram[std::string(program.opName(op))];
+    }
+    struct DTypeTotal { size_t values = 0; int64_t bytes = 0; };
+    std::map<std::string, DTypeTotal> dtypes;
+    int64_t totalBytes = 0;
+    for (ValueId v = 0; v < program.values.size(); ++v) {
+        const Type& t = program.types[program.values[v].type];
+        std::string key = t.kind == Type::Kind::Null ? "null"
+                          : t.kind == Type::Kind::Vector ? "vec"
+                          : t.kind == Type::Kind::Opaque ? "other"
+                                                         : std::string(dtypeLongName(t.dtype));
+        auto& d = dtypes[key];
+        ++d.values;
+        d.bytes += program.valueBytes(v);
+        totalBytes += t.kind == Type::Kind::Vector ? 0 : program.valueBytes(v);  // vec = its elements again
+    }
+
+    if (args.has("--json")) {
+        QJsonObject o;
+        o.insert("file", QString::fromStdString(path));
+        o.insert("ops", static_cast<qint64>(program.globalBlock().ops.size()));
+        o.insert("ops_total", static_cast<qint64>(liveOps));
+        o.insert("values", static_cast<qint64>(program.values.size()));
+        o.insert("blocks", static_cast<qint64>(program.blocks.size()));
+        QJsonObject h;
+        for (const auto& [name, count] : histogram) h.insert(QString::fromStdString(name), static_cast<qint64>(count));
+        o.insert("op_histogram", h);
+        QJsonObject d;
+        for (const auto& [name, total] : dtypes)
+            d.insert(QString::fromStdString(name), QJsonObject{{"values", static_cast<qint64>(total.values)},
+                                                               {"bytes", static_cast<qint64>(total.bytes)}});
+        o.insert("dtypes", d);
+        o.insert("total_bytes", static_cast<qint64>(totalBytes));
+        o.insert("generation", QString::fromUtf8(generationName(program.generation).data(),
+                                                 static_cast<qsizetype>(generationName(program.generation).size())));
+        QJsonObject s = QJsonDocument::fromJson(QByteArray::fromStdString(specToJson(spec, program))).object();
+        s.insert("source", QString::fromStdString(specSource));
+        s.insert("detected", spec.detected);
+        QJsonArray notes;
+        for (const auto& n : spec.notes) notes.append(QString::fromStdString(n));
+        s.insert("notes", notes);
+        o.insert("spec", s);
+        QJsonArray warnings;
+        for (const auto& w : program.warnings) warnings.append(QString::fromStdString(w));
+        o.insert("warnings", warnings);
+        QJsonArray programs;
+        for (const auto& l : listing)
+            programs.append(QJsonObject{{"index", l.index}, {"line", l.line}, {"title", QString::fromStdString(l.title)},
+                                        {"ops", static_cast<qint64>(l.opCount)}});
+        o.insert("programs", programs);
+        std::cout << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+        return 0;
+    }
+
+    std::cout << path << "\n";
+    if (listing.size() > 1) {
+        std::cout << "programs in file: " << listing.size() << "\n";
+        for (const auto& l : listing)
+            std::cout << "  [" << l.index << "] line " << l.line << ": " << l.title << " (" << l.opCount << " ops)\n";
+    }
+    std::cout << "generation: " << generationName(program.generation) << "\n"
+              << "ops: " << program.globalBlock().ops.size() << " in the global block, " << liveOps << " in all "
+              << program.blocks.size() << " block(s)\n"
+              << "values: " << program.values.size() << ", " << humanBytes(totalBytes) << " in all\n";
+    std::vector<std::pair<std::string, size_t>> sorted(histogram.begin(), histogram.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    std::cout << "op histogram:\n";
+    for (const auto& [name, count] : sorted) std::cout << "  " << count << "\t" << name << "\n";
+    std::cout << "dtypes:\n";
+    for (const auto& [name, total] : dtypes)
+        std::cout << "  " << name << "\t" << total.values << " value(s)\t" << humanBytes(total.bytes) << "\n";
+    std::cout << "spec (" << specSource << "): fwd_op_end_idx " << spec.fwdOpEndIdx << ", backward_op_start_idx "
+              << spec.backwardOpStartIdx << ", " << spec.inputs.size() << " input(s), " << spec.outputs.size()
+              << " output(s), " << spec.gradOutputs.size() << " grad output(s)\n";
+    for (const auto& n : spec.notes) std::cout << "  note: " << n << "\n";
+    for (const auto& w : program.warnings) std::cout << "warning: " << w << "\n";
+    return 0;
+}
+
+cli::RegisterCommand reg({"inspect", "inspect PROGRAM [--json] [--program N] [--spec FILE]", {"--program", "--spec"},
+                          &runInspect});
+
+}  // namespace

@@ -1,0 +1,436 @@
+#include "algorithms/Analysis.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "model/Diagnostic.h"
+
+namespace rx {
+
+extern const std::string_view kNoNeedBufferTsv;  // NoNeedBufferData.cpp
+
+// ---------------------------------------------------------------- NoNeedBufferTable
+
+const NoNeedBufferTable& NoNeedBufferTable::builtin() {
+    static const NoNeedBufferTable table = parse(kNoNeedBufferTsv, "<builtin no_need_buffer.tsv>");
+    return table;
+}
+
+NoNeedBufferTable NoNeedBufferTable::parse(std::string_view tsv, const std::string& fileName) {
+    NoNeedBufferTable table;
+    int lineNo = 0;
+    bool sawHeader = false;
+    size_t pos = 0;
+    while (pos <= tsv.size()) {
+        size_t end = tsv.find('\n', pos);
+        if (end == std::string_view::npos) end = tsv.size();
+        std::string_view line = tsv.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string_view> cols;
+        size_t c = 0;
+        while (true) {
+            size_t tab = line.find('\t', c);
+            cols.push_back(line.substr(c, tab == std::string_view::npos ? std::string_view::npos : tab - c));
+            if (tab == std::string_view::npos) break;
+            c = tab + 1;
+        }
+        if (!sawHeader) {  // the column header line
+            sawHeader = true;
+            if (cols.size() < 4 || cols[0] != "op" || cols[3] != "no_need_buffer_operand_idx")
+                throw Error(SourceLocation{fileName, lineNo, 1},
+                            "expected the header 'op, args_in_order, no_need_buffer, no_need_buffer_operand_idx'");
+            continue;
+        }
+        if (cols.size() < 4 || cols[0].empty())
+            throw Error(SourceLocation{fileName, lineNo, 1}, "expected at least 4 tab-separated columns");
+        std::vector<uint32_t> slots;
+        std::string_view idx = cols[3];
+        size_t col = cols[0].size() + cols[1].size() + cols[2].size() + 4;
+        size_t i = 0;
+        while (i < idx.size()) {
+            size_t comma = idx.find(',', i);
+            if (comma == std::string_view::npos) comma = idx.size();
+            std::string_view num = idx.substr(i, comma - i);
+            uint32_t n = 0;
+            if (num.empty()) throw Error(SourceLocation{fileName, lineNo, int(col + i)}, "empty operand index");
+            for (char ch : num) {
+                if (ch < '0' || ch > '9')
+                    throw Error(SourceLocation{fileName, lineNo, int(col + i)},
+                                "operand index must be a non-negative integer, found '" + std::string(num) + "'");
+                n = n * 10 + uint32_t(ch - '0');
+            }
+            slots.push_back(n);
+            i = comma + 1;
+        }
+        table.slots_[std::string(cols[0])] = std::move(slots);
+    }
+    if (!sawHeader) throw Error(SourceLocation{fileName, 0, 0}, "no_need_buffer table has no header line");
+    return table;
+}
+
+NoNeedBufferTable NoNeedBufferTable::readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot open no_need_buffer table");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse(ss.str(), path);
+}
+
+const std::vector<uint32_t>* NoNeedBufferTable::slots(std::string_view opName) const {
+    auto it = slots_.find(std::string(opName));
+    if (it != slots_.end()) return &it->second;
+    // Inplace variants "<op>_" share their op's entry.
+    if (opName.size() > 1 && opName.back() == '_') {
+        it = slots_.find(std::string(opName.substr(0, opName.size() - 1)));
+        if (it != slots_.end()) return &it->second;
+    }
+    return nullptr;
+}
+
+// ---------------------------------------------------------------- Analysis
+
+namespace {
+bool isSplitOrSlice(std::string_view n) { return n == "builtin.split" || n == "builtin.slice"; }
+}  // namespace
+
+Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& spec,
+                   const NoNeedBufferTable& table)
+    : program_(std::move(program)), spec_(spec) {
+    const Program& p = *program_;
+    const size_t nValues = p.values.size();
+    if (nValues) (void)p.uses(0);          // warm the lazy caches once (thread safety)
+    if (!p.ops.empty()) (void)p.indexInBlock(p.globalBlock().ops.empty() ? 0 : p.globalBlock().ops[0]);
+
+    const auto& gops = p.globalBlock().ops;
+    const int64_t n = int64_t(gops.size());
+    opIndex_.assign(p.ops.size(), kNoId);
+    for (size_t i = 0; i < gops.size(); ++i) opIndex_[gops[i]] = uint32_t(i);
+    cls_.assign(nValues, ValueClass::Other);
+    flags_.assign(nValues, 0);
+    dist_.assign(nValues, kNoDistance);
+
+    auto validValue = [&](ValueId v) { return v < nValues; };
+    for (ValueId v : spec_.inputs)
+        if (validValue(v)) flags_[v] |= kInput;
+    for (ValueId v : spec_.outputs)
+        if (validValue(v)) flags_[v] |= kOutput;
+
+    if (spec_.fwdOpEndIdx < 0 || spec_.fwdOpEndIdx >= n) {
+        error_ = "fwd_op_end_idx " + std::to_string(spec_.fwdOpEndIdx) + " is out of range: the program has " +
+                 std::to_string(n) + " ops in its global block";
+        return;
+    }
+    if (spec_.backwardOpStartIdx < 0) {
+        error_ = "backward_op_start_idx " + std::to_string(spec_.backwardOpStartIdx) + " is negative";
+        return;
+    }
+    for (ValueId v : spec_.inputs)
+        if (!validValue(v)) { error_ = "a spec input names no value of the program"; return; }
+    for (ValueId v : spec_.outputs)
+        if (!validValue(v)) { error_ = "a spec output names no value of the program"; return; }
+
+    // §1 classification
+    bool anyBackward = false;
+    for (int64_t i = 0; i < n; ++i) {
+        for (ValueId r : p.ops[gops[i]].results) {
+            cls_[r] = i <= spec_.fwdOpEndIdx ? ValueClass::Forward : ValueClass::Backward;
+            graphValues_.push_back(r);
+            if (i > spec_.fwdOpEndIdx) anyBackward = true;
+        }
+    }
+    unchanged_ = !anyBackward || spec_.backwardOpStartIdx >= n;
+
+    // used exactly once (one slot) by split/slice
+    for (ValueId v = 0; v < nValues; ++v) {
+        auto uses = p.uses(v);
+        if (uses.size() == 1 && uses[0].ancestor != kNoId && isSplitOrSlice(p.opName(uses[0].ancestor)))
+            flags_[v] |= kSplitOnce;
+    }
+
+    // §5 bw-no-need-buffer values: operands of [bwd_start..end] minus need-buffer reads.
+    {
+        std::vector<uint8_t> seen(nValues, 0);  // 1 = operand, 2 = need buffer
+        for (int64_t i = std::max<int64_t>(spec_.backwardOpStartIdx, 0); i < n; ++i) {
+            const Operation& op = p.ops[gops[i]];
+            const std::vector<uint32_t>* slots = table.slots(p.opName(gops[i]));
+            for (ValueId v : op.operands) {
+                if (v == kNoId) continue;
+                seen[v] |= 1;
+                bool noNeed = false;
+                if (slots)
+                    for (uint32_t s : *slots)
+                        if (s < op.operands.size() && op.operands[s] == v) { noNeed = true; break; }
+                if (!noNeed) seen[v] |= 2;
+            }
+        }
+        for (ValueId v = 0; v < nValues; ++v)
+            if (seen[v] == 1) flags_[v] |= kBwNoNeedBuffer;
+    }
+
+    computeUsers();
+    computeProducerGraph();
+    if (!unchanged_) computeDistances();
+
+    for (ValueId v = 0; v < nValues; ++v) byName_.emplace(p.values[v].name, v);
+}
+
+void Analysis::computeUsers() {
+    const Program& p = *program_;
+    const size_t nValues = p.values.size();
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    userOff_.assign(nValues + 1, 0);
+    filtOff_.assign(nValues + 1, 0);
+    fwdUseOff_.assign(nValues + 1, 0);
+    std::vector<ValueId> tmp;
+    auto expand = [&](ValueId r) {
+        if (usedOnceBySplitSlice(r)) {
+            const OpId s = p.uses(r)[0].ancestor;
+            for (ValueId x : p.ops[s].results) tmp.push_back(x);
+        } else {
+            tmp.push_back(r);
+        }
+    };
+    auto collect = [&](ValueId v, bool filtered) {
+        tmp.clear();
+        for (const Use& use : p.uses(v)) {
+            const OpId a = use.ancestor;
+            if (a == kNoId) continue;
+            if (filtered && !isForwardOp(a)) continue;
+            if (p.ops[a].nameId == combineId) {
+                if (p.ops[a].results.empty()) continue;
+                for (const Use& use2 : p.uses(p.ops[a].results[0])) {
+                    if (use2.ancestor == kNoId) continue;
+                    for (ValueId r : p.ops[use2.ancestor].results) expand(r);
+                }
+            } else {
+                for (ValueId r : p.ops[a].results) expand(r);
+            }
+        }
+        std::sort(tmp.begin(), tmp.end());
+        tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
+    };
+    for (ValueId v = 0; v < nValues; ++v) {
+        const bool global = cls_[v] != ValueClass::Other;
+        if (global) {
+            collect(v, false);
+            userList_.insert(userList_.end(), tmp.begin(), tmp.end());
+            if (isBwNoNeedBuffer(v)) {
+                collect(v, true);
+                filtList_.insert(filtList_.end(), tmp.begin(), tmp.end());
+            }
+            for (const Use& use : p.uses(v))
+                if (use.ancestor != kNoId && isForwardOp(use.ancestor)) fwdUseList_.push_back(use.ancestor);
+        }
+        userOff_[v + 1] = uint32_t(userList_.size());
+        filtOff_[v + 1] = uint32_t(filtList_.size());
+        fwdUseOff_[v + 1] = uint32_t(fwdUseList_.size());
+    }
+}
+
+std::span<const ValueId> Analysis::users(ValueId v, bool filtered) const {
+    if (filtered && isBwNoNeedBuffer(v))
+        return {filtList_.data() + filtOff_[v], filtList_.data() + filtOff_[v + 1]};
+    return {userList_.data() + userOff_[v], userList_.data() + userOff_[v + 1]};
+}
+
+std::span<const OpId> Analysis::forwardUserOps(ValueId v) const {
+    return {fwdUseList_.data() + fwdUseOff_[v], fwdUseList_.data() + fwdUseOff_[v + 1]};
+}
+
+void Analysis::computeDistances() {
+    // §3: reverse program order, skipping combine ops and split-once results.
+    const Program& p = *program_;
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    const auto& gops = p.globalBlock().ops;
+    for (size_t k = gops.size(); k-- > 0;) {
+        const Operation& op = p.ops[gops[k]];
+        if (op.nameId == combineId) continue;
+        for (ValueId r : op.results) {
+            if (usedOnceBySplitSlice(r)) continue;
+            if (!isForwardValue(r)) {
+                dist_[r] = 0;
+                continue;
+            }
+            int64_t d = kFarDistance;
+            for (ValueId u : users(r, false)) {
+                if (dist_[u] == kNoDistance) {
+                    if (error_.empty())
+                        error_ = "missing distance for value " + p.values[u].name + " (a user of " +
+                                 p.values[r].name + ", defined by " +
+                                 (p.values[u].definingOp == kNoId ? std::string("a block argument")
+                                                                  : std::string(p.opName(p.values[u].definingOp))) +
+                                 "): the seed fails here with a KeyError";
+                    continue;
+                }
+                d = std::min(d, dist_[u] + 1);
+            }
+            dist_[r] = d;
+        }
+    }
+}
+
+void Analysis::computeProducerGraph() {
+    const Program& p = *program_;
+    const auto& gops = p.globalBlock().ops;
+    const size_t n = gops.size();
+    std::vector<std::pair<uint32_t, uint32_t>> edges;  // (producer index, consumer index)
+    for (size_t i = 0; i < n; ++i)
+        for (ValueId r : p.ops[gops[i]].results)
+            for (const Use& use : p.uses(r)) {
+                const uint32_t c = opIndex(use.ancestor);
+                if (c != kNoId && c != i) edges.push_back({uint32_t(i), c});
+            }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    consOff_.assign(n + 1, 0);
+    prodOff_.assign(n + 1, 0);
+    for (auto [a, b] : edges) { ++consOff_[a + 1]; ++prodOff_[b + 1]; }
+    for (size_t i = 0; i < n; ++i) { consOff_[i + 1] += consOff_[i]; prodOff_[i + 1] += prodOff_[i]; }
+    cons_.resize(edges.size());
+    prod_.resize(edges.size());
+    std::vector<uint32_t> fc(consOff_.begin(), consOff_.end() - 1), fp(prodOff_.begin(), prodOff_.end() - 1);
+    for (auto [a, b] : edges) { cons_[fc[a]++] = b; prod_[fp[b]++] = a; }
+}
+
+int64_t Analysis::realInputsSize(ValueId v) const {
+    const Program& p = *program_;
+    const OpId def = p.values[v].definingOp;
+    if (def == kNoId) return -1;
+    const Operation* op = &p.ops[def];
+    if (isSplitOrSlice(p.opName(def))) {
+        if (op->operands.empty() || op->operands[0] == kNoId) return -1;
+        const OpId real = p.values[op->operands[0]].definingOp;
+        if (real == kNoId) return -1;
+        op = &p.ops[real];
+    }
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    std::vector<ValueId> set;
+    for (ValueId x : op->operands) {
+        if (x == kNoId) continue;
+        const OpId d = p.values[x].definingOp;
+        if (d != kNoId && p.ops[d].nameId == combineId) {
+            for (ValueId y : p.ops[d].operands)
+                if (y != kNoId) set.push_back(y);
+        } else {
+            set.push_back(x);
+        }
+    }
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    int64_t sum = 0;
+    for (ValueId x : set) sum += p.valueBytes(x);
+    return sum;
+}
+
+uint32_t Analysis::defNameId(ValueId v) const {
+    const OpId def = program_->values[v].definingOp;
+    return def == kNoId ? kNoId : program_->ops[def].nameId;
+}
+
+uint32_t Analysis::realDefineOpNameId(ValueId v) const {
+    const Program& p = *program_;
+    const OpId def = p.values[v].definingOp;
+    if (def == kNoId) return kNoId;
+    if (isSplitOrSlice(p.opName(def))) {
+        const auto& ops = p.ops[def].operands;
+        if (ops.empty() || ops[0] == kNoId) return kNoId;
+        return defNameId(ops[0]);
+    }
+    return p.ops[def].nameId;
+}
+
+std::string_view Analysis::realDefineOpName(ValueId v) const {
+    const uint32_t id = realDefineOpNameId(v);
+    return id == kNoId ? std::string_view() : program_->opNameById(id);
+}
+
+OpClasses Analysis::classify(const RecomputeConfig& config) const {
+    const Program& p = *program_;
+    OpClasses c;
+    c.flags.assign(p.opNameCount(), 0);
+    auto mark = [&](const std::vector<std::string>& names, uint8_t f) {
+        for (const auto& name : names) {
+            const uint32_t id = p.findOpName(name);
+            if (id != kNoId) c.flags[id] |= f;
+        }
+    };
+    mark(config.recomputableOps, OpClasses::Recomputable | OpClasses::Fusible);
+    mark(config.viewOps, OpClasses::Recomputable | OpClasses::Fusible | OpClasses::View);
+    mark(config.randomOps, OpClasses::Unrecomputable | OpClasses::Fusible);
+    mark(config.computeIntensiveOps, OpClasses::Unrecomputable);
+    mark(config.tendingToRecomputeOps, OpClasses::Tending);
+    mark(config.ignoreOps, OpClasses::Ignored);
+    return c;
+}
+
+void Analysis::unfusibleBits(const OpClasses& classes, std::span<const uint32_t> bitOps,
+                             std::vector<uint64_t>& up, std::vector<uint64_t>& down) const {
+    (void)classes;
+    const size_t n = opCount();
+    up.assign(n, 0);
+    down.assign(n, 0);
+    for (size_t b = 0; b < bitOps.size(); ++b) {
+        up[bitOps[b]] |= uint64_t(1) << b;
+        down[bitOps[b]] |= uint64_t(1) << b;
+    }
+    // The seed's one pass in program order (producers) and one in reverse (consumers).
+    for (size_t i = 0; i < n; ++i)
+        for (uint32_t k = prodOff_[i]; k < prodOff_[i + 1]; ++k) up[i] |= up[prod_[k]];
+    for (size_t i = n; i-- > 0;)
+        for (uint32_t k = consOff_[i]; k < consOff_[i + 1]; ++k) down[i] |= down[cons_[k]];
+}
+
+std::vector<uint8_t> Analysis::fusionLoopFlags(const OpClasses& classes) const {
+    const Program& p = *program_;
+    std::vector<uint8_t> flags(p.values.size(), 0);
+    std::vector<uint32_t> unrec;
+    const auto gops = globalOps();
+    for (size_t i = 0; i < gops.size(); ++i)
+        if (classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable)) unrec.push_back(uint32_t(i));
+    if (unrec.empty()) return flags;
+    std::vector<uint64_t> up, down;
+    for (size_t start = 0; start < unrec.size(); start += 64) {
+        const size_t count = std::min<size_t>(64, unrec.size() - start);
+        unfusibleBits(classes, std::span<const uint32_t>(unrec.data() + start, count), up, down);
+        for (ValueId v : graphValues_) {
+            if (flags[v] || !isForwardValue(v)) continue;
+            const uint32_t d = opIndex(p.values[v].definingOp);
+            for (OpId user : forwardUserOps(v)) {
+                const uint32_t u = opIndex(user);
+                if ((down[d] & up[u]) || (down[u] & up[d])) {
+                    flags[v] = 1;
+                    break;
+                }
+            }
+        }
+    }
+    return flags;
+}
+
+bool Analysis::hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId op2) const {
+    const uint32_t a = opIndex(op1), b = opIndex(op2);
+    if (a == kNoId || b == kNoId) return false;
+    const Program& p = *program_;
+    std::vector<uint32_t> unrec;
+    const auto gops = globalOps();
+    for (size_t i = 0; i < gops.size(); ++i)
+        if (classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable)) unrec.push_back(uint32_t(i));
+    std::vector<uint64_t> up, down;
+    for (size_t start = 0; start < unrec.size(); start += 64) {
+        const size_t count = std::min<size_t>(64, unrec.size() - start);
+        unfusibleBits(classes, std::span<const uint32_t>(unrec.data() + start, count), up, down);
+        if ((down[a] & up[b]) || (down[b] & up[a])) return true;
+    }
+    return false;
+}
+
+ValueId Analysis::findValue(std::string_view name) const {
+    auto it = byName_.find(std::string(name));
+    return it == byName_.end() ? kNoId : it->second;
+}
+
+}  // namespace rx

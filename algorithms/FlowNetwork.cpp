@@ -1,0 +1,413 @@
+#include "algorithms/FlowNetwork.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "model/Diagnostic.h"
+
+namespace rx {
+
+std::string_view banRuleName(BanRule r) {
+    switch (r) {
+    case BanRule::None: return "none";
+    case BanRule::TendingToRecompute: return "tending_to_recompute";
+    case BanRule::AggressiveUnrecomputable: return "aggressive_unrecomputable";
+    case BanRule::NotRecomputable: return "not_recomputable";
+    case BanRule::MaterializedBackwards: return "materialized_backwards";
+    case BanRule::TooFarFromBackward: return "too_far_from_backward";
+    case BanRule::SizeRatio: return "size_ratio";
+    }
+    return "none";
+}
+
+std::string banRuleText(BanRule r) {
+    switch (r) {
+    case BanRule::None: return "not banned";
+    case BanRule::TendingToRecompute: return "never banned: its op tends to be recomputed";
+    case BanRule::AggressiveUnrecomputable: return "banned (aggressive mode): its op is unrecomputable";
+    case BanRule::NotRecomputable: return "banned: its op is not recomputable";
+    case BanRule::MaterializedBackwards: return "banned: it must be materialized in the backward pass";
+    case BanRule::TooFarFromBackward: return "banned: too far from the backward pass";
+    case BanRule::SizeRatio: return "banned: its inputs are much larger than it";
+    }
+    return "";
+}
+
+std::string_view skipReasonName(SkipReason r) {
+    switch (r) {
+    case SkipReason::None: return "none";
+    case SkipReason::NotGraphValue: return "not_graph_value";
+    case SkipReason::ForwardOutput: return "forward_output";
+    case SkipReason::NotInitialized: return "not_initialized";
+    case SkipReason::CombineResult: return "combine_result";
+    case SkipReason::IgnoredOp: return "ignored_op";
+    case SkipReason::UsedOnceBySplit: return "used_once_by_split";
+    }
+    return "none";
+}
+
+// ---------------------------------------------------------------- FlowNetwork
+
+void FlowNetwork::resizeValues(size_t n) {
+    inNode_.assign(n, kNoId);
+    outNode_.assign(n, kNoId);
+    facts.assign(n, ValueFacts{});
+    if (nodes.empty()) {
+        nodes.push_back({NodeKind::Source, kNoId});
+        nodes.push_back({NodeKind::Sink, kNoId});
+        sourceArc_.assign(2, kNoId);
+        sinkArc_.assign(2, kNoId);
+    }
+}
+
+uint32_t FlowNetwork::ensureIn(ValueId v) {
+    if (inNode_[v] == kNoId) {
+        inNode_[v] = uint32_t(nodes.size());
+        nodes.push_back({NodeKind::In, v});
+        sourceArc_.push_back(kNoId);
+        sinkArc_.push_back(kNoId);
+    }
+    return inNode_[v];
+}
+
+uint32_t FlowNetwork::ensureOut(ValueId v) {
+    if (outNode_[v] == kNoId) {
+        outNode_[v] = uint32_t(nodes.size());
+        nodes.push_back({NodeKind::Out, v});
+        sourceArc_.push_back(kNoId);
+        sinkArc_.push_back(kNoId);
+    }
+    return outNode_[v];
+}
+
+void FlowNetwork::addArc(uint32_t from, uint32_t to, int64_t capacity, bool infinite, ArcReason reason) {
+    // Only arcs from source / to sink can be added twice (input + ban + fusion loop + pins):
+    // networkx keeps one edge, and every such edge is ∞.
+    uint32_t* slot = from == kSource ? &sourceArc_[to] : to == kSink ? &sinkArc_[from] : nullptr;
+    if (slot && *slot != kNoId) {
+        arcs[*slot].reasons |= reason;
+        return;
+    }
+    if (slot) *slot = uint32_t(arcs.size());
+    if (from == kSource || to == kSource) sourceUsed_ = true;
+    if (from == kSink || to == kSink) sinkUsed_ = true;
+    arcs.push_back({from, to, infinite ? 0 : capacity, infinite, uint16_t(reason)});
+}
+
+size_t FlowNetwork::nodeCount() const {
+    return nodes.size() - (sourceUsed_ ? 0 : 1) - (sinkUsed_ ? 0 : 1);
+}
+
+std::string FlowNetwork::nodeName(uint32_t node, const Program& program) const {
+    const Node& n = nodes[node];
+    switch (n.kind) {
+    case NodeKind::Source: return "source";
+    case NodeKind::Sink: return "sink";
+    case NodeKind::In: return program.values[n.value].name + "_in";
+    case NodeKind::Out: return program.values[n.value].name + "_out";
+    }
+    return "?";
+}
+
+std::string FlowNetwork::unitsText(int64_t units, int64_t scale) {
+    if (scale <= 1) return std::to_string(units);
+    const bool negative = units < 0;
+    const uint64_t u = negative ? uint64_t(-(units + 1)) + 1 : uint64_t(units);
+    const uint64_t whole = u / uint64_t(scale), frac = u % uint64_t(scale);
+    std::string out = (negative ? "-" : "") + std::to_string(whole);
+    if (frac) {
+        std::string digits = std::to_string(frac);
+        int width = 0;
+        for (int64_t s = scale; s > 1; s /= 10) ++width;
+        digits.insert(0, size_t(width) - digits.size(), '0');
+        while (!digits.empty() && digits.back() == '0') digits.pop_back();
+        out += "." + digits;
+    }
+    return out;
+}
+
+std::string FlowNetwork::capacityText(const Arc& arc) const {
+    return arc.infinite ? "inf" : unitsText(arc.capacity, scale);
+}
+
+namespace {
+std::string quoteJson(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
+        else if (c == '\n') out += "\\n";
+        else if (c < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
+        else out += char(c);
+    }
+    return out + "\"";
+}
+std::string quoteDot(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+bool nodeUsed(const FlowNetwork& net, uint32_t i) {
+    return i > FlowNetwork::kSink || (i == FlowNetwork::kSource ? net.hasSource() : net.hasSink());
+}
+}  // namespace
+
+std::string FlowNetwork::toDot(const Program& program, const std::vector<uint8_t>* sinkSide) const {
+    std::ostringstream out;
+    out << "digraph flow_network {\n  rankdir=LR;\n  node [shape=ellipse, fontsize=10];\n";
+    for (uint32_t i = 0; i < nodes.size(); ++i) {
+        if (!nodeUsed(*this, i)) continue;
+        out << "  " << quoteDot(nodeName(i, program));
+        std::string attrs;
+        if (i <= kSink) attrs = "shape=box";
+        if (sinkSide) attrs += std::string(attrs.empty() ? "" : ", ") + "style=filled, fillcolor=" +
+                               ((*sinkSide)[i] ? "\"#f4b6b6\"" : "\"#b6d4f4\"");
+        if (!attrs.empty()) out << " [" << attrs << "]";
+        out << ";\n";
+    }
+    for (const Arc& a : arcs) {
+        out << "  " << quoteDot(nodeName(a.from, program)) << " -> " << quoteDot(nodeName(a.to, program))
+            << " [label=" << quoteDot(capacityText(a));
+        if (sinkSide && !(*sinkSide)[a.from] && (*sinkSide)[a.to]) out << ", color=red, penwidth=2";
+        out << "];\n";
+    }
+    out << "}\n";
+    return out.str();
+}
+
+std::string FlowNetwork::toJson(const Program& program, const std::vector<uint8_t>* sinkSide) const {
+    std::ostringstream out;
+    out << "{\n  \"scale\": " << scale << ",\n  \"nodes\": [";
+    bool first = true;
+    for (uint32_t i = 0; i < nodes.size(); ++i) {
+        if (!nodeUsed(*this, i)) continue;
+        out << (first ? "\n    " : ",\n    ");
+        first = false;
+        const Node& n = nodes[i];
+        const char* kind = n.kind == NodeKind::Source ? "source" : n.kind == NodeKind::Sink ? "sink"
+                           : n.kind == NodeKind::In ? "in" : "out";
+        out << "{\"id\": " << quoteJson(nodeName(i, program)) << ", \"kind\": \"" << kind << "\"";
+        if (n.value != kNoId) out << ", \"value\": " << quoteJson(program.values[n.value].name);
+        if (sinkSide) out << ", \"side\": \"" << ((*sinkSide)[i] ? "sink" : "source") << "\"";
+        out << "}";
+    }
+    out << "\n  ],\n  \"edges\": [";
+    first = true;
+    for (const Arc& a : arcs) {
+        out << (first ? "\n    " : ",\n    ");
+        first = false;
+        out << "{\"from\": " << quoteJson(nodeName(a.from, program)) << ", \"to\": " << quoteJson(nodeName(a.to, program))
+            << ", \"capacity\": " << (a.infinite ? std::string("\"inf\"") : capacityText(a));
+        if (sinkSide && !(*sinkSide)[a.from] && (*sinkSide)[a.to]) out << ", \"cut\": true";
+        out << "}";
+    }
+    out << "\n  ]\n}\n";
+    return out.str();
+}
+
+std::string FlowNetwork::toDimacs(const Program& program) const {
+    // DIMACS needs integers: capacities are written in units of 1/scale; ∞ as a sentinel
+    // above the sum of the finite capacities.
+    int64_t sum = 0;
+    for (const Arc& a : arcs)
+        if (!a.infinite) sum += a.capacity;
+    const int64_t sentinel = sum + 1;
+    std::ostringstream out;
+    out << "c flow network of the auto_recompute pass (Recompute Explorer)\n";
+    out << "c capacities in units of 1/" << scale << "; infinite arcs have capacity " << sentinel << "\n";
+    out << "p max " << nodes.size() << " " << arcs.size() << "\n";
+    out << "n 1 s\nn 2 t\n";
+    for (uint32_t i = 0; i < nodes.size(); ++i) out << "c node " << (i + 1) << " " << nodeName(i, program) << "\n";
+    for (const Arc& a : arcs)
+        out << "a " << (a.from + 1) << " " << (a.to + 1) << " " << (a.infinite ? sentinel : a.capacity) << "\n";
+    return out.str();
+}
+
+void FlowNetwork::writeFile(const std::string& path, const Program& program,
+                            const std::vector<uint8_t>* sinkSide) const {
+    auto endsWith = [&](std::string_view s) {
+        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+    };
+    std::string text;
+    if (endsWith(".dot")) text = toDot(program, sinkSide);
+    else if (endsWith(".json")) text = toJson(program, sinkSide);
+    else if (endsWith(".dimacs")) text = toDimacs(program);
+    else throw Error(SourceLocation{path, 0, 0}, "network file must end in .dot, .json or .dimacs");
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw Error(SourceLocation{path, 0, 0}, "cannot write network file");
+    out << text;
+}
+
+// ---------------------------------------------------------------- building
+
+namespace {
+
+int64_t weightScaleFor(double minimumWeight, int64_t& minimumUnits) {
+    int64_t scale = 1;
+    for (int k = 0; k <= 6; ++k, scale *= 10) {
+        const double x = minimumWeight * double(scale);
+        const double r = std::round(x);
+        if (std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x))) {
+            minimumUnits = int64_t(r);
+            return scale;
+        }
+    }
+    throw Error("minimum_weight " + std::to_string(minimumWeight) +
+                " has more than 6 decimals: capacities could not be represented exactly");
+}
+
+}  // namespace
+
+FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, const OpClasses& classes,
+                             const std::vector<uint8_t>& fusionLoop) {
+    const Program& p = a.program();
+    FlowNetwork net;
+    int64_t minimumUnits = 0;
+    net.scale = weightScaleFor(config.minimumWeight, minimumUnits);
+    net.resizeValues(p.values.size());
+    constexpr int64_t kMax = INT64_MAX / 4;
+
+    // Pins by name.
+    for (const auto& name : config.pinnedSaved) {
+        const ValueId v = a.findValue(name);
+        if (v == kNoId) net.warnings.push_back("pinned value " + name + " does not exist; pin ignored");
+        else net.facts[v].pin = ValueFacts::Pin::Saved;
+    }
+    for (const auto& name : config.pinnedRecomputed) {
+        const ValueId v = a.findValue(name);
+        if (v == kNoId) net.warnings.push_back("pinned value " + name + " does not exist; pin ignored");
+        else if (net.facts[v].pin == ValueFacts::Pin::Saved)
+            net.warnings.push_back("value " + name + " is pinned both saved and recomputed; kept saved");
+        else net.facts[v].pin = ValueFacts::Pin::Recomputed;
+    }
+
+    auto fusible = [&](ValueId x, ValueId y) {
+        const uint32_t dx = a.defNameId(x), dy = a.defNameId(y);
+        return dx != kNoId && dy != kNoId && classes.has(dx, OpClasses::Fusible) && classes.has(dy, OpClasses::Fusible);
+    };
+    std::vector<ValueId> stack;
+    std::vector<uint8_t> seen;
+    auto materializedBackwards = [&](ValueId v) {
+        stack.assign(1, v);
+        std::vector<ValueId> touched;
+        bool result = false;
+        while (!stack.empty() && !result) {
+            const ValueId cur = stack.back();
+            stack.pop_back();
+            for (ValueId u : a.users(cur, true)) {
+                if (a.isForwardValue(u)) continue;
+                if (!fusible(cur, u)) { result = true; break; }
+                const uint32_t real = a.realDefineOpNameId(u);
+                if (real != kNoId && classes.has(real, OpClasses::View)) {
+                    if (seen.empty()) seen.assign(p.values.size(), 0);
+                    if (!seen[u]) { seen[u] = 1; touched.push_back(u); stack.push_back(u); }
+                }
+            }
+        }
+        for (ValueId t : touched) seen[t] = 0;
+        return result;
+    };
+
+    for (ValueId v : a.graphValues()) {
+        ValueFacts& f = net.facts[v];
+        const OpId def = p.values[v].definingOp;
+        const uint32_t defName = p.ops[def].nameId;
+        const std::string_view defStr = p.opNameById(defName);
+        if (a.isOutput(v) && a.isForwardValue(v)) { f.skip = SkipReason::ForwardOutput; continue; }
+        if (!a.isInitialized(v)) { f.skip = SkipReason::NotInitialized; continue; }
+        if (defStr == "builtin.combine") { f.skip = SkipReason::CombineResult; continue; }
+        if (classes.has(defName, OpClasses::Ignored)) { f.skip = SkipReason::IgnoredOp; continue; }
+        if (a.usedOnceBySplitSlice(v)) { f.skip = SkipReason::UsedOnceBySplit; continue; }
+        f.skip = SkipReason::None;
+
+        if (a.isBackwardValue(v)) {
+            net.addArc(net.ensureIn(v), FlowNetwork::kSink, 0, true, FlowNetwork::BackwardSink);
+            continue;
+        }
+        const uint32_t in = net.ensureIn(v);
+        if (a.isInput(v)) net.addArc(FlowNetwork::kSource, in, 0, true, FlowNetwork::Input);
+
+        // §5 materialized / materialized-backwards
+        bool materialized = a.isInput(v) || a.isOutput(v);
+        if (!materialized)
+            for (ValueId u : a.users(v, true))
+                if (!fusible(v, u)) { materialized = true; break; }
+        f.materialized = materialized;
+
+        // §5 banned(v)
+        const int64_t size = a.size(v);
+        const int64_t dist = a.distance(v);
+        f.materializedBackwards = materializedBackwards(v);
+        BanRule rule = BanRule::None;
+        if (config.aggressiveRecomputation) {
+            if (classes.has(defName, OpClasses::Unrecomputable)) rule = BanRule::AggressiveUnrecomputable;
+        } else if (classes.has(defName, OpClasses::Tending)) {
+            rule = BanRule::TendingToRecompute;
+        } else if (!classes.has(defName, OpClasses::Recomputable)) {
+            rule = BanRule::NotRecomputable;
+        } else if (f.materializedBackwards) {
+            rule = BanRule::MaterializedBackwards;
+        } else if (dist > config.maxDistFromBw) {
+            rule = BanRule::TooFarFromBackward;
+        } else {
+            const int64_t inputs = std::max<int64_t>(a.realInputsSize(v), 0);
+            const double ratio = config.sizeRatioBan;
+            bool smaller;
+            if (ratio == std::floor(ratio) && ratio < 1e9)
+                smaller = __int128(size) * __int128(int64_t(ratio)) < __int128(inputs);
+            else
+                smaller = static_cast<long double>(size) * ratio < static_cast<long double>(inputs);
+            if (smaller) rule = BanRule::SizeRatio;
+        }
+        f.banRule = rule;
+        f.banned = rule != BanRule::None && rule != BanRule::TendingToRecompute;
+        const bool pinnedRecomputed = f.pin == ValueFacts::Pin::Recomputed;
+        if (f.banned && !pinnedRecomputed) net.addArc(FlowNetwork::kSource, in, 0, true, FlowNetwork::Ban);
+
+        // §5 weight(v), exact in units of 1/scale
+        int64_t units;
+        if (classes.has(defName, OpClasses::Tending) && size == 0) {
+            units = minimumUnits;
+        } else {
+            const int64_t d = std::max<int64_t>(std::min<int64_t>(dist, config.distanceCap), 1);
+            const double w = double(size) * std::pow(config.distanceBase, double(d));
+            const double limit = double(kMax) / double(net.scale) / double(std::max<int64_t>(config.nonMaterializedFactor, 1));
+            if (!(w < limit))
+                throw Error("the weight of value " + p.values[v].name + " (" + std::to_string(w) +
+                            ") is too large to be represented exactly");
+            int64_t weight = int64_t(w);
+            if (!materialized) weight *= config.nonMaterializedFactor;
+            units = weight * net.scale;
+        }
+        f.weightUnits = units;
+        const uint32_t out = net.ensureOut(v);
+        net.addArc(in, out, units, pinnedRecomputed, pinnedRecomputed ? FlowNetwork::PinRecomputed : FlowNetwork::Weight);
+
+        for (ValueId u : a.users(v, true)) net.addArc(out, net.ensureIn(u), 0, true, FlowNetwork::User);
+
+        // §6 step 7: fusion-loop edges
+        if (v < fusionLoop.size() && fusionLoop[v]) {
+            f.fusionLoop = true;
+            net.addArc(FlowNetwork::kSource, in, 0, true, FlowNetwork::FusionLoopSource);
+            net.addArc(out, FlowNetwork::kSink, 0, true, FlowNetwork::FusionLoopSink);
+        }
+        if (f.pin == ValueFacts::Pin::Saved) {
+            net.addArc(FlowNetwork::kSource, in, 0, true, FlowNetwork::PinSaved);
+            net.addArc(out, FlowNetwork::kSink, 0, true, FlowNetwork::PinSaved);
+        }
+    }
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        const ValueFacts& f = net.facts[v];
+        if (f.pin != ValueFacts::Pin::None && net.outNode(v) == kNoId)
+            net.warnings.push_back("pinned value " + p.values[v].name +
+                                   " has no v_in -> v_out edge in the network (" +
+                                   std::string(skipReasonName(f.skip)) + "); pin ignored");
+    }
+    return net;
+}
+
+}  // namespace rx

@@ -1,0 +1,25 @@
+#pragma once
+// Peak memory by liveness over the global block: a value lives from its defining op to its
+// last use (a use inside a region counts at the region's top-level op); resident values
+// (inputs, parameters) live for the whole program. Figures for charts and the report.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/Program.h"
+
+namespace rx {
+
+struct MemoryProfile {
+    int64_t peakBytes = 0;            // max over ops of liveBytes
+    uint32_t peakOpIndex = 0;         // global-block index where the peak occurs
+    int64_t residentBytes = 0;        // inputs and parameters
+    int64_t boundaryBytes = 0;        // alive between op fwdEnd and op fwdEnd+1 (resident included)
+    int64_t boundaryActivationBytes = 0;  // the same without resident values
+    std::vector<int64_t> liveBytes;   // per global op: bytes alive while it runs (operands + results)
+};
+
+// `resident`: values alive throughout (spec inputs; builtin.parameter results are added).
+MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx);
+
+}  // namespace rx

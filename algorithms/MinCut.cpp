@@ -1,0 +1,212 @@
+#include "algorithms/MinCut.h"
+
+#include <lemon/preflow.h>
+#include <lemon/smart_graph.h>
+
+#include <algorithm>
+
+namespace rx {
+
+namespace {
+
+// Arc lists by node (CSR), positive arcs only: networkx drops 0-capacity edges from its
+// residual network, so they neither carry flow nor connect anything.
+struct Adjacency {
+    std::vector<uint32_t> outOff, out, inOff, in;
+    Adjacency(const FlowNetwork& net) {
+        const size_t n = net.nodes.size();
+        outOff.assign(n + 1, 0);
+        inOff.assign(n + 1, 0);
+        for (const auto& a : net.arcs)
+            if (a.infinite || a.capacity > 0) { ++outOff[a.from + 1]; ++inOff[a.to + 1]; }
+        for (size_t i = 0; i < n; ++i) { outOff[i + 1] += outOff[i]; inOff[i + 1] += inOff[i]; }
+        out.resize(outOff[n]);
+        in.resize(inOff[n]);
+        std::vector<uint32_t> fo(outOff.begin(), outOff.end() - 1), fi(inOff.begin(), inOff.end() - 1);
+        for (uint32_t k = 0; k < net.arcs.size(); ++k) {
+            const auto& a = net.arcs[k];
+            if (a.infinite || a.capacity > 0) { out[fo[a.from]++] = k; in[fi[a.to]++] = k; }
+        }
+    }
+};
+
+// Nodes reachable from `start` (forward) or reaching it (backward), over arcs passing `use`.
+template <class Pred>
+std::vector<uint8_t> reach(const FlowNetwork& net, const Adjacency& adj, uint32_t start, bool forward,
+                           Pred use, std::vector<uint32_t>* parentArc = nullptr) {
+    std::vector<uint8_t> mark(net.nodes.size(), 0);
+    if (parentArc) parentArc->assign(net.nodes.size(), kNoId);
+    std::vector<uint32_t> queue{start};
+    mark[start] = 1;
+    for (size_t q = 0; q < queue.size(); ++q) {
+        const uint32_t x = queue[q];
+        const auto& off = forward ? adj.outOff : adj.inOff;
+        const auto& list = forward ? adj.out : adj.in;
+        for (uint32_t k = off[x]; k < off[x + 1]; ++k) {
+            const auto& a = net.arcs[list[k]];
+            if (!use(a)) continue;
+            const uint32_t y = forward ? a.to : a.from;
+            if (mark[y]) continue;
+            mark[y] = 1;
+            if (parentArc) (*parentArc)[y] = list[k];
+            queue.push_back(y);
+        }
+    }
+    return mark;
+}
+
+}  // namespace
+
+MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const MinCutOptions& options) {
+    MinCutResult res;
+    const size_t n = net.nodes.size();
+    res.sinkSide.assign(n, 0);
+    if (!net.hasSource()) {
+        res.error = "the flow network has no source node (no inputs and no banned value): "
+                    "networkx fails with 'node source not in graph'";
+        return res;
+    }
+    if (!net.hasSink()) {
+        res.error = "the flow network has no sink node (no backward value in the network): "
+                    "networkx fails with 'node sink not in graph'";
+        return res;
+    }
+    const Adjacency adj(net);
+    auto infinite = [](const FlowNetwork::Arc& a) { return a.infinite; };
+    auto positive = [](const FlowNetwork::Arc& a) { return a.infinite || a.capacity > 0; };
+
+    // A path of ∞ arcs from source to sink: networkx raises "unbounded".
+    std::vector<uint32_t> parent;
+    const std::vector<uint8_t> sStar = reach(net, adj, FlowNetwork::kSource, true, infinite, &parent);
+    if (sStar[FlowNetwork::kSink]) {
+        std::vector<uint32_t> path{FlowNetwork::kSink};
+        while (path.back() != FlowNetwork::kSource) path.push_back(net.arcs[parent[path.back()]].from);
+        std::reverse(path.begin(), path.end());
+        res.infinitePath = path;
+        std::string text;
+        for (uint32_t x : path) text += (text.empty() ? "" : " -> ") + net.nodeName(x, program);
+        res.error = "infinite capacity path, flow unbounded above (networkx raises NetworkXUnbounded): " + text;
+        return res;
+    }
+    const std::vector<uint8_t> tStar = reach(net, adj, FlowNetwork::kSink, false, infinite);
+
+    // Map network nodes to the graph given to Preflow.
+    std::vector<uint32_t> map(n, kNoId);
+    std::vector<uint8_t> fromSource;  // reduced: reachable from source by positive arcs
+    uint32_t count = 2;
+    if (options.reduce) {
+        fromSource = reach(net, adj, FlowNetwork::kSource, true, positive);
+        const std::vector<uint8_t> toSink = reach(net, adj, FlowNetwork::kSink, false, positive);
+        for (uint32_t i = 0; i < n; ++i) {
+            if (sStar[i]) map[i] = 0;
+            else if (tStar[i]) map[i] = 1;
+            else if (fromSource[i] && toSink[i]) map[i] = count++;
+        }
+    } else {
+        map[FlowNetwork::kSource] = 0;
+        map[FlowNetwork::kSink] = 1;
+        for (uint32_t i = 2; i < n; ++i) map[i] = count++;
+    }
+
+    struct SolvedArc { uint32_t u, v; int64_t cap; bool inf; };
+    std::vector<SolvedArc> solved;
+    int64_t finiteSum = 0;
+    for (const auto& a : net.arcs) {
+        if (!positive(a)) continue;
+        const uint32_t u = map[a.from], v = map[a.to];
+        if (u == kNoId || v == kNoId || u == v) continue;
+        if (options.reduce && (v == 0 || u == 1)) continue;  // into source / out of sink: no use
+        solved.push_back({u, v, a.capacity, a.infinite});
+        if (!a.infinite) {
+            if (__builtin_add_overflow(finiteSum, a.capacity, &finiteSum)) {
+                res.error = "the sum of the capacities overflows 64-bit integers";
+                return res;
+            }
+        }
+    }
+    if (finiteSum == INT64_MAX) {
+        res.error = "the sum of the capacities overflows 64-bit integers";
+        return res;
+    }
+    const int64_t sentinel = finiteSum + 1;  // above any flow: an ∞ arc is never saturated
+    res.solvedNodes = count;
+    res.solvedArcs = solved.size();
+
+    lemon::SmartDigraph g;
+    g.reserveNode(int(count));
+    g.reserveArc(int(solved.size()));
+    for (uint32_t i = 0; i < count; ++i) g.addNode();
+    std::vector<lemon::SmartDigraph::Arc> garcs;
+    garcs.reserve(solved.size());
+    for (const auto& s : solved) garcs.push_back(g.addArc(g.nodeFromId(int(s.u)), g.nodeFromId(int(s.v))));
+    lemon::SmartDigraph::ArcMap<int64_t> cap(g);
+    for (size_t k = 0; k < solved.size(); ++k) cap[garcs[k]] = solved[k].inf ? sentinel : solved[k].cap;
+    lemon::Preflow<lemon::SmartDigraph, lemon::SmartDigraph::ArcMap<int64_t>> preflow(g, cap, g.nodeFromId(0),
+                                                                                       g.nodeFromId(1));
+    preflow.runMinCut();
+    res.valueUnits = preflow.flowValue();
+    if (res.valueUnits >= sentinel) {
+        res.error = "flow reached the infinite-capacity sentinel: unbounded";
+        return res;
+    }
+
+    // networkx's cut: sink side = nodes that can reach sink in the residual graph.
+    std::vector<uint32_t> inOff(count + 1, 0), outOff(count + 1, 0), inL(solved.size()), outL(solved.size());
+    for (const auto& s : solved) { ++inOff[s.v + 1]; ++outOff[s.u + 1]; }
+    for (uint32_t i = 0; i < count; ++i) { inOff[i + 1] += inOff[i]; outOff[i + 1] += outOff[i]; }
+    {
+        std::vector<uint32_t> fi(inOff.begin(), inOff.end() - 1), fo(outOff.begin(), outOff.end() - 1);
+        for (uint32_t k = 0; k < solved.size(); ++k) { inL[fi[solved[k].v]++] = k; outL[fo[solved[k].u]++] = k; }
+    }
+    std::vector<uint8_t> reaches(count, 0);
+    std::vector<uint32_t> queue{1};
+    reaches[1] = 1;
+    for (size_t q = 0; q < queue.size(); ++q) {
+        const uint32_t w = queue[q];
+        for (uint32_t k = inOff[w]; k < inOff[w + 1]; ++k) {  // x -> w with spare capacity
+            const uint32_t a = inL[k];
+            const uint32_t x = solved[a].u;
+            if (!reaches[x] && preflow.flow(garcs[a]) < cap[garcs[a]]) { reaches[x] = 1; queue.push_back(x); }
+        }
+        for (uint32_t k = outOff[w]; k < outOff[w + 1]; ++k) {  // w -> x carrying flow: x -> w residual
+            const uint32_t a = outL[k];
+            const uint32_t x = solved[a].v;
+            if (!reaches[x] && preflow.flow(garcs[a]) > 0) { reaches[x] = 1; queue.push_back(x); }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+        if (map[i] != kNoId) res.sinkSide[i] = reaches[map[i]];
+    if (options.reduce) {
+        // Nodes unreachable from source carry no flow: they reach sink iff a positive arc
+        // leads from them to a sink-side node.
+        std::vector<uint32_t> work;
+        for (uint32_t i = 0; i < n; ++i)
+            if (res.sinkSide[i]) work.push_back(i);
+        while (!work.empty()) {
+            const uint32_t w = work.back();
+            work.pop_back();
+            for (uint32_t k = adj.inOff[w]; k < adj.inOff[w + 1]; ++k) {
+                const uint32_t x = net.arcs[adj.in[k]].from;
+                if (res.sinkSide[x] || fromSource[x]) continue;
+                res.sinkSide[x] = 1;
+                work.push_back(x);
+            }
+        }
+    }
+    int64_t cutSum = 0;
+    bool infiniteCut = false;
+    for (uint32_t k = 0; k < net.arcs.size(); ++k) {
+        const auto& a = net.arcs[k];
+        if (!res.sinkSide[a.from] && res.sinkSide[a.to]) {
+            res.cutArcs.push_back(k);
+            if (a.infinite) infiniteCut = true;
+            else cutSum += a.capacity;
+        }
+    }
+    if (infiniteCut || cutSum != res.valueUnits)
+        res.error = "internal error: the cut (" + std::to_string(cutSum) + ") does not match the flow value (" +
+                    std::to_string(res.valueUnits) + ")";
+    return res;
+}
+
+}  // namespace rx

@@ -1,0 +1,66 @@
+#pragma once
+// The facade the CLI and the explorer use: one RecomputeSolver per program + spec (holds the
+// Analysis), solve() per config. solve() is const and thread-safe; a re-solve after a knob
+// change reuses the analysis and the cached fusion-loop judge. Failures of the seed's
+// algorithm (∞ path, missing source/sink, zero-input recompute path, missing distance,
+// placement assertion) come back in SolveResult::error, never as exceptions; a config the
+// solver cannot represent exactly throws rx::Error.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "algorithms/Analysis.h"
+#include "algorithms/FlowNetwork.h"
+#include "algorithms/MemoryModel.h"
+#include "algorithms/MinCut.h"
+#include "algorithms/Plan.h"
+#include "algorithms/Rewriter.h"
+
+namespace rx {
+
+struct SolveOptions {
+    bool reduced = true;   // contract ∞-reachable nodes before Preflow (false: whole network)
+    bool rewrite = true;   // build the rewritten program
+    bool memory = true;    // memory profiles of the original and rewritten programs
+};
+
+struct SolveTimings {
+    double buildMs = 0, solveMs = 0, planMs = 0, rewriteMs = 0, memoryMs = 0, totalMs = 0;
+};
+
+struct SolveResult {
+    std::string error;                               // empty on success
+    bool unchanged = false;                          // the seed returned the program as is
+    std::shared_ptr<const FlowNetwork> network;
+    MinCutResult cut;
+    Plan plan;
+    std::shared_ptr<const Program> rewritten;        // the original when unchanged
+    std::vector<OpId> clones;                        // clone ops in `rewritten`
+    std::vector<OpId> cloneOf;                       // their originals
+    MemoryProfile originalMemory, rewrittenMemory;
+    SolveTimings timings;
+    bool ok() const { return error.empty(); }
+};
+
+class RecomputeSolver {
+public:
+    RecomputeSolver(std::shared_ptr<const Program> program, RecomputeSpec spec,
+                    const NoNeedBufferTable& table = NoNeedBufferTable::builtin());
+
+    SolveResult solve(const RecomputeConfig& config, const SolveOptions& options = {}) const;
+
+    const Analysis& analysis() const { return *analysis_; }
+    const Program& program() const { return analysis_->program(); }
+
+private:
+    std::shared_ptr<const std::vector<uint8_t>> fusionLoop(const RecomputeConfig& config,
+                                                            const OpClasses& classes) const;
+    std::shared_ptr<const Analysis> analysis_;
+    mutable std::mutex mutex_;
+    mutable std::map<std::vector<std::string>, std::shared_ptr<const std::vector<uint8_t>>> fusionCache_;
+    mutable std::shared_ptr<const MemoryProfile> originalMemory_;
+};
+
+}  // namespace rx

@@ -1524,6 +1524,7 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
     std::vector<std::vector<ValueId>> dieAfter(nOps);
     for (size_t pos = 0; pos < nOps; ++pos)
         for (ValueId r : program.ops[block.ops[pos]].results) {
+            if (options.inputsResident && isInputOp(program.opName(block.ops[pos]))) continue;
             int64_t last = std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos));
             dieAfter[last].push_back(r);
         }

@@ -27,6 +27,9 @@ struct RunOptions {
     // (costly; for debugging), keyed by value name. Fetches are always returned.
     bool keepAllValues = false;
     bool recordOpTimes = true;
+    // Keep data/parameter values for the whole run (as the memory model counts them); when
+    // false they are freed after their last use like every other value.
+    bool inputsResident = true;
     // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
     const std::atomic<bool>* cancel = nullptr;
 };

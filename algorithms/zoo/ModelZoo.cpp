@@ -1,0 +1,796 @@
+#include "algorithms/zoo/ModelZoo.h"
+
+#include <cmath>
+#include <functional>
+#include <unordered_map>
+
+#include "model/Diagnostic.h"
+
+namespace rx::zoo {
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+Attribute boolArray(size_t n, bool v) { return Attribute::array(std::vector<Attribute>(n, Attribute::boolean(v))); }
+Attribute int32Array(const Dims& v) {
+    std::vector<Attribute> e;
+    for (int64_t x : v) e.push_back(Attribute::int32(x));
+    return Attribute::array(std::move(e));
+}
+Attribute int64Array(const Dims& v) {
+    std::vector<Attribute> e;
+    for (int64_t x : v) e.push_back(Attribute::int64(x));
+    return Attribute::array(std::move(e));
+}
+int64_t numel(const Dims& d) {
+    int64_t n = 1;
+    for (int64_t x : d) n *= x;
+    return n;
+}
+
+// Builds ops in the global block and records, for every differentiable op, how to emit
+// its VJP. backward() walks that tape in reverse and accumulates gradients.
+class Builder {
+public:
+    Builder(Program& p, DType dt, bool composite) : p_(p), dt_(dt), composite_(composite) {}
+
+    Program& p_;
+    DType dt_;
+    bool composite_;
+    std::vector<bool> needsGrad_;   // per value
+    struct TapeEntry {
+        std::vector<ValueId> outputs;
+        std::function<void(const std::vector<ValueId>& grads)> vjp;
+    };
+    std::vector<TapeEntry> tape_;
+    std::unordered_map<ValueId, ValueId> grad_;
+
+    const Type& type(ValueId v) const { return p_.types[p_.values[v].type]; }
+    Dims dims(ValueId v) const { return type(v).dims; }
+    DType dtypeOf(ValueId v) const { return type(v).dtype; }
+    bool needs(ValueId v) const { return v != kNoId && v < needsGrad_.size() && needsGrad_[v]; }
+
+    // Appends an op; stop_gradient per result = !needsGrad.
+    std::vector<ValueId> op(std::string_view name, std::vector<ValueId> operands, std::vector<TypeId> results,
+                            std::vector<NamedAttribute> attrs, bool grad) {
+        std::vector<Attribute> sg;
+        for (size_t i = 0; i < results.size(); ++i) sg.push_back(Attribute::boolean(!grad));
+        if (!results.empty()) {
+            // keep alphabetical order as Paddle prints: insert stop_gradient in place
+            NamedAttribute s{"stop_gradient", Attribute::array(std::move(sg))};
+            auto it = attrs.begin();
+            while (it != attrs.end() && it->name < "stop_gradient") ++it;
+            attrs.insert(it, std::move(s));
+        }
+        OpId id = p_.appendOp(Program::kGlobalBlock, name, operands, results, std::move(attrs));
+        const std::vector<ValueId>& res = p_.ops[id].results;
+        if (needsGrad_.size() < p_.values.size()) needsGrad_.resize(p_.values.size() * 2 + 16, false);
+        for (ValueId r : res) needsGrad_[r] = grad;
+        return res;
+    }
+    ValueId op1(std::string_view name, std::vector<ValueId> operands, TypeId result, std::vector<NamedAttribute> attrs, bool grad) {
+        return op(name, std::move(operands), {result}, std::move(attrs), grad)[0];
+    }
+    TypeId t(const Dims& d, DType dt) { return p_.types.tensor(dt, d); }
+    TypeId t(const Dims& d) { return t(d, dt_); }
+    bool anyNeeds(std::initializer_list<ValueId> vs) const {
+        for (ValueId v : vs) if (needs(v)) return true;
+        return false;
+    }
+    void record(std::vector<ValueId> outs, std::function<void(const std::vector<ValueId>&)> vjp) {
+        tape_.push_back({std::move(outs), std::move(vjp)});
+    }
+    void accumulate(ValueId v, ValueId g) {
+        if (!needs(v) || g == kNoId) return;
+        if (dims(g) != dims(v)) throw Error("internal: gradient of " + p_.values[v].name + " has the wrong shape");
+        auto it = grad_.find(v);
+        if (it == grad_.end()) { grad_[v] = g; return; }
+        it->second = rawBinary("pd_op.add", it->second, g, false);
+    }
+
+    // ---------- constants ----------
+    std::string placeText() const { return "Place(cpu)"; }
+    ValueId full(const Dims& shape, double value, DType dt) {
+        Attribute v = Attribute::float32(value);
+        return op1("pd_op.full", {}, t(shape, dt),
+                   {{"dtype", Attribute::dataType(std::string(dtypeLongName(dt)))}, {"place", Attribute::place(placeText())},
+                    {"shape", Attribute::intArray(shape)}, {"value", v}}, false);
+    }
+    ValueId full(const Dims& shape, double value) { return full(shape, value, dt_); }
+    ValueId fullIntArray(const Dims& v) {
+        return op1("pd_op.full_int_array", {}, t({static_cast<int64_t>(v.size())}, DType::Int64),
+                   {{"dtype", Attribute::dataType("int64")}, {"place", Attribute::place(placeText())}, {"value", int64Array(v)}}, false);
+    }
+
+    // ---------- inputs ----------
+    ValueId parameter(const std::string& name, const Dims& d, bool trainable = true) {
+        return op1("builtin.parameter", {}, t(d),
+                   {{"is_distributed", boolArray(1, false)}, {"is_parameter", boolArray(1, true)}, {"need_clip", boolArray(1, true)},
+                    {"parameter_name", Attribute::string(name)}, {"persistable", boolArray(1, true)},
+                    {"trainable", boolArray(1, trainable)}}, trainable);
+    }
+    ValueId data(const std::string& name, const Dims& d, DType dt) {
+        return op1("pd_op.data", {}, t(d, dt),
+                   {{"dtype", Attribute::dataType(std::string(dtypeLongName(dt)))}, {"name", Attribute::string(name)},
+                    {"place", Attribute::place("Place(undefined:0)")}, {"shape", Attribute::intArray(d)}}, false);
+    }
+
+    // ---------- raw ops (no tape) ----------
+    Dims broadcast(const Dims& a, const Dims& b) {
+        size_t r = std::max(a.size(), b.size());
+        Dims out(r);
+        for (size_t i = 0; i < r; ++i) {
+            int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+            int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+            if (da != db && da != 1 && db != 1) throw Error("internal: shapes do not broadcast");
+            out[i] = da == 1 ? db : da;
+        }
+        return out;
+    }
+    ValueId rawBinary(std::string_view name, ValueId a, ValueId b, bool grad) {
+        return op1(name, {a, b}, t(broadcast(dims(a), dims(b)), dtypeOf(a)), {}, grad);
+    }
+    ValueId rawScale(ValueId x, double s, double bias, bool grad) {
+        ValueId f = full({1}, s, DType::Float32);
+        return op1("pd_op.scale", {x, f}, p_.values[x].type,
+                   {{"bias", Attribute::float32(bias)}, {"bias_after_scale", Attribute::boolean(true)}}, grad);
+    }
+    ValueId rawUnary(std::string_view name, ValueId x, bool grad, std::vector<NamedAttribute> attrs = {}) {
+        return op1(name, {x}, p_.values[x].type, std::move(attrs), grad);
+    }
+    ValueId rawReshape(ValueId x, const Dims& d, bool grad) {
+        ValueId s = fullIntArray(d);
+        return op1("pd_op.reshape", {x, s}, t(d, dtypeOf(x)), {}, grad);
+    }
+    ValueId rawSum(ValueId x, const Dims& axes, bool keepdim, bool grad) {
+        Dims d = dims(x), out;
+        std::vector<bool> red(d.size(), false);
+        for (int64_t a : axes) red[a < 0 ? a + d.size() : a] = true;
+        for (size_t i = 0; i < d.size(); ++i) if (!red[i]) out.push_back(d[i]); else if (keepdim) out.push_back(1);
+        ValueId ax = fullIntArray(axes);
+        return op1("pd_op.sum", {x, ax}, t(out, dtypeOf(x)),
+                   {{"dtype", Attribute::dataType("Undefined")}, {"keepdim", Attribute::boolean(keepdim)}}, grad);
+    }
+    ValueId rawTranspose(ValueId x, const Dims& perm, bool grad) {
+        Dims d = dims(x), od;
+        for (int64_t q : perm) od.push_back(d[q]);
+        return op1("pd_op.transpose", {x}, t(od, dtypeOf(x)), {{"perm", int32Array(perm)}}, grad);
+    }
+    ValueId rawMatmul(ValueId a, ValueId b, bool ta, bool tb, bool grad) {
+        Dims da = dims(a), db = dims(b);
+        int64_t m = ta ? da[da.size() - 1] : da[da.size() - 2];
+        int64_t n = tb ? db[db.size() - 2] : db[db.size() - 1];
+        Dims batch = broadcast(Dims(da.begin(), da.end() - 2), Dims(db.begin(), db.end() - 2));
+        batch.push_back(m); batch.push_back(n);
+        return op1("pd_op.matmul", {a, b}, t(batch, dtypeOf(a)),
+                   {{"transpose_x", Attribute::boolean(ta)}, {"transpose_y", Attribute::boolean(tb)}}, grad);
+    }
+    ValueId rawExpand(ValueId x, const Dims& d, bool grad) {
+        ValueId s = fullIntArray(d);
+        return op1("pd_op.expand", {x, s}, t(d, dtypeOf(x)), {}, grad);
+    }
+    ValueId rawCast(ValueId x, DType dt, bool grad) {
+        return op1("pd_op.cast", {x}, t(dims(x), dt), {{"dtype", Attribute::dataType(std::string(dtypeLongName(dt)))}}, grad);
+    }
+    // Sum a broadcast gradient back down to `target` dims.
+    ValueId reduceTo(ValueId g, const Dims& target) {
+        Dims gd = dims(g);
+        if (gd == target) return g;
+        size_t off = gd.size() - target.size();
+        Dims axes;
+        for (size_t i = 0; i < gd.size(); ++i)
+            if (i < off || (target[i - off] == 1 && gd[i] != 1)) axes.push_back(static_cast<int64_t>(i));
+        ValueId s = rawSum(g, axes, true, true);
+        return dims(s) == target ? s : rawReshape(s, target, true);
+    }
+    // Broadcast a reduced gradient (keepdim dims `kd`) back to `target`.
+    ValueId expandTo(ValueId g, const Dims& kd, const Dims& target) {
+        if (dims(g) != kd) g = rawReshape(g, kd, true);
+        return kd == target ? g : rawExpand(g, target, true);
+    }
+
+    // ---------- differentiable ops ----------
+    ValueId add(ValueId a, ValueId b) { return binary("pd_op.add", a, b); }
+    ValueId sub(ValueId a, ValueId b) { return binary("pd_op.subtract", a, b); }
+    ValueId mul(ValueId a, ValueId b) { return binary("pd_op.multiply", a, b); }
+    ValueId div(ValueId a, ValueId b) { return binary("pd_op.divide", a, b); }
+    ValueId binary(std::string_view name, ValueId a, ValueId b) {
+        bool g = anyNeeds({a, b});
+        ValueId out = rawBinary(name, a, b, g);
+        if (!g) return out;
+        std::string n(name);
+        record({out}, [this, n, a, b, out](const std::vector<ValueId>& gs) {
+            ValueId go = gs[0];
+            if (composite_ && n != "pd_op.divide") {
+                std::vector<TypeId> rt = {needs(a) ? p_.values[a].type : kNullType, needs(b) ? p_.values[b].type : kNullType};
+                auto r = op(n + "_grad", {a, b, go}, rt, {{"axis", Attribute::int32(-1)}}, true);
+                if (needs(a)) accumulate(a, r[0]);
+                if (needs(b)) accumulate(b, r[1]);
+                return;
+            }
+            if (n == "pd_op.add") { accumulate(a, reduceTo(go, dims(a))); accumulate(b, reduceTo(go, dims(b))); }
+            else if (n == "pd_op.subtract") {
+                accumulate(a, reduceTo(go, dims(a)));
+                if (needs(b)) accumulate(b, reduceTo(rawScale(go, -1.0, 0.0, true), dims(b)));
+            } else if (n == "pd_op.multiply") {
+                if (needs(a)) accumulate(a, reduceTo(rawBinary("pd_op.multiply", go, b, true), dims(a)));
+                if (needs(b)) accumulate(b, reduceTo(rawBinary("pd_op.multiply", go, a, true), dims(b)));
+            } else {  // divide: da = g / b, db = -g * out / b
+                if (needs(a)) accumulate(a, reduceTo(rawBinary("pd_op.divide", go, b, true), dims(a)));
+                if (needs(b)) {
+                    ValueId q = rawBinary("pd_op.divide", rawBinary("pd_op.multiply", go, out, true), b, true);
+                    accumulate(b, reduceTo(rawScale(q, -1.0, 0.0, true), dims(b)));
+                }
+            }
+        });
+        return out;
+    }
+    ValueId scale(ValueId x, double s, double bias) {
+        bool g = needs(x);
+        ValueId out = rawScale(x, s, bias, g);
+        if (g) record({out}, [this, x, s](const std::vector<ValueId>& gs) { accumulate(x, rawScale(gs[0], s, 0.0, true)); });
+        return out;
+    }
+    // Unary math with a primitive VJP expressed through out / x.
+    ValueId unary(std::string_view name, ValueId x) {
+        bool g = needs(x);
+        ValueId out = rawUnary(name, x, g);
+        if (!g) return out;
+        std::string n(name);
+        record({out}, [this, n, x, out](const std::vector<ValueId>& gs) {
+            ValueId go = gs[0];
+            if (composite_ && (n == "pd_op.relu" || n == "pd_op.rsqrt" || n == "pd_op.exp" || n == "pd_op.silu" || n == "pd_op.sigmoid" || n == "pd_op.tanh")) {
+                ValueId arg = (n == "pd_op.silu") ? x : out;
+                accumulate(x, op1(n + "_grad", {arg, go}, p_.values[x].type, {}, true));
+                return;
+            }
+            ValueId d;
+            if (n == "pd_op.exp") d = rawBinary("pd_op.multiply", go, out, true);
+            else if (n == "pd_op.rsqrt") {  // d = -0.5 * out^3
+                ValueId o3 = rawBinary("pd_op.multiply", rawBinary("pd_op.multiply", out, out, true), out, true);
+                d = rawBinary("pd_op.multiply", go, rawScale(o3, -0.5, 0.0, true), true);
+            } else if (n == "pd_op.sin") d = rawBinary("pd_op.multiply", go, rawUnary("pd_op.cos", x, true), true);
+            else if (n == "pd_op.cos") d = rawBinary("pd_op.multiply", go, rawScale(rawUnary("pd_op.sin", x, true), -1.0, 0.0, true), true);
+            else if (n == "pd_op.tanh") {
+                ValueId o2 = rawBinary("pd_op.multiply", out, out, true);
+                d = rawBinary("pd_op.multiply", go, rawScale(o2, -1.0, 1.0, true), true);
+            } else if (n == "pd_op.sigmoid") {
+                ValueId om = rawScale(out, -1.0, 1.0, true);
+                d = rawBinary("pd_op.multiply", go, rawBinary("pd_op.multiply", out, om, true), true);
+            } else if (n == "pd_op.erf") {  // 2/sqrt(pi) * exp(-x^2)
+                ValueId x2 = rawBinary("pd_op.multiply", x, x, true);
+                ValueId e = rawUnary("pd_op.exp", rawScale(x2, -1.0, 0.0, true), true);
+                d = rawBinary("pd_op.multiply", go, rawScale(e, 1.1283791670955126, 0.0, true), true);
+            } else if (n == "pd_op.relu") {
+                ValueId zero = full({}, 0.0);
+                ValueId mask = op1("pd_op.greater_than", {out, zero}, t(dims(out), DType::Bool), {}, false);
+                d = op1("pd_op.where", {mask, go, zero}, p_.values[x].type, {}, true);
+            } else if (n == "pd_op.silu") {  // s * (1 + x * (1 - s))
+                ValueId s = rawUnary("pd_op.sigmoid", x, true);
+                ValueId inner = rawScale(rawBinary("pd_op.multiply", x, rawScale(s, -1.0, 1.0, true), true), 1.0, 1.0, true);
+                d = rawBinary("pd_op.multiply", go, rawBinary("pd_op.multiply", s, inner, true), true);
+            } else throw Error("internal: no VJP for " + n);
+            accumulate(x, d);
+        });
+        return out;
+    }
+    ValueId square(ValueId x) {  // pd_op.pow y=2
+        bool g = needs(x);
+        ValueId out = op1("pd_op.pow", {x}, p_.values[x].type, {{"y", Attribute::float32(2.0)}}, g);
+        if (g) record({out}, [this, x](const std::vector<ValueId>& gs) {
+            accumulate(x, rawBinary("pd_op.multiply", gs[0], rawScale(x, 2.0, 0.0, true), true));
+        });
+        return out;
+    }
+    ValueId matmul(ValueId a, ValueId b, bool ta = false, bool tb = false) {
+        bool g = anyNeeds({a, b});
+        ValueId out = rawMatmul(a, b, ta, tb, g);
+        if (!g) return out;
+        record({out}, [this, a, b, ta, tb](const std::vector<ValueId>& gs) {
+            ValueId go = gs[0];
+            if (composite_) {
+                std::vector<TypeId> rt = {needs(a) ? p_.values[a].type : kNullType, needs(b) ? p_.values[b].type : kNullType};
+                auto r = op("pd_op.matmul_grad", {a, b, go}, rt,
+                            {{"transpose_x", Attribute::boolean(ta)}, {"transpose_y", Attribute::boolean(tb)}}, true);
+                if (needs(a)) accumulate(a, r[0]);
+                if (needs(b)) accumulate(b, r[1]);
+                return;
+            }
+            if (needs(a)) {
+                ValueId da = ta ? rawMatmul(b, go, tb, true, true) : rawMatmul(go, b, false, !tb, true);
+                accumulate(a, reduceTo(da, dims(a)));
+            }
+            if (needs(b)) {
+                ValueId db = tb ? rawMatmul(go, a, true, ta, true) : rawMatmul(a, go, !ta, false, true);
+                accumulate(b, reduceTo(db, dims(b)));
+            }
+        });
+        return out;
+    }
+    ValueId transpose(ValueId x, const Dims& perm) {
+        bool g = needs(x);
+        ValueId out = rawTranspose(x, perm, g);
+        if (g) record({out}, [this, x, perm](const std::vector<ValueId>& gs) {
+            Dims inv(perm.size());
+            for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+            if (composite_) accumulate(x, op1("pd_op.transpose_grad", {gs[0]}, p_.values[x].type, {{"perm", int32Array(perm)}}, true));
+            else accumulate(x, rawTranspose(gs[0], inv, true));
+        });
+        return out;
+    }
+    ValueId reshape(ValueId x, const Dims& d) {
+        bool g = needs(x);
+        ValueId out = rawReshape(x, d, g);
+        if (g) record({out}, [this, x](const std::vector<ValueId>& gs) { accumulate(x, rawReshape(gs[0], dims(x), true)); });
+        return out;
+    }
+    ValueId cast(ValueId x, DType dt) {
+        bool g = needs(x);
+        ValueId out = rawCast(x, dt, g);
+        if (g) record({out}, [this, x](const std::vector<ValueId>& gs) { accumulate(x, rawCast(gs[0], dtypeOf(x), true)); });
+        return out;
+    }
+    ValueId mean(ValueId x, const Dims& axes, bool keepdim) {
+        bool g = needs(x);
+        Dims d = dims(x), out, kd = d;
+        std::vector<bool> red(d.size(), false);
+        for (int64_t a : axes) red[a < 0 ? a + d.size() : a] = true;
+        int64_t count = 1;
+        for (size_t i = 0; i < d.size(); ++i) {
+            if (red[i]) { kd[i] = 1; count *= d[i]; if (keepdim) out.push_back(1); }
+            else out.push_back(d[i]);
+        }
+        ValueId r = op1("pd_op.mean", {x}, t(out, dtypeOf(x)), {{"axis", Attribute::intArray(axes)}, {"keepdim", Attribute::boolean(keepdim)}}, g);
+        if (g) record({r}, [this, x, axes, keepdim, kd, d, count](const std::vector<ValueId>& gs) {
+            if (composite_) {
+                accumulate(x, op1("pd_op.mean_grad", {x, gs[0]}, p_.values[x].type,
+                                  {{"axis", Attribute::intArray(axes)}, {"keepdim", Attribute::boolean(keepdim)}, {"reduce_all", Attribute::boolean(false)}}, true));
+                return;
+            }
+            accumulate(x, rawScale(expandTo(gs[0], kd, d), 1.0 / static_cast<double>(count), 0.0, true));
+        });
+        return r;
+    }
+    ValueId sum(ValueId x, const Dims& axes, bool keepdim) {
+        bool g = needs(x);
+        ValueId r = rawSum(x, axes, keepdim, g);
+        if (g) record({r}, [this, x, axes](const std::vector<ValueId>& gs) {
+            Dims d = dims(x), kd = d;
+            for (int64_t a : axes) kd[a < 0 ? a + d.size() : a] = 1;
+            accumulate(x, expandTo(gs[0], kd, d));
+        });
+        return r;
+    }
+    // Reduction that carries no gradient (softmax's max shift: the result is invariant to it).
+    ValueId maxNoGrad(ValueId x, const Dims& axes) {
+        Dims d = dims(x);
+        for (int64_t a : axes) d[a < 0 ? a + d.size() : a] = 1;
+        ValueId ax = fullIntArray(axes);
+        return op1("pd_op.max", {x, ax}, t(d, dtypeOf(x)), {{"keepdim", Attribute::boolean(true)}}, false);
+    }
+    ValueId where(ValueId cond, ValueId a, ValueId b) {
+        bool g = anyNeeds({a, b});
+        ValueId out = op1("pd_op.where", {cond, a, b}, t(broadcast(broadcast(dims(cond), dims(a)), dims(b)), dtypeOf(a)), {}, g);
+        if (g) record({out}, [this, cond, a, b](const std::vector<ValueId>& gs) {
+            ValueId zero = full({}, 0.0, dtypeOf(gs[0]));
+            if (needs(a)) accumulate(a, reduceTo(op1("pd_op.where", {cond, gs[0], zero}, p_.values[gs[0]].type, {}, true), dims(a)));
+            if (needs(b)) accumulate(b, reduceTo(op1("pd_op.where", {cond, zero, gs[0]}, p_.values[gs[0]].type, {}, true), dims(b)));
+        });
+        return out;
+    }
+    // split along `axis` into equal halves through pd_op.split + builtin.split.
+    std::vector<ValueId> split(ValueId x, const Dims& sections, int64_t axis) {
+        bool g = needs(x);
+        Dims d = dims(x);
+        std::vector<TypeId> parts;
+        for (int64_t s : sections) { Dims pd = d; pd[axis] = s; parts.push_back(t(pd, dtypeOf(x))); }
+        ValueId sec = fullIntArray(sections);
+        ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
+        ValueId vec = op1("pd_op.split", {x, sec, ax}, p_.types.intern(Type::vector(parts)), {}, g);
+        std::vector<ValueId> outs = op("builtin.split", {vec}, parts, {}, g);
+        if (g) record(outs, [this, x, outs, axis](const std::vector<ValueId>& gs) {
+            std::vector<ValueId> filled;
+            for (size_t i = 0; i < outs.size(); ++i) filled.push_back(gs[i] != kNoId ? gs[i] : full(dims(outs[i]), 0.0, dtypeOf(outs[i])));
+            accumulate(x, rawConcat(filled, axis, true));
+        });
+        return outs;
+    }
+    ValueId rawConcat(const std::vector<ValueId>& xs, int64_t axis, bool grad) {
+        std::vector<TypeId> types;
+        Dims d = dims(xs[0]);
+        d[axis] = 0;
+        for (ValueId v : xs) { types.push_back(p_.values[v].type); d[axis] += dims(v)[axis]; }
+        ValueId vec = op1("builtin.combine", xs, p_.types.intern(Type::vector(types)), {}, grad);
+        ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
+        return op1("pd_op.concat", {vec, ax}, t(d, dtypeOf(xs[0])), {}, grad);
+    }
+    ValueId concat(const std::vector<ValueId>& xs, int64_t axis) {
+        bool g = false;
+        for (ValueId v : xs) g = g || needs(v);
+        ValueId out = rawConcat(xs, axis, g);
+        if (g) record({out}, [this, xs, axis](const std::vector<ValueId>& gs) {
+            Dims sections;
+            for (ValueId v : xs) sections.push_back(dims(v)[axis]);
+            std::vector<TypeId> parts;
+            for (ValueId v : xs) parts.push_back(p_.values[v].type);
+            ValueId sec = fullIntArray(sections);
+            ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
+            ValueId vec = op1("pd_op.split", {gs[0], sec, ax}, p_.types.intern(Type::vector(parts)), {}, true);
+            std::vector<ValueId> outs = op("builtin.split", {vec}, parts, {}, true);
+            for (size_t i = 0; i < xs.size(); ++i) accumulate(xs[i], outs[i]);
+        });
+        return out;
+    }
+
+    // ---------- composite or decomposed layers ----------
+    ValueId gelu(ValueId x) {
+        if (composite_) {
+            bool g = needs(x);
+            ValueId out = rawUnary("pd_op.gelu", x, g, {{"approximate", Attribute::boolean(false)}});
+            if (g) record({out}, [this, x](const std::vector<ValueId>& gs) {
+                accumulate(x, op1("pd_op.gelu_grad", {x, gs[0]}, p_.values[x].type, {{"approximate", Attribute::boolean(false)}}, true));
+            });
+            return out;
+        }
+        // 0.5 * x * (1 + erf(x / sqrt(2)))
+        ValueId half = scale(x, 0.5, 0.0);
+        ValueId e = unary("pd_op.erf", scale(x, 0.7071067811865476, 0.0));
+        return mul(half, scale(e, 1.0, 1.0));
+    }
+    ValueId silu(ValueId x) {
+        if (composite_) return unary("pd_op.silu", x);
+        return mul(x, unary("pd_op.sigmoid", x));
+    }
+    ValueId relu(ValueId x) { return unary("pd_op.relu", x); }
+    ValueId softmax(ValueId x) {
+        if (composite_) {
+            bool g = needs(x);
+            ValueId out = rawUnary("pd_op.softmax", x, g, {{"axis", Attribute::int32(-1)}});
+            if (g) record({out}, [this, x, out](const std::vector<ValueId>& gs) {
+                accumulate(x, op1("pd_op.softmax_grad", {out, gs[0]}, p_.values[x].type, {{"axis", Attribute::int32(-1)}}, true));
+            });
+            return out;
+        }
+        ValueId m = maxNoGrad(x, {-1});
+        ValueId e = unary("pd_op.exp", sub(x, m));
+        return div(e, sum(e, {-1}, true));
+    }
+    // Paddle's layer_norm over the last axis of a 2-D [N, H] activation.
+    ValueId layerNorm(ValueId x, ValueId w, ValueId b, double eps = 1e-5) {
+        Dims d = dims(x);
+        int64_t axis = static_cast<int64_t>(d.size()) - 1;
+        if (composite_) {
+            bool g = anyNeeds({x, w, b});
+            int64_t rows = numel(d) / d.back();
+            auto r = op("pd_op.layer_norm", {x, w, b}, {p_.values[x].type, t({rows}, DType::Float32), t({rows}, DType::Float32)},
+                        {{"begin_norm_axis", Attribute::int32(axis)}, {"epsilon", Attribute::float32(eps)}}, g);
+            if (g) record({r[0]}, [this, x, w, b, r, axis, eps](const std::vector<ValueId>& gs) {
+                auto gr = op("pd_op.layer_norm_grad", {x, w, b, r[1], r[2], gs[0]},
+                             {p_.values[x].type, p_.values[w].type, p_.values[b].type},
+                             {{"begin_norm_axis", Attribute::int32(axis)}, {"epsilon", Attribute::float32(eps)}}, true);
+                accumulate(x, gr[0]); accumulate(w, gr[1]); accumulate(b, gr[2]);
+            });
+            return r[0];
+        }
+        ValueId mu = mean(x, {axis}, true);
+        ValueId c = sub(x, mu);
+        ValueId var = mean(mul(c, c), {axis}, true);
+        ValueId inv = unary("pd_op.rsqrt", scale(var, 1.0, eps));
+        return add(mul(mul(c, inv), w), b);
+    }
+    ValueId rmsNorm(ValueId x, ValueId w, double eps = 1e-6) {
+        int64_t axis = static_cast<int64_t>(dims(x).size()) - 1;
+        ValueId ms = mean(square(x), {axis}, true);
+        ValueId inv = unary("pd_op.rsqrt", scale(ms, 1.0, eps));
+        return mul(mul(x, inv), w);
+    }
+    ValueId dropout(ValueId x, double prob) {
+        if (prob <= 0) return x;
+        bool g = needs(x);
+        ValueId pt = full({1}, prob, DType::Float32);
+        auto r = op("pd_op.dropout", {x, pt}, {p_.values[x].type, t(dims(x), DType::UInt8)},
+                    {{"fix_seed", Attribute::boolean(false)}, {"is_test", Attribute::boolean(false)},
+                     {"mode", Attribute::string("upscale_in_train")}, {"p", Attribute::float32(prob)}, {"seed", Attribute::int32(0)}}, g);
+        p_.ops[p_.values[r[1]].definingOp].attribute("stop_gradient")->elements[1] = Attribute::boolean(true);
+        if (g) record({r[0]}, [this, x, r, prob](const std::vector<ValueId>& gs) {
+            if (composite_) {
+                accumulate(x, op1("pd_op.dropout_grad", {r[1], gs[0]}, p_.values[x].type,
+                                  {{"is_test", Attribute::boolean(false)}, {"mode", Attribute::string("upscale_in_train")}, {"p", Attribute::float32(prob)}}, true));
+                return;
+            }
+            ValueId m = rawCast(r[1], dtypeOf(x), false);
+            accumulate(x, rawScale(rawBinary("pd_op.multiply", gs[0], m, true), 1.0 / (1.0 - prob), 0.0, true));
+        });
+        return r[0];
+    }
+    ValueId conv2d(ValueId x, ValueId w, int64_t stride, int64_t pad) {
+        Dims xd = dims(x), wd = dims(w);
+        int64_t oh = (xd[2] + 2 * pad - wd[2]) / stride + 1, ow = (xd[3] + 2 * pad - wd[3]) / stride + 1;
+        std::vector<NamedAttribute> attrs = {{"data_format", Attribute::string("NCHW")}, {"dilations", int32Array({1, 1})},
+                                             {"groups", Attribute::int32(1)}, {"padding_algorithm", Attribute::string("EXPLICIT")},
+                                             {"paddings", int32Array({pad, pad})}, {"strides", int32Array({stride, stride})}};
+        bool g = anyNeeds({x, w});
+        ValueId out = op1("pd_op.conv2d", {x, w}, t({xd[0], wd[0], oh, ow}), attrs, g);
+        if (g) record({out}, [this, x, w, attrs](const std::vector<ValueId>& gs) {
+            std::vector<TypeId> rt = {needs(x) ? p_.values[x].type : kNullType, p_.values[w].type};
+            auto r = op("pd_op.conv2d_grad", {x, w, gs[0]}, rt, attrs, true);
+            if (needs(x)) accumulate(x, r[0]);
+            accumulate(w, r[1]);
+        });
+        return out;
+    }
+    ValueId batchNorm(ValueId x, ValueId mean, ValueId var, ValueId w, ValueId b) {
+        int64_t ch = dims(x)[1];
+        if (!composite_) {  // training-mode normalization with batch statistics, decomposed
+            ValueId w4 = reshape(w, {1, ch, 1, 1}), b4 = reshape(b, {1, ch, 1, 1});
+            ValueId mu = this->mean(x, {0, 2, 3}, true);
+            ValueId c = sub(x, mu);
+            ValueId v = this->mean(mul(c, c), {0, 2, 3}, true);
+            ValueId inv = unary("pd_op.rsqrt", scale(v, 1.0, 1e-5));
+            return add(mul(mul(c, inv), w4), b4);
+        }
+        std::vector<NamedAttribute> attrs = {{"data_format", Attribute::string("NCHW")}, {"epsilon", Attribute::float32(1e-5)},
+                                             {"is_test", Attribute::boolean(false)}, {"momentum", Attribute::float32(0.9)},
+                                             {"trainable_statistics", Attribute::boolean(false)}, {"use_global_stats", Attribute::boolean(false)}};
+        bool g = anyNeeds({x, w, b});
+        TypeId st = t({ch}, DType::Float32);
+        auto r = op("pd_op.batch_norm_", {x, mean, var, w, b}, {p_.values[x].type, st, st, st, st, t({0}, DType::UInt8)}, attrs, g);
+        if (g) record({r[0]}, [this, x, w, b, r, attrs](const std::vector<ValueId>& gs) {
+            auto gr = op("pd_op.batch_norm_grad", {x, w, b, r[1], r[2], r[3], r[4], r[5], gs[0]},
+                         {needs(x) ? p_.values[x].type : kNullType, p_.values[w].type, p_.values[b].type}, attrs, true);
+            if (needs(x)) accumulate(x, gr[0]);
+            accumulate(w, gr[1]); accumulate(b, gr[2]);
+        });
+        return r[0];
+    }
+    ValueId maxPool2x2(ValueId x) {
+        Dims d = dims(x);
+        std::vector<NamedAttribute> attrs = {{"adaptive", Attribute::boolean(false)}, {"ceil_mode", Attribute::boolean(false)},
+                                             {"data_format", Attribute::string("NCHW")}, {"exclusive", Attribute::boolean(true)},
+                                             {"global_pooling", Attribute::boolean(false)}, {"padding_algorithm", Attribute::string("EXPLICIT")},
+                                             {"paddings", int32Array({0, 0})}, {"pooling_type", Attribute::string("max")},
+                                             {"strides", int32Array({2, 2})}};
+        ValueId ks = fullIntArray({2, 2});
+        bool g = needs(x);
+        ValueId out = op1("pd_op.pool2d", {x, ks}, t({d[0], d[1], d[2] / 2, d[3] / 2}), attrs, g);
+        if (g) record({out}, [this, x, out, ks, attrs](const std::vector<ValueId>& gs) {
+            accumulate(x, op1("pd_op.pool2d_grad", {x, out, gs[0], ks}, p_.values[x].type, attrs, true));
+        });
+        return out;
+    }
+
+
+    // ---------- backward ----------
+    void backward(ValueId loss, ValueId seed) {
+        grad_[loss] = seed;
+        for (size_t i = tape_.size(); i-- > 0;) {
+            TapeEntry& e = tape_[i];
+            std::vector<ValueId> gs;
+            bool any = false;
+            for (ValueId o : e.outputs) {
+                auto it = grad_.find(o);
+                gs.push_back(it == grad_.end() ? kNoId : it->second);
+                any = any || it != grad_.end();
+            }
+            if (!any) continue;
+            if (e.outputs.size() == 1 && gs[0] == kNoId) continue;
+            e.vjp(gs);
+            e.vjp = nullptr;  // free captured state as we go
+        }
+    }
+    ValueId gradOf(ValueId v) const {
+        auto it = grad_.find(v);
+        return it == grad_.end() ? kNoId : it->second;
+    }
+};
+
+struct Params {
+    Builder& b;
+    std::vector<ValueId> list;
+    int linear = 0, norm = 0, conv = 0, bn = 0;
+    ValueId add(const std::string& name, const Dims& d) { ValueId v = b.parameter(name, d); list.push_back(v); return v; }
+    ValueId frozen(const std::string& name, const Dims& d) { return b.parameter(name, d, false); }
+    ValueId linear2d(ValueId x, int64_t out, bool bias) {
+        int64_t in = b.dims(x).back();
+        std::string base = "linear_" + std::to_string(linear++);
+        ValueId w = add(base + ".w_0", {in, out});
+        ValueId y = b.matmul(x, w);
+        if (bias) y = b.add(y, add(base + ".b_0", {out}));
+        return y;
+    }
+    std::pair<ValueId, ValueId> lnParams(int64_t h) {
+        std::string base = "layer_norm_" + std::to_string(norm++);
+        return {add(base + ".w_0", {h}), add(base + ".b_0", {h})};
+    }
+    ValueId rmsParam(int64_t h) { return add("rms_norm_" + std::to_string(norm++) + ".w_0", {h}); }
+};
+
+void checkOptions(const ZooOptions& o) {
+    if (o.layers < 1) throw Error("--layers must be at least 1");
+    if (o.hidden < 1 || o.batch < 1 || o.seq < 1 || o.heads < 1) throw Error("sizes must be positive");
+    if ((o.model == "transformer" || o.model == "llama") && o.hidden % o.heads)
+        throw Error("--hidden " + std::to_string(o.hidden) + " is not a multiple of --heads " + std::to_string(o.heads));
+    if (o.model == "llama" && (o.hidden / o.heads) % 2) throw Error("llama needs an even head size for the rotary embedding");
+    if (o.model == "conv" && (o.seq < 2 || o.seq % 2)) throw Error("conv needs an even image size (--seq) of at least 2");
+    if (o.dtype != DType::Float32 && o.dtype != DType::Float16 && o.dtype != DType::BFloat16 && o.dtype != DType::Float64)
+        throw Error("--dtype must be f32, f16, bf16 or f64");
+    if (o.dropout < 0 || o.dropout >= 1) throw Error("--dropout must be in [0, 1)");
+}
+
+// Multi-head attention on x [B*S, H]; `causal` adds the llama mask, `rope` = (cos, sin) [S, D].
+ValueId attention(Builder& b, Params& P, const ZooOptions& o, ValueId x, bool bias, ValueId ropeCos, ValueId ropeSin,
+                  ValueId causalMask) {
+    int64_t B = o.batch, S = o.seq, H = o.hidden, A = o.heads, D = H / A;
+    auto heads = [&](ValueId v) { return b.transpose(b.reshape(v, {B, S, A, D}), {0, 2, 1, 3}); };
+    ValueId q = heads(P.linear2d(x, H, bias));
+    ValueId k = heads(P.linear2d(x, H, bias));
+    ValueId v = heads(P.linear2d(x, H, bias));
+    if (ropeCos != kNoId) {
+        auto rope = [&](ValueId t) {  // t*cos + rotate_half(t)*sin
+            auto halves = b.split(t, {D / 2, D / 2}, 3);
+            ValueId rot = b.concat({b.scale(halves[1], -1.0, 0.0), halves[0]}, 3);
+            return b.add(b.mul(t, ropeCos), b.mul(rot, ropeSin));
+        };
+        q = rope(q);
+        k = rope(k);
+    }
+    ValueId scores = b.scale(b.matmul(q, k, false, true), 1.0 / std::sqrt(static_cast<double>(D)), 0.0);
+    if (causalMask != kNoId) {
+        double neg = o.dtype == DType::Float32 || o.dtype == DType::Float64 ? -1e9 : -1e4;
+        scores = b.where(causalMask, b.full({}, neg), scores);
+    }
+    ValueId probs = b.dropout(b.softmax(scores), o.model == "llama" ? 0.0 : o.dropout);
+    ValueId ctx = b.matmul(probs, v);
+    ValueId merged = b.reshape(b.transpose(ctx, {0, 2, 1, 3}), {B * S, H});
+    return P.linear2d(merged, H, bias);
+}
+
+ValueId buildMlp(Builder& b, Params& P, const ZooOptions& o) {
+    int64_t F = o.ffn ? o.ffn : 4 * o.hidden;
+    ValueId x = b.data("x", {o.batch, o.hidden}, o.dtype);
+    ValueId h = x;
+    for (int l = 0; l < o.layers; ++l) {
+        ValueId f = P.linear2d(b.gelu(P.linear2d(h, F, true)), o.hidden, true);
+        f = b.dropout(f, o.dropout);
+        auto [w, bias] = P.lnParams(o.hidden);
+        h = b.layerNorm(l == 0 ? f : b.add(h, f), w, bias);
+    }
+    return b.mean(h, {0, 1}, false);
+}
+
+ValueId buildTransformer(Builder& b, Params& P, const ZooOptions& o) {
+    int64_t B = o.batch, S = o.seq, H = o.hidden, F = o.ffn ? o.ffn : 4 * H;
+    ValueId x = b.data("x", {B, S, H}, o.dtype);
+    ValueId h = b.reshape(x, {B * S, H});
+    for (int l = 0; l < o.layers; ++l) {
+        auto [w1, b1] = P.lnParams(H);
+        ValueId a = attention(b, P, o, b.layerNorm(h, w1, b1), true, kNoId, kNoId, kNoId);
+        h = b.add(h, b.dropout(a, o.dropout));
+        auto [w2, b2] = P.lnParams(H);
+        ValueId f = P.linear2d(b.gelu(P.linear2d(b.layerNorm(h, w2, b2), F, true)), H, true);
+        h = b.add(h, b.dropout(f, o.dropout));
+    }
+    auto [wf, bf] = P.lnParams(H);
+    return b.mean(b.layerNorm(h, wf, bf), {0, 1}, false);
+}
+
+ValueId buildLlama(Builder& b, Params& P, const ZooOptions& o) {
+    int64_t B = o.batch, S = o.seq, H = o.hidden, D = H / o.heads;
+    int64_t F = o.ffn ? o.ffn : ((8 * H / 3 + 7) / 8) * 8;
+    ValueId x = b.data("x", {B, S, H}, o.dtype);
+    ValueId h = b.reshape(x, {B * S, H});
+    // Rotary tables: freqs[s, j] = s * 10000^(-2j/D), emb = concat(freqs, freqs); cos, sin.
+    auto arange = [&](int64_t n, DType dt) {
+        ValueId s = b.full({1}, 0.0, dt), e = b.full({1}, static_cast<double>(n), dt), st = b.full({1}, 1.0, dt);
+        return b.op1("pd_op.arange", {s, e, st}, b.t({n}, dt), {{"dtype", Attribute::dataType(std::string(dtypeLongName(dt)))},
+                                                                 {"place", Attribute::place("Place(cpu)")}}, false);
+    };
+    ValueId pos = b.rawReshape(arange(S, DType::Float32), {S, 1}, false);
+    ValueId j = b.rawReshape(arange(D / 2, DType::Float32), {1, D / 2}, false);
+    ValueId invFreq = b.rawUnary("pd_op.exp", b.rawScale(j, -2.0 * std::log(10000.0) / static_cast<double>(D), 0.0, false), false);
+    ValueId freqs = b.rawBinary("pd_op.multiply", pos, invFreq, false);
+    ValueId emb = b.rawConcat({freqs, freqs}, 1, false);
+    ValueId cosT = b.rawReshape(b.rawCast(b.rawUnary("pd_op.cos", emb, false), o.dtype, false), {1, 1, S, D}, false);
+    ValueId sinT = b.rawReshape(b.rawCast(b.rawUnary("pd_op.sin", emb, false), o.dtype, false), {1, 1, S, D}, false);
+    // Causal mask: key position j > query position i is masked.
+    ValueId ai = b.rawReshape(arange(S, DType::Int64), {S, 1}, false);
+    ValueId aj = b.rawReshape(arange(S, DType::Int64), {1, S}, false);
+    ValueId mask = b.op1("pd_op.greater_than", {aj, ai}, b.t({S, S}, DType::Bool), {}, false);
+    for (int l = 0; l < o.layers; ++l) {
+        ValueId a = attention(b, P, o, b.rmsNorm(h, P.rmsParam(H)), false, cosT, sinT, mask);
+        h = b.add(h, a);
+        ValueId n = b.rmsNorm(h, P.rmsParam(H));
+        ValueId gate = b.silu(P.linear2d(n, F, false));
+        ValueId up = P.linear2d(n, F, false);
+        h = b.add(h, P.linear2d(b.mul(gate, up), H, false));
+    }
+    return b.mean(b.rmsNorm(h, P.rmsParam(H)), {0, 1}, false);
+}
+
+ValueId buildConv(Builder& b, Params& P, const ZooOptions& o) {
+    int64_t C = o.hidden, N = o.batch, HW = o.seq;
+    ValueId x = b.data("x", {N, 3, HW, HW}, o.dtype);
+    auto convW = [&](int64_t cin, int64_t cout) { return P.add("conv2d_" + std::to_string(P.conv++) + ".w_0", {cout, cin, 3, 3}); };
+    auto bn = [&](ValueId v) {
+        std::string base = "batch_norm_" + std::to_string(P.bn++);
+        ValueId w = P.add(base + ".w_0", {C}), bias = P.add(base + ".b_0", {C});
+        ValueId mean = P.frozen(base + ".w_1", {C}), var = P.frozen(base + ".w_2", {C});
+        return b.batchNorm(v, mean, var, w, bias);
+    };
+    ValueId h = b.relu(bn(b.conv2d(x, convW(3, C), 1, 1)));
+    h = b.maxPool2x2(h);
+    for (int l = 0; l < o.layers; ++l) {
+        ValueId y = b.relu(bn(b.conv2d(h, convW(C, C), 1, 1)));
+        h = b.add(h, y);
+    }
+    ValueId pooled = b.mean(h, {2, 3}, false);  // [N, C]
+    ValueId logits = P.linear2d(pooled, 10, true);
+    return b.mean(logits, {0, 1}, false);
+}
+
+}  // namespace
+
+std::vector<std::string> zooModels() { return {"mlp", "transformer", "llama", "conv"}; }
+
+GeneratedProgram generateModel(const ZooOptions& o) {
+    checkOptions(o);
+    GeneratedProgram out;
+    out.program = std::make_shared<Program>();
+    Program& p = *out.program;
+    p.generation = o.generation;
+    Builder b(p, o.dtype, o.composite);
+    Params P{b, {}};
+    ValueId loss;
+    if (o.model == "mlp") loss = buildMlp(b, P, o);
+    else if (o.model == "transformer") loss = buildTransformer(b, P, o);
+    else if (o.model == "llama") loss = buildLlama(b, P, o);
+    else if (o.model == "conv") loss = buildConv(b, P, o);
+    else throw Error("unknown model '" + o.model + "' (mlp, transformer, llama, conv)");
+
+    const Block& g = p.globalBlock();
+    int64_t fwdEnd = static_cast<int64_t>(p.indexInBlock(p.values[loss].definingOp));
+    ValueId seed = b.full(b.dims(loss), 1.0, o.dtype);  // the gradient seed, as Paddle adds it
+    int64_t bwdStart = static_cast<int64_t>(g.ops.size());
+    b.backward(loss, seed);
+
+    out.loss = loss;
+    out.parameters = P.list;
+    // Fetch the loss and every parameter gradient.
+    int col = 0;
+    auto fetch = [&](ValueId v) {
+        std::string name = "fetch" + std::to_string(col);
+        b.op1("pd_op.fetch", {v}, p.values[v].type,
+              {{"col", Attribute::int32(col)}, {"is_persistable", boolArray(1, true)}, {"name", Attribute::string(name)}}, false);
+        ++col;
+    };
+    fetch(loss);
+    for (ValueId prm : P.list) {
+        ValueId gr = b.gradOf(prm);
+        if (gr == kNoId) throw Error("internal: parameter " + p.values[prm].name + " got no gradient");
+        out.parameterGrads.push_back(gr);
+        fetch(gr);
+    }
+    out.spec.fwdOpEndIdx = fwdEnd;
+    out.spec.backwardOpStartIdx = bwdStart;
+    for (OpId op : g.ops) {
+        std::string_view n = p.opName(op);
+        if (n == "pd_op.data" || n == "builtin.parameter") out.spec.inputs.push_back(p.ops[op].results[0]);
+    }
+    out.spec.outputs = {loss};
+    out.spec.gradOutputs = {seed};
+    return out;
+}
+
+std::string specJson(const GeneratedProgram& g) {
+    const Program& p = *g.program;
+    auto names = [&](const std::vector<ValueId>& vs) {
+        std::string s = "[";
+        for (size_t i = 0; i < vs.size(); ++i) s += (i ? ", \"" : "\"") + p.values[vs[i]].name + "\"";
+        return s + "]";
+    };
+    return "{\n  \"fwd_op_end_idx\": " + std::to_string(g.spec.fwdOpEndIdx) + ",\n  \"backward_op_start_idx\": " +
+           std::to_string(g.spec.backwardOpStartIdx) + ",\n  \"inputs\": " + names(g.spec.inputs) + ",\n  \"outputs\": " +
+           names(g.spec.outputs) + ",\n  \"grad_outputs\": " + names(g.spec.gradOutputs) + "\n}\n";
+}
+
+}  // namespace rx::zoo

@@ -80,7 +80,7 @@ NoNeedBufferTable NoNeedBufferTable::readFile(const std::string& path) {
     return parse(ss.str(), path);
 }
 
-const std::vector<uint32_t>* NoNeedBufferTable::slots(std::string_view opName) const {
+const std::vector<uint32_t>* NoNeedBufferTable::operandSlots(std::string_view opName) const {
     auto it = slots_.find(std::string(opName));
     if (it != slots_.end()) return &it->second;
     // Inplace variants "<op>_" share their op's entry.
@@ -156,7 +156,7 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
         std::vector<uint8_t> seen(nValues, 0);  // 1 = operand, 2 = need buffer
         for (int64_t i = std::max<int64_t>(spec_.backwardOpStartIdx, 0); i < n; ++i) {
             const Operation& op = p.ops[gops[i]];
-            const std::vector<uint32_t>* slots = table.slots(p.opName(gops[i]));
+            const std::vector<uint32_t>* slots = table.operandSlots(p.opName(gops[i]));
             for (ValueId v : op.operands) {
                 if (v == kNoId) continue;
                 seen[v] |= 1;

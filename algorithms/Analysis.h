@@ -43,11 +43,11 @@ public:
     static NoNeedBufferTable readFile(const std::string& path);                         // throws rx::Error
 
     // Slots for `opName`, or nullptr when the op has none.
-    const std::vector<uint32_t>* slots(std::string_view opName) const;
+    const std::vector<uint32_t>* operandSlots(std::string_view opName) const;
     size_t size() const { return slots_.size(); }
 
 private:
-    std::unordered_map<std::string, std::vector<uint32_t>> slots_;
+    std::unordered_map<std::string, std::vector<uint32_t>> slots_;  // (not "slots": a Qt macro)
 };
 
 enum class ValueClass : uint8_t { Other, Forward, Backward };

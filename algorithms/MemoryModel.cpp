@@ -1,0 +1,54 @@
+#include "algorithms/MemoryModel.h"
+
+#include <algorithm>
+
+namespace rx {
+
+MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx) {
+    MemoryProfile prof;
+    const auto& gops = program.globalBlock().ops;
+    const size_t n = gops.size();
+    std::vector<uint32_t> pos(program.ops.size(), kNoId);
+    for (size_t i = 0; i < n; ++i) pos[gops[i]] = uint32_t(i);
+
+    std::vector<uint8_t> isResident(program.values.size(), 0);
+    for (ValueId v : resident)
+        if (v < isResident.size()) isResident[v] = 1;
+    const uint32_t paramId = program.findOpName("builtin.parameter");
+    for (OpId op : gops)
+        if (program.ops[op].nameId == paramId)
+            for (ValueId r : program.ops[op].results) isResident[r] = 1;
+    for (ValueId v = 0; v < program.values.size(); ++v)
+        if (isResident[v]) prof.residentBytes += program.valueBytes(v);
+
+    // delta[i]: bytes allocated at op i minus bytes freed after op i-1.
+    std::vector<int64_t> delta(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+        for (ValueId r : program.ops[gops[i]].results) {
+            if (isResident[r]) continue;
+            const int64_t bytes = program.valueBytes(r);
+            if (!bytes) continue;
+            size_t last = i;
+            for (const Use& use : program.uses(r))
+                if (use.ancestor != kNoId && pos[use.ancestor] != kNoId) last = std::max<size_t>(last, pos[use.ancestor]);
+            delta[i] += bytes;
+            delta[last + 1] -= bytes;
+            if (int64_t(i) <= fwdOpEndIdx && int64_t(last) > fwdOpEndIdx) prof.boundaryActivationBytes += bytes;
+        }
+    }
+    prof.boundaryBytes = prof.boundaryActivationBytes + prof.residentBytes;
+    prof.liveBytes.resize(n);
+    int64_t live = prof.residentBytes;
+    prof.peakBytes = live;
+    for (size_t i = 0; i < n; ++i) {
+        live += delta[i];
+        prof.liveBytes[i] = live;
+        if (live > prof.peakBytes) {
+            prof.peakBytes = live;
+            prof.peakOpIndex = uint32_t(i);
+        }
+    }
+    return prof;
+}
+
+}  // namespace rx

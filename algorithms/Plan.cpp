@@ -1,0 +1,211 @@
+#include "algorithms/Plan.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace rx {
+
+std::string_view valueSideName(ValueSide s) {
+    switch (s) {
+    case ValueSide::Neither: return "neither";
+    case ValueSide::Saved: return "saved";
+    case ValueSide::Recomputed: return "recomputed";
+    }
+    return "neither";
+}
+
+void sortValuesByName(const Program& program, std::vector<ValueId>& values) {
+    auto key = [&](ValueId v) {
+        const std::string& n = program.values[v].name;
+        int64_t num = -1;
+        if (n.size() > 1 && n[0] == '%') {
+            auto [ptr, ec] = std::from_chars(n.data() + 1, n.data() + n.size(), num);
+            if (ec != std::errc() || ptr != n.data() + n.size()) num = -1;
+        }
+        return std::pair<int64_t, const std::string*>(num < 0 ? INT64_MAX : num, &n);
+    };
+    std::sort(values.begin(), values.end(), [&](ValueId a, ValueId b) {
+        auto ka = key(a), kb = key(b);
+        if (ka.first != kb.first) return ka.first < kb.first;
+        if (*ka.second != *kb.second) return *ka.second < *kb.second;
+        return a < b;
+    });
+}
+
+namespace {
+
+std::string banDetail(const Analysis& a, const RecomputeConfig& config, ValueId v, BanRule rule) {
+    const Program& p = a.program();
+    const OpId def = p.values[v].definingOp;
+    const std::string op = def == kNoId ? std::string("(none)") : std::string(p.opName(def));
+    switch (rule) {
+    case BanRule::None: return "not banned";
+    case BanRule::TendingToRecompute: return "never banned: " + op + " tends to be recomputed";
+    case BanRule::AggressiveUnrecomputable: return "banned (aggressive mode): " + op + " is unrecomputable";
+    case BanRule::NotRecomputable: return "banned: " + op + " is not a recomputable op";
+    case BanRule::MaterializedBackwards:
+        return "banned: a backward user is not fusible with it, so it must be materialized in the backward";
+    case BanRule::TooFarFromBackward:
+        return "banned: distance to the backward " + std::to_string(a.distance(v)) + " > max_dist_from_bw " +
+               std::to_string(config.maxDistFromBw);
+    case BanRule::SizeRatio: {
+        char ratio[32];
+        auto r = std::to_chars(ratio, ratio + sizeof ratio, config.sizeRatioBan);
+        return "banned: " + std::string(ratio, r.ptr) + " x " + std::to_string(a.size(v)) + " bytes < " +
+               std::to_string(a.realInputsSize(v)) + " bytes of inputs";
+    }
+    }
+    return "";
+}
+
+}  // namespace
+
+Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses& classes,
+               const FlowNetwork& net, const MinCutResult& cut, std::string& error) {
+    const Program& p = a.program();
+    const size_t nValues = p.values.size();
+    Plan plan;
+    plan.scale = net.scale;
+    plan.cutValueUnits = cut.valueUnits;
+    plan.warnings = net.warnings;
+
+    // §6: saved values = v with v_in on the source side and v_out on the sink side.
+    std::vector<uint8_t> saved(nValues, 0);
+    for (uint32_t k : cut.cutArcs) {
+        const auto& arc = net.arcs[k];
+        const auto& from = net.nodes[arc.from];
+        const auto& to = net.nodes[arc.to];
+        if (from.kind != FlowNetwork::NodeKind::In || to.kind != FlowNetwork::NodeKind::Out || from.value != to.value) {
+            error = "a cut edge " + net.nodeName(arc.from, p) + " -> " + net.nodeName(arc.to, p) +
+                    " is not a value's in -> out edge (the seed's assertion)";
+            return plan;
+        }
+        if (!saved[from.value]) {
+            saved[from.value] = 1;
+            plan.savedValues.push_back(from.value);
+        }
+    }
+    sortValuesByName(p, plan.savedValues);
+
+    // §7 mid-hold values.
+    const auto gops = a.globalOps();
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    std::vector<uint8_t> midHold(nValues, 0);
+    for (int64_t i = 0; i <= a.fwdEnd() && i < int64_t(gops.size()); ++i) {
+        const OpId op = gops[size_t(i)];
+        for (ValueId r : p.ops[op].results) {
+            bool backwardUse = false;
+            for (const Use& use : p.uses(r)) {
+                const OpId u = use.ancestor;
+                if (u == kNoId) continue;
+                if (p.ops[u].nameId == combineId && (p.ops[u].results.empty() || p.uses(p.ops[u].results[0]).empty()))
+                    continue;  // combine ops nobody uses are ignored
+                if (a.isBackwardRangeOp(u)) { backwardUse = true; break; }
+            }
+            if (backwardUse && !saved[r] && !a.isOutput(r) && !a.isInput(r) && !a.isBwNoNeedBuffer(r) &&
+                !classes.has(p.ops[op].nameId, OpClasses::Ignored)) {
+                midHold[r] = 1;
+                plan.midHoldValues.push_back(r);
+                plan.memorySavedBytes += a.size(r);
+            }
+        }
+    }
+    sortValuesByName(p, plan.midHoldValues);
+
+    // §7 recompute subgraph: walk back from each mid-hold value (explicit stack; the seed
+    // recurses) until saved values, pd_op.data or builtin.parameter values.
+    std::vector<uint8_t> done(p.ops.size(), 0), isInput(nValues, 0);
+    struct Frame { OpId op; uint32_t next; };
+    std::vector<Frame> stack;
+    const uint32_t dataId = p.findOpName("pd_op.data"), paramId = p.findOpName("builtin.parameter");
+    const uint32_t fullId = p.findOpName("pd_op.full"), fullIntId = p.findOpName("pd_op.full_int_array");
+    auto addInput = [&](ValueId v) {
+        if (!isInput[v]) { isInput[v] = 1; plan.subgraphInputs.push_back(v); }
+    };
+    // Returns false (and sets error) on the seed's zero-input exception.
+    auto enter = [&](ValueId v) -> bool {
+        const OpId def = p.values[v].definingOp;
+        if (def == kNoId || done[def]) return true;
+        const uint32_t name = p.ops[def].nameId;
+        if (name == dataId || name == paramId) { addInput(v); return true; }
+        if (p.ops[def].operands.empty() && name != fullId && name != fullIntId) {
+            error = "Every path to recompute value " + p.values[v].name +
+                    " must have saved value or starting point of the path is one of op in [pd_op.full, "
+                    "pd_op.full_int_array], but find " + std::string(p.opName(def)) + " op (op " +
+                    std::to_string(a.opIndex(def)) + ")";
+            return false;
+        }
+        done[def] = 1;  // on the stack (re-entry only in a cyclic, malformed program)
+        stack.push_back({def, 0});
+        plan.maxRecomputeDepth = std::max(plan.maxRecomputeDepth, stack.size());
+        return true;
+    };
+    for (ValueId m : plan.midHoldValues) {
+        if (!enter(m)) return plan;
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const auto& operands = p.ops[f.op].operands;
+            if (f.next < operands.size()) {
+                const ValueId x = operands[f.next++];
+                if (x == kNoId) continue;
+                if (saved[x]) { addInput(x); continue; }
+                if (!enter(x)) return plan;
+                continue;
+            }
+            done[f.op] = 2;
+            plan.recomputeOps.push_back(f.op);
+            stack.pop_back();
+        }
+    }
+    std::sort(plan.recomputeOps.begin(), plan.recomputeOps.end(),
+              [&](OpId x, OpId y) { return a.opIndex(x) < a.opIndex(y); });
+    if (plan.maxRecomputeDepth > 1000)
+        plan.warnings.push_back("a recompute path is " + std::to_string(plan.maxRecomputeDepth) +
+                                " ops deep: the seed's recursion would fail here (RecursionError); solved iteratively");
+
+    // Reasons per value.
+    std::vector<uint8_t> recomputed(p.ops.size(), 0);
+    for (OpId op : plan.recomputeOps) recomputed[op] = 1;
+    plan.reasons.resize(nValues);
+    for (ValueId v = 0; v < nValues; ++v) {
+        ValueReason& r = plan.reasons[v];
+        const ValueFacts& f = net.facts[v];
+        r.valueClass = a.valueClass(v);
+        r.inNetwork = net.inNode(v) != kNoId;
+        r.skip = f.skip;
+        r.distance = a.distance(v);
+        r.size = a.size(v);
+        r.weightUnits = f.weightUnits;
+        r.materialized = f.materialized;
+        r.materializedBackwards = f.materializedBackwards;
+        r.fusionLoop = f.fusionLoop;
+        r.banned = f.banned;
+        r.banRule = f.banRule;
+        if (a.isForwardValue(v) && f.skip == SkipReason::None) r.banText = banDetail(a, config, v, f.banRule);
+        r.pin = f.pin;
+        r.midHold = midHold[v];
+        const OpId def = p.values[v].definingOp;
+        r.side = saved[v] ? ValueSide::Saved
+                 : (def != kNoId && recomputed[def]) ? ValueSide::Recomputed
+                                                     : ValueSide::Neither;
+    }
+
+    // Hazards (ALGORITHM.md §8).
+    for (ValueId m : plan.midHoldValues) {
+        bool resultUser = false, resultless = false;
+        for (const Use& use : p.uses(m)) {
+            if (use.ancestor == kNoId || !a.isBackwardRangeOp(use.ancestor)) continue;
+            (p.ops[use.ancestor].results.empty() ? resultless : resultUser) = true;
+        }
+        if (resultless && !resultUser)
+            plan.hazards.push_back("value " + p.values[m].name +
+                                   " is held only by backward op(s) without results (e.g. builtin.shadow_output): "
+                                   "it is mid-hold but has no edge to sink, so it is recomputed regardless of the cut");
+        if (net.facts[m].banned)
+            plan.hazards.push_back("value " + p.values[m].name + " is banned from recomputation (" +
+                                   std::string(banRuleName(net.facts[m].banRule)) + ") yet is recomputed");
+    }
+    return plan;
+}
+
+}  // namespace rx

@@ -1,0 +1,130 @@
+#include "algorithms/Rewriter.h"
+
+#include <algorithm>
+
+namespace rx {
+
+RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
+    RewriteResult res;
+    res.fwdOpEndIdx = a.fwdEnd();
+    const Program& orig = a.program();
+    const auto gops = a.globalOps();
+    const size_t nOrigValues = orig.values.size();
+
+    auto program = std::make_shared<Program>(orig);
+    Program& np = *program;
+
+    // Clone the subgraph ops in program order, mapping operands (subgraph inputs map to
+    // themselves; each clone's results overwrite the mapping).
+    std::vector<ValueId> map(nOrigValues, kNoId);
+    for (ValueId x : plan.subgraphInputs) map[x] = x;
+    std::vector<uint8_t> isRecompute(orig.ops.size(), 0);
+    for (OpId op : plan.recomputeOps) isRecompute[op] = 1;
+    std::vector<OpId> anchor;  // first backward user of the original's first result (orig op id)
+    std::vector<TypeId> types;
+    std::vector<ValueId> operands;
+    for (OpId op : gops) {
+        if (!isRecompute[op]) continue;
+        const Operation& o = orig.ops[op];
+        operands.clear();
+        for (ValueId x : o.operands) {
+            if (x == kNoId) { operands.push_back(kNoId); continue; }
+            const ValueId m = x < nOrigValues ? map[x] : kNoId;
+            if (m == kNoId) {
+                res.error = "cloning " + std::string(orig.opName(op)) + " (op " + std::to_string(a.opIndex(op)) +
+                            "): its operand " + orig.values[x].name +
+                            " is neither recomputed nor saved (the seed's IrMapping 'not found' error)";
+                return res;
+            }
+            operands.push_back(m);
+        }
+        types.clear();
+        for (ValueId r : o.results) types.push_back(orig.values[r].type);
+        const OpId clone = np.createOp(orig.opName(op), operands, types, o.attributes);
+        for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.ops[clone].results[k];
+
+        OpId first = kNoId;
+        if (!o.results.empty())
+            for (const Use& use : orig.uses(o.results[0])) {
+                const OpId u = use.ancestor;
+                if (u != kNoId && a.isBackwardRangeOp(u) && (first == kNoId || a.opIndex(u) < a.opIndex(first)))
+                    first = u;
+            }
+        if (first != kNoId) {
+            const Attribute* role = orig.ops[first].attribute("op_role");
+            const Attribute* chunk = orig.ops[first].attribute("chunk_id");
+            if (role && chunk) {
+                np.ops[clone].setAttribute("op_role", Attribute::int32(role->intValue));
+                np.ops[clone].setAttribute("chunk_id", Attribute::int32(chunk->intValue));
+            }
+        }
+        res.clones.push_back(clone);
+        res.cloneOf.push_back(op);
+        anchor.push_back(first);
+    }
+    for (OpId op : plan.recomputeOps) np.ops[op].setAttribute("is_recompute_op", Attribute::boolean(true));
+    for (OpId c : res.clones) np.ops[c].setAttribute("is_recompute_bw_op", Attribute::boolean(true));
+
+    // Backward uses of mid-hold values read the clones (top-level ops from bwd_start on only).
+    for (ValueId m : plan.midHoldValues) {
+        const ValueId c = map[m];
+        if (c == kNoId) {
+            res.error = "mid-hold value " + orig.values[m].name + " has no recomputed counterpart (IrMapping 'not found')";
+            return res;
+        }
+        if (c == m) continue;
+        for (const Use& use : orig.uses(m))
+            if (use.user == use.ancestor && a.isBackwardRangeOp(use.user))
+                np.ops[use.user].operands[use.operandIndex] = c;
+    }
+
+    // Placement: walking the clones in reverse, the anchor is the clone's own first backward
+    // user or the earliest anchor among the clones that use its results.
+    const size_t nc = res.clones.size();
+    std::vector<uint32_t> cloneIndexOfValue;  // by new value id - nOrigValues
+    cloneIndexOfValue.assign(np.values.size() - nOrigValues, kNoId);
+    for (uint32_t k = 0; k < nc; ++k)
+        for (ValueId r : np.ops[res.clones[k]].results) cloneIndexOfValue[r - nOrigValues] = k;
+    std::vector<std::vector<uint32_t>> children(nc);
+    for (uint32_t k = 0; k < nc; ++k)
+        for (ValueId x : np.ops[res.clones[k]].operands)
+            if (x != kNoId && x >= nOrigValues && cloneIndexOfValue[x - nOrigValues] != kNoId)
+                children[cloneIndexOfValue[x - nOrigValues]].push_back(k);
+    for (size_t k = nc; k-- > 0;) {
+        OpId best = anchor[k];
+        for (uint32_t child : children[k]) {
+            const OpId ca = anchor[child];
+            if (ca == kNoId) continue;
+            if (best == kNoId || a.opIndex(ca) < a.opIndex(best)) best = ca;
+        }
+        if (best == kNoId) {
+            const OpId o = res.cloneOf[k];
+            res.error = "assertion failed placing the clone of " + std::string(orig.opName(o)) + " (op " +
+                        std::to_string(a.opIndex(o)) + ", result " +
+                        (orig.ops[o].results.empty() ? std::string("-") : orig.values[orig.ops[o].results[0]].name) +
+                        "): no backward op uses its first result and no clone using it has an anchor";
+            return res;
+        }
+        anchor[k] = best;
+    }
+
+    // New global order: clones just before their anchors, same anchor in clone order.
+    std::vector<std::vector<OpId>> before(orig.ops.size());
+    for (size_t k = 0; k < nc; ++k) before[anchor[k]].push_back(res.clones[k]);
+    std::vector<OpId> order;
+    order.reserve(gops.size() + nc);
+    for (OpId op : gops) {
+        for (OpId c : before[op]) {
+            np.ops[c].parentBlock = Program::kGlobalBlock;
+            for (ValueId r : np.ops[c].results) np.values[r].block = Program::kGlobalBlock;
+            order.push_back(c);
+        }
+        order.push_back(op);
+    }
+    np.blocks[Program::kGlobalBlock].ops = std::move(order);
+    np.invalidateCaches();
+    res.program = std::move(program);
+    return res;
+}
+
+}  // namespace rx

@@ -1,0 +1,106 @@
+#include "algorithms/Solver.h"
+
+#include <chrono>
+
+namespace rx {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+}  // namespace
+
+RecomputeSolver::RecomputeSolver(std::shared_ptr<const Program> program, RecomputeSpec spec,
+                                 const NoNeedBufferTable& table)
+    : analysis_(std::make_shared<Analysis>(std::move(program), spec, table)) {}
+
+std::shared_ptr<const std::vector<uint8_t>> RecomputeSolver::fusionLoop(const RecomputeConfig& config,
+                                                                         const OpClasses& classes) const {
+    // The judge depends only on the unrecomputable ops (and the program): cache by that set.
+    const std::vector<std::string> key = config.unrecomputableOps();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = fusionCache_.find(key);
+        if (it != fusionCache_.end()) return it->second;
+    }
+    auto flags = std::make_shared<const std::vector<uint8_t>>(analysis_->fusionLoopFlags(classes));
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fusionCache_.size() >= 16) fusionCache_.clear();
+    fusionCache_.emplace(key, flags);
+    return flags;
+}
+
+SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOptions& options) const {
+    const auto start = Clock::now();
+    SolveResult res;
+    const Analysis& a = *analysis_;
+    const Program& p = a.program();
+    auto finish = [&]() -> SolveResult& {
+        res.timings.totalMs = msSince(start);
+        return res;
+    };
+    std::vector<ValueId> resident(a.spec().inputs.begin(), a.spec().inputs.end());
+    if (options.memory) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!originalMemory_)
+            originalMemory_ = std::make_shared<const MemoryProfile>(profileMemory(p, resident, a.fwdEnd()));
+        res.originalMemory = *originalMemory_;
+    }
+    if (!a.error().empty()) {
+        res.error = a.error();
+        return finish();
+    }
+    if (a.unchanged()) {
+        res.unchanged = true;
+        res.rewritten = a.programPtr();
+        res.rewrittenMemory = res.originalMemory;
+        return finish();
+    }
+
+    auto t = Clock::now();
+    const OpClasses classes = a.classify(config);
+    const auto fusion = fusionLoop(config, classes);
+    auto network = std::make_shared<FlowNetwork>(buildFlowNetwork(a, config, classes, *fusion));
+    res.network = network;
+    res.timings.buildMs = msSince(t);
+
+    t = Clock::now();
+    res.cut = solveMinCut(*network, p, MinCutOptions{options.reduced});
+    res.timings.solveMs = msSince(t);
+    if (!res.cut.ok()) {
+        res.error = res.cut.error;
+        res.plan.warnings = network->warnings;
+        return finish();
+    }
+
+    t = Clock::now();
+    std::string planError;
+    res.plan = buildPlan(a, config, classes, *network, res.cut, planError);
+    res.timings.planMs = msSince(t);
+    if (!planError.empty()) {
+        res.error = planError;
+        return finish();
+    }
+
+    if (options.rewrite) {
+        t = Clock::now();
+        RewriteResult rw = partitionJointGraph(a, res.plan);
+        res.timings.rewriteMs = msSince(t);
+        if (!rw.ok()) {
+            res.error = rw.error;
+            return finish();
+        }
+        res.clones = std::move(rw.clones);
+        res.cloneOf = std::move(rw.cloneOf);
+        if (options.memory) {
+            t = Clock::now();
+            res.rewrittenMemory = profileMemory(*rw.program, resident, a.fwdEnd());
+            res.timings.memoryMs = msSince(t);
+        }
+        res.rewritten = std::move(rw.program);
+    }
+    return finish();
+}
+
+}  // namespace rx

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "model/Diagnostic.h"
+#include "model/RecomputeSpec.h"
 
 namespace rx::zoo {
 namespace {
@@ -770,8 +771,8 @@ GeneratedProgram generateModel(const ZooOptions& o) {
         out.parameterGrads.push_back(gr);
         fetch(gr);
     }
-    out.spec.fwdOpEndIdx = fwdEnd;
-    out.spec.backwardOpStartIdx = bwdStart;
+    out.spec.fwdOpEndIdx = static_cast<int>(fwdEnd);
+    out.spec.backwardOpStartIdx = static_cast<int>(bwdStart);
     for (OpId op : g.ops) {
         std::string_view n = p.opName(op);
         if (n == "pd_op.data" || n == "builtin.parameter") out.spec.inputs.push_back(p.ops[op].results[0]);
@@ -781,16 +782,6 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     return out;
 }
 
-std::string specJson(const GeneratedProgram& g) {
-    const Program& p = *g.program;
-    auto names = [&](const std::vector<ValueId>& vs) {
-        std::string s = "[";
-        for (size_t i = 0; i < vs.size(); ++i) s += (i ? ", \"" : "\"") + p.values[vs[i]].name + "\"";
-        return s + "]";
-    };
-    return "{\n  \"fwd_op_end_idx\": " + std::to_string(g.spec.fwdOpEndIdx) + ",\n  \"backward_op_start_idx\": " +
-           std::to_string(g.spec.backwardOpStartIdx) + ",\n  \"inputs\": " + names(g.spec.inputs) + ",\n  \"outputs\": " +
-           names(g.spec.outputs) + ",\n  \"grad_outputs\": " + names(g.spec.gradOutputs) + "\n}\n";
-}
+std::string specJson(const GeneratedProgram& g) { return specToJson(g.spec, *g.program); }
 
 }  // namespace rx::zoo

@@ -1,0 +1,99 @@
+#include "algorithms/exec/Verify.h"
+
+#include <QtConcurrent/QtConcurrent>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "algorithms/exec/CpuExecutor.h"
+#include "model/Diagnostic.h"
+
+namespace rx::exec {
+
+std::string VerifyReport::summary() const {
+    std::ostringstream s;
+    if (equivalent) {
+        s << "equivalent: " << compared << " fetched values agree";
+        if (bitwiseEqual == compared) s << " bit for bit";
+        else s << " (" << bitwiseEqual << " bit for bit, max |difference| " << maxAbsDifference << ")";
+    } else {
+        s << "NOT equivalent";
+        if (firstDifference) {
+            const ValueDifference& d = *firstDifference;
+            s << ": first difference in " << d.valueName;
+            if (!d.fetchName.empty()) s << " (" << d.fetchName << ")";
+            if (d.reason == "value") s << " at element " << d.index << ": " << d.original << " vs " << d.rewritten;
+            else s << ": " << d.reason << " differs";
+        }
+    }
+    s << "; peak " << originalPeakBytes << " -> " << rewrittenPeakBytes << " bytes";
+    return s.str();
+}
+
+VerifyReport compareRuns(const RunResult& a, const RunResult& b, const VerifyOptions& o) {
+    VerifyReport r;
+    r.originalPeakBytes = a.peakBytes;
+    r.rewrittenPeakBytes = b.peakBytes;
+    r.originalMs = a.totalMs;
+    r.rewrittenMs = b.totalMs;
+    r.equivalent = true;
+    bool bitwise = o.rtol == 0.0 && o.atol == 0.0;
+    auto differ = [&](ValueDifference d) {
+        if (!r.firstDifference) r.firstDifference = std::move(d);
+        r.equivalent = false;
+    };
+    size_t n = std::max(a.fetches.size(), b.fetches.size());
+    for (size_t i = 0; i < n; ++i) {
+        if (i >= a.fetches.size() || i >= b.fetches.size()) {
+            const FetchedValue& f = i < a.fetches.size() ? a.fetches[i] : b.fetches[i];
+            differ({f.valueName, f.fetchName, -1, 0, 0, "missing"});
+            continue;
+        }
+        const FetchedValue& fa = a.fetches[i];
+        const FetchedValue& fb = b.fetches[i];
+        ++r.compared;
+        if (fa.tensor.dtype != fb.tensor.dtype) { differ({fa.valueName, fa.fetchName, -1, 0, 0, "dtype"}); continue; }
+        if (fa.tensor.dims != fb.tensor.dims) { differ({fa.valueName, fa.fetchName, -1, 0, 0, "shape"}); continue; }
+        if (fa.tensor.bytes == fb.tensor.bytes) { ++r.bitwiseEqual; continue; }
+        const int eb = dtypeBytes(fa.tensor.dtype);
+        bool reported = false;
+        for (int64_t k = 0; k < fa.tensor.numel(); ++k) {
+            if (std::memcmp(fa.tensor.bytes.data() + k * eb, fb.tensor.bytes.data() + k * eb, eb) == 0) continue;
+            double x = fa.tensor.get(k), y = fb.tensor.get(k);
+            if (std::isnan(x) && std::isnan(y)) continue;
+            double d = std::fabs(x - y);
+            if (!std::isnan(d)) r.maxAbsDifference = std::max(r.maxAbsDifference, d);
+            // Bitwise mode: any differing bits (even -0 vs 0) are a difference.
+            bool ok = !bitwise && !std::isnan(d) && d <= o.atol + o.rtol * std::fabs(y);
+            if (!ok && !reported) { differ({fa.valueName, fa.fetchName, k, x, y, "value"}); reported = true; }
+        }
+    }
+    return r;
+}
+
+VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& o, Executor* executor) {
+    CpuExecutor cpu;
+    Executor& ex = executor ? *executor : cpu;
+    RunInputs inputs;
+    inputs.seed = o.seed;
+    RunOptions ro;
+    ro.recordOpTimes = false;
+    RunResult a = ex.run(original, inputs, ro);
+    RunResult b = ex.run(rewritten, inputs, ro);
+    return compareRuns(a, b, o);
+}
+
+QFuture<VerifyOutcome> verifyProgramsAsync(std::shared_ptr<const Program> original, std::shared_ptr<const Program> rewritten,
+                                           VerifyOptions options) {
+    return QtConcurrent::run([original, rewritten, options]() {
+        VerifyOutcome out;
+        try {
+            out.report = verifyPrograms(*original, *rewritten, options);
+        } catch (const std::exception& e) {
+            out.error = e.what();
+        }
+        return out;
+    });
+}
+
+}  // namespace rx::exec

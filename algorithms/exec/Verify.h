@@ -1,0 +1,59 @@
+#pragma once
+// Equivalence by execution: run the original and the rewritten program on the same seeded
+// inputs and compare every fetched value. The CPU executor is deterministic and a rewrite
+// only clones ops, so the default demands identical bits; a tolerance can be stated for
+// backends (or programs) where that cannot hold.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <QFuture>
+
+#include "algorithms/exec/Executor.h"
+
+namespace rx::exec {
+
+struct VerifyOptions {
+    uint64_t seed = 0;
+    // 0 and 0: bitwise. Else |a-b| <= atol + rtol*|b| per element (NaN == NaN).
+    double rtol = 0.0;
+    double atol = 0.0;
+};
+
+struct ValueDifference {
+    std::string valueName;    // name in the original program
+    std::string fetchName;
+    int64_t index = -1;       // first differing element (-1: shape or dtype differs)
+    double original = 0, rewritten = 0;
+    std::string reason;       // "shape", "dtype", "value", "missing"
+};
+
+struct VerifyReport {
+    bool equivalent = false;
+    int compared = 0;                  // fetched values compared
+    int bitwiseEqual = 0;              // of those, identical bits
+    double maxAbsDifference = 0;
+    std::optional<ValueDifference> firstDifference;
+    int64_t originalPeakBytes = 0, rewrittenPeakBytes = 0;
+    double originalMs = 0, rewrittenMs = 0;
+    std::string summary() const;       // one paragraph for the CLI / a status bar
+};
+
+// Compares two runs' fetches in order (fetch i of one against fetch i of the other).
+VerifyReport compareRuns(const RunResult& original, const RunResult& rewritten, const VerifyOptions& options);
+
+// Runs both programs with `executor` (CPU when null). Throws rx::Error if either cannot run.
+VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& options,
+                            Executor* executor = nullptr);
+
+// The same off the calling thread (for the explorer): the programs are kept alive by the
+// future's task; exceptions surface from QFuture::result() as QUnhandledException-wrapped
+// rx::Error, so callers should prefer `verifyProgramsNoThrow` semantics below.
+struct VerifyOutcome {
+    std::optional<VerifyReport> report;
+    std::string error;                 // set when a program could not run
+};
+QFuture<VerifyOutcome> verifyProgramsAsync(std::shared_ptr<const Program> original, std::shared_ptr<const Program> rewritten,
+                                           VerifyOptions options);
+
+}  // namespace rx::exec

@@ -39,8 +39,7 @@ inline bool isIdentChar(char c) { return isAlpha(c) || isDigit(c) || c == '_' ||
 Generation detectGeneration(std::string_view t) {
     if (t.find("builtin.tensor<") != std::string_view::npos) return Generation::G2;
     if (t.find("pd_op.tensor<") != std::string_view::npos) return Generation::G1;
-    if (t.find("\"pd.") != std::string_view::npos || t.find("array[") != std::string_view::npos)
-        return Generation::G0;
+    if (t.find("array[") != std::string_view::npos) return Generation::G0;  // "array[", "IntArray["
     if (t.find("(pd_op.") != std::string_view::npos || t.find("(Int32)") != std::string_view::npos ||
         t.find("(Int64)") != std::string_view::npos || t.find("(Float)") != std::string_view::npos ||
         t.find("(Double)") != std::string_view::npos)
@@ -240,6 +239,7 @@ private:
             }
         } else {
             lenient_ = true;
+            prog.fragment = true;
             prog.warnings.push_back(
                 "program has no enclosing braces (a fragment); loaded its ops as the global block");
             parseBlockBody(Program::kGlobalBlock, /*braced=*/false);
@@ -702,7 +702,10 @@ private:
                 leave();
                 return prog.types.intern(t);
             }
-            if (gen_ != Generation::G0 && !sawElision_) {
+            const std::string_view rest(contentStart, static_cast<size_t>(end_ - contentStart));
+            const bool nullInside =
+                rest.substr(0, std::min<size_t>(rest.size(), 64)).find("<<NULL TYPE>>") != std::string_view::npos;
+            if (gen_ != Generation::G0 && !sawElision_ && !nullInside) {
                 if (ok && !dt) fail(dtypeStart, "an element type such as f32");
                 fail(p_, "'>' closing the type");
             }
@@ -844,6 +847,22 @@ private:
             return;
         }
         if (c == '[') {
+            // Untyped printers (G3) write IntArray attributes as plain lists; these names
+            // are IntArrays in Paddle's op definitions.
+            if (!inArray && gen_ == Generation::G3 &&
+                (key == "shape" || key == "axis" || key == "starts" || key == "ends" || key == "sections" ||
+                 key == "repeat_times" || key == "num_or_sections")) {
+                const char* save = p_;
+                Attribute ints;
+                ints.kind = Attribute::Kind::IntArray;
+                try {
+                    parseIntList(ints);
+                    a = std::move(ints);
+                    return;
+                } catch (const Error&) {
+                    p_ = save;  // not a list of integers after all
+                }
+            }
             parseArray(a, key);
             return;
         }

@@ -102,9 +102,12 @@ public:
 
     std::string run() {
         out_.reserve(prog_.ops.size() * 160 + 16);
-        out_ += "{\n";
-        block(Program::kGlobalBlock, 1);
-        out_ += "}\n";
+        // Fragments (and programs that use values nobody defines) print without the outer
+        // braces, so that reading them back is as lenient as it was the first time.
+        const bool fragment = prog_.fragment || !prog_.globalBlock().args.empty();
+        if (!fragment) out_ += "{\n";
+        block(Program::kGlobalBlock, fragment ? 0 : 1);
+        if (!fragment) out_ += "}\n";
         return std::move(out_);
     }
 

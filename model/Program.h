@@ -97,6 +97,9 @@ public:
 
     Generation generation = Generation::G2;   // the printer generation it was read in
     std::vector<std::string> warnings;        // reader warnings (fragment without braces, ...)
+    // Read from a fragment (ops without the enclosing "{ }"); the writer prints it the same
+    // way. Values such a fragment uses without defining are arguments of the global block.
+    bool fragment = false;
     // Operand types as printed where they disagree with the operands' own types (hand-edited
     // fixtures do this); the writer prints them back. setOperand() drops an op's entry.
     std::unordered_map<OpId, std::vector<TypeId>> operandTypeOverrides;

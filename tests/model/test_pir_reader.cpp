@@ -1,0 +1,275 @@
+// The PIR text reader on the real corpus: every construct FORMATS.md lists, read into the
+// right structure (not just "it parses").
+#include <QtTest>
+
+#include "model/PirJsonReader.h"
+#include "model/PirReader.h"
+#include "model/PirWriter.h"
+#include "tests/model/CorpusUtil.h"
+
+using namespace rx;
+using namespace rx::test;
+
+namespace {
+Program load(const std::string& rel, int index = -1) {
+    ReadOptions o;
+    o.programIndex = index;
+    return readPirFile(corpusDir() + "/" + rel, o);
+}
+const Operation& globalOp(const Program& p, size_t i) { return p.ops[p.globalBlock().ops[i]]; }
+}  // namespace
+
+class PirReaderTest : public QObject {
+    Q_OBJECT
+private slots:
+    void g1DocstringStructure() {
+        const Program p = load("pir-real/recompute-docstring-sin-cos.pir");
+        QCOMPARE(p.generation, Generation::G1);
+        QCOMPARE(p.globalBlock().ops.size(), size_t(12));
+        QCOMPARE(p.values.size(), size_t(12));
+        QVERIFY(p.warnings.empty());
+        const Operation& full = globalOp(p, 3);
+        QCOMPARE(p.opName(p.globalBlock().ops[3]), std::string_view("pd_op.full"));
+        const Attribute* value = full.attribute("value");
+        QVERIFY(value);
+        QCOMPARE(value->kind, Attribute::Kind::Float);
+        QCOMPARE(value->floatValue, 3.0);
+        QCOMPARE(value->spelling, std::string("3"));
+        QVERIFY(value->typed);
+        QCOMPARE(full.attribute("shape")->kind, Attribute::Kind::IntArray);
+        QCOMPARE(full.attribute("shape")->toIntVector(), (std::vector<int64_t>{4096, 4096}));
+        QCOMPARE(full.attribute("dtype")->kind, Attribute::Kind::DataType);
+        QCOMPARE(full.attribute("dtype")->text, std::string("float32"));
+        QCOMPARE(full.attribute("place")->text, std::string("Place(undefined:0)"));
+        QCOMPARE(full.attribute("stop_gradient")->elements.size(), size_t(1));
+        QCOMPARE(full.attribute("stop_gradient")->elements[0].kind, Attribute::Kind::Bool);
+        const ValueId x = globalOp(p, 0).results[0];
+        QCOMPARE(p.values[x].name, std::string("%0"));
+        QCOMPARE(p.valueBytes(x), int64_t(4096) * 4096 * 4);
+        QCOMPARE(p.uses(x).size(), size_t(3));  // sin, sin, cos
+        const Operation& scale = globalOp(p, 7);
+        QCOMPARE(scale.operands.size(), size_t(2));
+        QCOMPARE(p.values[scale.operands[1]].name, std::string("%6"));
+        QCOMPARE(scale.attribute("bias_after_scale")->boolValue, true);
+    }
+
+    void g2MultiResultNullTypeNullValue() {
+        const Program p = load("pir-real/simple-llama-infer-250ops.pir");
+        QCOMPARE(p.generation, Generation::G2);
+        QCOMPARE(p.globalBlock().ops.size(), size_t(250));
+        bool sawNullValue = false, sawNullType = false, sawVec = false, sawDynamic = false;
+        for (const Operation& op : p.ops) {
+            for (ValueId v : op.operands) sawNullValue |= v == kNoId;
+            for (ValueId r : op.results) {
+                const Type& t = p.types[p.values[r].type];
+                sawNullType |= t.kind == Type::Kind::Null;
+                sawVec |= t.kind == Type::Kind::Vector;
+                for (int64_t d : t.dims) sawDynamic |= d == -1;
+            }
+        }
+        QVERIFY(sawNullValue && sawNullType && sawVec && sawDynamic);
+        const Program bn = load("pir-real/auto-layout-pass-resnet-stem.pir");
+        const Operation& batchNorm = globalOp(bn, 9);
+        QCOMPARE(batchNorm.results.size(), size_t(6));
+        QCOMPARE(bn.values[batchNorm.results[5]].name, std::string("%14"));
+        QCOMPARE(batchNorm.attribute("epsilon")->spelling, std::string("1e-05"));
+    }
+
+    void nonContiguousIdsAndFreshNames() {
+        Program p = load("pir-real/fuse-allreduce-split-bf16.pir");
+        QCOMPARE(p.globalBlock().ops.size(), size_t(10));
+        QCOMPARE(p.values[globalOp(p, 1).results[0]].name, std::string("%38"));
+        QCOMPARE(p.nextValueName(), std::string("%68"));
+        QCOMPARE(p.types[p.values[globalOp(p, 0).results[0]].type].dtype, DType::BFloat16);
+    }
+
+    void ifRegionsAndNestedUses() {
+        const Program p = load("pir-real/visualdl-if-op.pir");
+        const OpId ifOp = p.globalBlock().ops[5];
+        QCOMPARE(p.opName(ifOp), std::string_view("pd_op.if"));
+        QCOMPARE(p.ops[ifOp].regions.size(), size_t(2));
+        const BlockId thenBlock = p.ops[ifOp].regions[0][0];
+        QCOMPARE(p.blocks[thenBlock].ops.size(), size_t(2));
+        QCOMPARE(p.blocks[thenBlock].parentOp, ifOp);
+        const ValueId v2 = globalOp(p, 2).results[0];
+        const auto uses = p.uses(v2);
+        QCOMPARE(uses.size(), size_t(4));  // add(%2,%2) and subtract(%2,%2) inside the regions
+        for (const Use& u : uses) QCOMPARE(u.ancestor, ifOp);
+        QCOMPARE(p.types[p.values[globalOp(p, 3).results[0]].type].dims.size(), size_t(0));  // 0-d
+        // G1 spelling: bare name, "{" on its own line.
+        const Program g1 = load("pir-real/save-load-doc-if-op-early.pir");
+        const Operation& if1 = globalOp(g1, 4);
+        QVERIFY(if1.syntax & OpSyntax::kBareName);
+        QVERIFY(if1.syntax & OpSyntax::kRegionOnNewLine);
+        QCOMPARE(if1.regions.size(), size_t(2));
+    }
+
+    void whileKeywordOperandsAndBlockArguments() {
+        const Program p = load("pir-real/save-load-doc-while-op-early-fragment.pir");
+        QVERIFY(p.fragment);
+        QVERIFY(!p.warnings.empty());
+        const Operation& loop = globalOp(p, 4);
+        QCOMPARE(loop.operandKeywords, (std::vector<std::string>{"cond", "inputs"}));
+        QCOMPARE(loop.regions.size(), size_t(1));
+        const Block& body = p.blocks[loop.regions[0][0]];
+        QCOMPARE(body.args.size(), size_t(1));
+        QCOMPARE(p.values[body.args[0]].name, std::string("%arg_0"));
+        QCOMPARE(p.types[p.values[body.args[0]].type].dtype, DType::Int64);  // from the loop input
+        QCOMPARE(p.types[p.values[loop.results[0]].type].dtype, DType::Int64);
+        QCOMPARE(p.ops[body.ops[0]].operands[0], body.args[0]);
+        QCOMPARE(body.ops.size(), size_t(3));
+    }
+
+    void passLogListsProgramsAndLoadsTheChosenOne() {
+        const std::string file = corpusDir() + "/pir-real/cinn-softmax-pass-pipeline-zwsp-stripped.pir";
+        const auto listing = listPrograms(readTextFile(file), file);
+        QCOMPARE(listing.size(), size_t(5));
+        QCOMPARE(listing[0].title, std::string("IRPrinting on builtin.module original program"));
+        QCOMPARE(listing[3].title, std::string("IRPrinting on builtin.module after build_cinn_pass pass"));
+        QCOMPARE(listing[0].opCount, size_t(9));
+        QCOMPARE(listing[4].opCount, size_t(3));
+        QCOMPARE(listing[0].line, 4);
+        const Program last = load("pir-real/cinn-softmax-pass-pipeline-zwsp-stripped.pir");
+        QCOMPARE(last.globalBlock().ops.size(), size_t(3));
+        QCOMPARE(globalOp(last, 1).attribute("kernel_info")->kind, Attribute::Kind::Pointer);
+        const Program group = load("pir-real/cinn-softmax-pass-pipeline-zwsp-stripped.pir", 3);
+        const Operation& g = globalOp(group, 1);
+        QCOMPARE(group.opName(group.globalBlock().ops[1]), std::string_view("cinn_op.group"));
+        QVERIFY(g.syntax & OpSyntax::kArrowOnlySignature);
+        QCOMPARE(group.blocks[g.regions[0][0]].ops.size(), size_t(8));
+        QVERIFY_THROWS_EXCEPTION(Error, load("pir-real/cinn-softmax-pass-pipeline-zwsp-stripped.pir", 5));
+    }
+
+    void kernelDialect() {
+        const Program p = load("pir-real/docs-add-relu-op-and-kernel-dialect.pir");  // the last: kernel
+        QCOMPARE(p.opName(p.globalBlock().ops[4]), std::string_view("add(phi_kernel)"));
+        const Type& t = p.types[p.values[globalOp(p, 4).results[0]].type];
+        QCOMPARE(t.kind, Type::Kind::DenseTensor);
+        QCOMPARE(t.dialect, std::string("gpu_tensor"));
+        QCOMPARE(globalOp(p, 4).attribute("kernel_key")->kind, Attribute::Kind::Opaque);
+        QCOMPARE(globalOp(p, 6).results.size(), size_t(0));
+        const Program opDialect = load("pir-real/docs-add-relu-op-and-kernel-dialect.pir", 0);
+        QCOMPARE(opDialect.globalBlock().ops.size(), size_t(5));
+    }
+
+    void g3WrappedFragment() {
+        const Program p = load("pir-real/g3-dit-adaptive-layernorm-fragment-wrapped.pir");
+        QCOMPARE(p.generation, Generation::G3);
+        QCOMPARE(p.globalBlock().ops.size(), size_t(9));  // SOURCES.md says 8; the text holds 9
+        QCOMPARE(p.globalBlock().args.size(), size_t(5));  // used, not defined in the fragment
+        QCOMPARE(p.types[p.values[p.globalBlock().args[0]].type].dims, (std::vector<int64_t>{2, 4096, 2560}));
+        const Operation& ln = globalOp(p, 0);
+        QCOMPARE(ln.results.size(), size_t(3));
+        QCOMPARE(ln.attribute("epsilon")->kind, Attribute::Kind::Float);
+        QCOMPARE(ln.attribute("epsilon")->spelling, std::string("1e-06"));
+        QCOMPARE(ln.attribute("begin_norm_axis")->kind, Attribute::Kind::Int32);
+        QCOMPARE(globalOp(p, 1).attribute("dtype")->kind, Attribute::Kind::DataType);
+        QCOMPARE(globalOp(p, 1).attribute("place")->kind, Attribute::Kind::Place);
+        QCOMPARE(globalOp(p, 3).attribute("shape")->kind, Attribute::Kind::IntArray);
+        QVERIFY(p.warnings.size() >= 2);
+    }
+
+    void g0ExcerptWithElisions() {
+        const Program p = load("pir-real/qa-learning-resnet50-train-excerpt-prerelease.pir");
+        QCOMPARE(p.generation, Generation::G0);
+        QCOMPARE(p.globalBlock().ops.size(), size_t(27));
+        const Operation& conv = globalOp(p, 9);
+        QCOMPARE(conv.attribute("strides")->toIntVector(), (std::vector<int64_t>{2, 2}));
+        QCOMPARE(conv.attribute("data_format")->kind, Attribute::Kind::String);
+        QCOMPARE(conv.attribute("data_format")->text, std::string("NCHW"));
+        const Operation& constant = globalOp(p, 12);
+        QCOMPARE(constant.attribute("value")->kind, Attribute::Kind::IntArray);
+        QCOMPARE(p.types[p.values[constant.results[0]].type].kind, Type::Kind::Opaque);
+        QVERIFY(p.warnings.size() >= 2);
+    }
+
+    void idSuffixCommentsAndZeroWidthCharacters() {
+        const std::string text =
+            "\xEF\xBB\xBF// a comment line\n{ // the program\n"
+            "    (%0) = \"pd_op.data\" [id:7] () {dtype:float32,name:\"x\",place:Place(cpu),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>\n"
+            "    (%1) = \"pd_op.relu\"\xE2\x80\x8B [id:8] (%0) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>  // relu\n"
+            "}\n";
+        const Program p = parsePir(text, "mem");
+        QCOMPARE(p.generation, Generation::G3);
+        QCOMPARE(globalOp(p, 0).printedId, 7u);
+        QCOMPARE(globalOp(p, 1).printedId, 8u);
+        const std::string printed = printProgram(p);
+        QVERIFY(printed.find("\"pd_op.relu\" [id:8] (%0)") != std::string::npos);
+        QCOMPARE(printProgram(parsePir(printed, "again")), printed);
+    }
+
+    void jsonMatchesTheTextProgram() {
+        const Program json = readPirJsonFile(corpusDir() + "/pir-json/save-load-doc-fc-relu-scale.json");
+        const Program text = load("pir-real/save-load-doc-fc-relu-scale.pir");
+        QCOMPARE(json.globalBlock().ops.size(), text.globalBlock().ops.size());
+        for (size_t i = 0; i < text.globalBlock().ops.size(); ++i) {
+            const Operation& a = globalOp(json, i);
+            const Operation& b = globalOp(text, i);
+            QCOMPARE(json.opName(json.globalBlock().ops[i]), text.opName(text.globalBlock().ops[i]));
+            QCOMPARE(a.operands.size(), b.operands.size());
+            for (size_t k = 0; k < a.operands.size(); ++k)
+                QCOMPARE(json.values[a.operands[k]].name, text.values[b.operands[k]].name);
+            QCOMPARE(a.results.size(), b.results.size());
+            for (size_t k = 0; k < a.results.size(); ++k) {
+                QCOMPARE(json.values[a.results[k]].name, text.values[b.results[k]].name);
+                QCOMPARE(json.valueBytes(a.results[k]), text.valueBytes(b.results[k]));
+            }
+            QCOMPARE(a.attributes.size(), b.attributes.size());
+            for (size_t k = 0; k < a.attributes.size(); ++k) QCOMPARE(a.attributes[k].name, b.attributes[k].name);
+        }
+        // loadProgram picks the reader by content.
+        const Program viaLoad = loadProgram(corpusDir() + "/pir-json/save-load-doc-fc-relu-scale.json");
+        QCOMPARE(viaLoad.globalBlock().ops.size(), size_t(9));
+        QCOMPARE(globalOp(viaLoad, 0).attribute("parameter_name")->text, std::string("fc_0.b_0"));
+        QVERIFY_THROWS_EXCEPTION(Error, parsePirJson("{\"base_code\": 1", "bad.json"));
+        QVERIFY_THROWS_EXCEPTION(Error, parsePirJson("{\"base_code\": {\"magic\": \"x\"}}", "bad.json"));
+    }
+
+    void passCreatedAttributesPrintInEveryGeneration() {
+        QCOMPARE(printAttribute(Attribute::boolean(true), Generation::G2), std::string("true"));
+        QCOMPARE(printAttribute(Attribute::int32(5), Generation::G2), std::string("(Int32)5"));
+        QCOMPARE(printAttribute(Attribute::int32(5), Generation::G1), std::string("(Int32)5"));
+        QCOMPARE(printAttribute(Attribute::int32(5), Generation::G3), std::string("5"));
+        QCOMPARE(printAttribute(Attribute::float32(1e-5), Generation::G2), std::string("(Float)1e-05"));
+        QCOMPARE(printAttribute(Attribute::float64(0.5), Generation::G3), std::string("0.5"));
+        QCOMPARE(printAttribute(Attribute::string("x"), Generation::G3), std::string("\"x\""));
+        QCOMPARE(printAttribute(Attribute::dataType("float32"), Generation::G2), std::string("(pd_op.DataType)float32"));
+        QCOMPARE(printAttribute(Attribute::intArray({1, -1}), Generation::G2), std::string("(pd_op.IntArray)[1,-1]"));
+        QCOMPARE(printAttribute(Attribute::intArray({1, -1}), Generation::G3), std::string("[1,-1]"));
+        QCOMPARE(printAttribute(Attribute::array({Attribute::boolean(false)}), Generation::G2), std::string("[false]"));
+        // An op appended by a pass prints and reads back in every generation.
+        for (Generation g : {Generation::G1, Generation::G2, Generation::G3}) {
+            Program p = load("pir-real/translate-to-pir-docstring.pir");
+            const ValueId x = globalOp(p, 0).results[0];
+            const std::vector<ValueId> operands{x, x};
+            const std::vector<TypeId> types{p.values[x].type};
+            p.appendOp(Program::kGlobalBlock, "pd_op.add", operands, types,
+                       {{"is_recompute_op", Attribute::boolean(true)}, {"ring_id", Attribute::int32(5)},
+                        {"scale", Attribute::float32(0.5)}});
+            WriteOptions o;
+            o.generation = g;
+            const std::string text = printProgram(p, o);
+            const Program back = parsePir(text, "appended");
+            const Operation& added = globalOp(back, 4);
+            QCOMPARE(added.attribute("is_recompute_op")->boolValue, true);
+            QCOMPARE(added.attribute("ring_id")->intValue, int64_t(5));
+            QCOMPARE(added.attribute("scale")->floatValue, 0.5);
+            QCOMPARE(back.values[added.results[0]].name, std::string("%4"));
+        }
+    }
+
+    void renumberFollowsPrintOrder() {
+        const Program p = load("pir-real/fuse-allreduce-split-bf16.pir");
+        WriteOptions o;
+        o.renumber = true;
+        const Program back = parsePir(printProgram(p, o), "renumbered");
+        for (size_t i = 0; i < back.globalBlock().ops.size(); ++i)
+            QCOMPARE(back.values[globalOp(back, i).results[0]].name, "%" + std::to_string(i));
+        const Program ifp = load("pir-real/visualdl-if-op.pir");
+        const std::string text = printProgram(ifp, o);
+        QVERIFY(text.find("(%8) = \"pd_op.mean\" (%5)") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(PirReaderTest)
+#include "test_pir_reader.moc"

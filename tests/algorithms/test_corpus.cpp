@@ -1,0 +1,151 @@
+// The seed's docstring example end to end, the torch-joint corpus, the embedded
+// no-need-buffer table and the config file format.
+#include <QtTest>
+
+#include "algorithms/Solver.h"
+#include "model/PirReader.h"
+#include "model/PirWriter.h"
+#include "model/RecomputeConfig.h"
+#include "model/RecomputeSpec.h"
+
+using namespace rx;
+
+namespace {
+std::string shared(const std::string& rel) { return std::string(RX_SHARED_DIR) + "/" + rel; }
+std::vector<std::string> names(const Program& p, const std::vector<ValueId>& vs) {
+    std::vector<std::string> out;
+    for (ValueId v : vs) out.push_back(p.values[v].name);
+    return out;
+}
+void stripRecomputeMarks(Program& p) {
+    for (Operation& op : p.ops)
+        std::erase_if(op.attributes, [](const NamedAttribute& a) {
+            return a.name == "is_recompute_op" || a.name == "is_recompute_bw_op";
+        });
+}
+}  // namespace
+
+class CorpusTest : public QObject {
+    Q_OBJECT
+private slots:
+    void docstringExample() {
+        auto program = std::make_shared<Program>(readPirFile(shared("corpus/cases/docstring-before-recompute.pir")));
+        const RecomputeSpec spec = readSpecFile(shared("corpus/cases/docstring-before-recompute.spec.json"), *program);
+        RecomputeSolver solver(program, spec);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(names(*program, r.plan.savedValues), std::vector<std::string>{"%0"});
+        QCOMPARE(r.plan.cutValueText(), std::string("73819750"));
+        QCOMPARE(r.plan.cutValueUnits, int64_t(73819750) * r.plan.scale);
+        QCOMPARE(names(*program, r.plan.midHoldValues), std::vector<std::string>{"%1"});
+        QCOMPARE(r.plan.recomputeOps.size(), size_t(1));
+        QCOMPARE(solver.analysis().opIndex(r.plan.recomputeOps[0]), 1u);
+        QCOMPARE(r.plan.memorySavedBytes, int64_t(64) << 20);
+        // weight of %1: not materialized, so 2 x int(64 MiB x 1.1)
+        QCOMPARE(r.plan.weightText(solver.analysis().findValue("%1")), std::string("147639500"));
+
+        // The rewritten program, renumbered, is the docstring's output minus its fetch and marks.
+        Program rewritten = *r.rewritten;
+        QVERIFY(rewritten.ops[r.plan.recomputeOps[0]].attribute("is_recompute_op"));
+        QCOMPARE(r.clones.size(), size_t(1));
+        QVERIFY(rewritten.ops[r.clones[0]].attribute("is_recompute_bw_op"));
+        stripRecomputeMarks(rewritten);
+        Program expected = readPirFile(shared("corpus/pir-real/recompute-docstring-sin-cos.pir"));
+        const OpId fetch = expected.globalBlock().ops.back();
+        QCOMPARE(std::string(expected.opName(fetch)), std::string("pd_op.fetch"));
+        expected.eraseOp(fetch);
+        WriteOptions wo;
+        wo.generation = program->generation;
+        wo.renumber = true;
+        QCOMPARE(printProgram(rewritten, wo), printProgram(expected, wo));
+        // The original is untouched (passes are functions).
+        QVERIFY(!program->ops[r.plan.recomputeOps[0]].attribute("is_recompute_op"));
+        // Memory: %1 no longer crosses the boundary.
+        QCOMPARE(r.originalMemory.boundaryActivationBytes - r.rewrittenMemory.boundaryActivationBytes, int64_t(64) << 20);
+    }
+
+    void docstringUnreducedSameCut() {
+        auto program = std::make_shared<Program>(readPirFile(shared("corpus/cases/docstring-before-recompute.pir")));
+        const RecomputeSpec spec = readSpecFile(shared("corpus/cases/docstring-before-recompute.spec.json"), *program);
+        RecomputeSolver solver(program, spec);
+        SolveOptions o;
+        o.reduced = false;
+        const SolveResult u = solver.solve(RecomputeConfig::seedDefaults(), o);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY(u.ok() && r.ok());
+        QCOMPARE(u.cut.sinkSide, r.cut.sinkSide);
+        QCOMPARE(u.cut.valueUnits, r.cut.valueUnits);
+        QVERIFY(r.cut.solvedNodes < u.cut.solvedNodes);
+    }
+
+    void torchJointCorpusSolves_data() {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"mlp.aten", "mlp.prim", "transformer_layer.aten", "transformer_layer.prim"})
+            QTest::newRow(f) << QString::fromStdString(shared(std::string("corpus/torch-joint/") + f));
+    }
+    void torchJointCorpusSolves() {
+        QFETCH(QString, file);
+        auto program = std::make_shared<Program>(readPirFile(file.toStdString() + ".pir"));
+        const RecomputeSpec spec = readSpecFile(file.toStdString() + ".spec.json", *program);
+        RecomputeSolver solver(program, spec);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QVERIFY(!r.plan.savedValues.empty());
+        SolveOptions o;
+        o.reduced = false;
+        const SolveResult u = solver.solve(RecomputeConfig::seedDefaults(), o);
+        QVERIFY2(u.ok(), u.error.c_str());
+        QCOMPARE(u.cut.sinkSide, r.cut.sinkSide);
+        QCOMPARE(u.plan.savedValues, r.plan.savedValues);
+        // The rewritten program prints in the input's generation and parses back.
+        WriteOptions wo;
+        wo.renumber = true;
+        const std::string text = printProgram(*r.rewritten, wo);
+        const Program back = parsePir(text, "rewritten");
+        QCOMPARE(back.globalBlock().ops.size(), r.rewritten->globalBlock().ops.size());
+        QCOMPARE(printProgram(back, wo), text);
+        QVERIFY(r.rewrittenMemory.peakBytes > 0);
+    }
+
+    void embeddedNoNeedBufferTableIsCurrent() {
+        const NoNeedBufferTable fromFile = NoNeedBufferTable::readFile(shared("data/no_need_buffer.tsv"));
+        const NoNeedBufferTable& builtin = NoNeedBufferTable::builtin();
+        QCOMPARE(builtin.size(), fromFile.size());
+        QVERIFY(builtin.size() > 50);
+        QCOMPARE(*builtin.operandSlots("pd_op.layer_norm_grad"), std::vector<uint32_t>{2});
+        QCOMPARE(*builtin.operandSlots("pd_op.add_grad_"), (std::vector<uint32_t>{0, 1}));  // inplace variant
+        QVERIFY(!builtin.operandSlots("pd_op.exp"));
+        QVERIFY_THROWS_EXCEPTION(rx::Error, NoNeedBufferTable::parse("op\tx\ty\tz\npd_op.a\tx\tx\tq\n", "t.tsv"));
+    }
+
+    void configJsonRoundTripAndErrors() {
+        const RecomputeConfig d = RecomputeConfig::seedDefaults();
+        QCOMPARE(parseConfigJson("{}", "c.json"), d);
+        QCOMPARE(parseConfigJson(configToJson(d), "c.json"), d);
+        RecomputeConfig c = d;
+        c.aggressiveRecomputation = true;
+        c.minimumWeight = 0.25;
+        c.maxDistFromBw = 7;
+        c.pinnedSaved = {"%3"};
+        c.viewOps = {"pd_op.reshape"};
+        QCOMPARE(parseConfigJson(configToJson(c), "c.json"), c);
+        QVERIFY(configToJson(d).find("\"minimum_weight\": 0.1,") != std::string::npos);
+        try {
+            parseConfigJson("{\n  \"max_dist_from_bw\": \"x\"\n}", "c.json");
+            QFAIL("expected an error");
+        } catch (const rx::Error& e) {
+            QCOMPARE(std::string(e.what()).rfind("c.json:2:23:", 0), size_t(0));
+        }
+        try {
+            parseConfigJson("{\n  \"random_ops\": [1,\n", "c.json");
+            QFAIL("expected an error");
+        } catch (const rx::Error& e) {
+            QVERIFY(std::string(e.what()).rfind("c.json:", 0) == 0);
+        }
+        QVERIFY_THROWS_EXCEPTION(rx::Error, parseConfigJson("{\"max_dist_from_bw\": 2.5}", "c.json"));
+        QVERIFY_THROWS_EXCEPTION(rx::Error, parseConfigJson("[]", "c.json"));
+    }
+};
+
+QTEST_GUILESS_MAIN(CorpusTest)
+#include "test_corpus.moc"

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cctype>
 
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -54,9 +55,12 @@ public:
             return prog_.types.intern(Type::vector(std::move(elements)));
         }
         if (code.empty() || code == "NULL") return kNullType;
+        // Unknown type codes stay visible and print as text the PIR reader reads back.
         Type t;
         t.kind = Type::Kind::Opaque;
-        t.text = code;
+        std::string safe;
+        for (char c : code) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.') ? c : '_';
+        t.text = "json_type<" + safe + ">";
         return prog_.types.intern(t);
     }
 

@@ -781,15 +781,21 @@ private:
         }
     }
 
-    void parseBalanced(char open, char close) {  // p_ at `open`; stops after the matching close
+    // p_ at `open`; stops after the matching close, on the same line; skips "strings".
+    void parseBalanced(char open, char close) {
         int depth = 0;
-        const char* start = p_;
         while (p_ < end_ && *p_ != '\n') {
+            if (*p_ == '"') {
+                ++p_;
+                while (p_ < end_ && *p_ != '"' && *p_ != '\n') p_ += (*p_ == '\\' && p_ + 1 < end_ && p_[1] != '\n') ? 2 : 1;
+                if (p_ >= end_ || *p_ != '"') break;
+                ++p_;
+                continue;
+            }
             if (*p_ == open) ++depth;
             else if (*p_ == close && --depth == 0) { ++p_; return; }
             ++p_;
         }
-        (void)start;
         fail(p_, std::string("'") + close + "'");
     }
 
@@ -939,9 +945,9 @@ private:
             a.text.assign(at, p_);
             return;
         }
-        if (c == '<') {
+        if (c == '<' || c == '{') {  // kernel_key:<...>; {...} = attributes kept verbatim
             const char* at = p_;
-            parseBalanced('<', '>');
+            parseBalanced(c, c == '<' ? '>' : '}');
             a.kind = Attribute::Kind::Opaque;
             a.text.assign(at, p_);
             return;

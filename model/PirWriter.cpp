@@ -48,7 +48,22 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
             out += a.text;
         } else {
             out += '"';
-            out += a.text;
+            // Text read from PIR keeps its escapes; quotes and newlines from elsewhere
+            // (JSON, passes) are escaped so the output reads back.
+            for (size_t i = 0; i < a.text.size(); ++i) {
+                const char ch = a.text[i];
+                if (ch == '\\' && i + 1 < a.text.size() && a.text[i + 1] != '\n') {
+                    out += ch;
+                    out += a.text[++i];
+                } else if (ch == '"' || ch == '\\') {
+                    out += '\\';
+                    out += ch;
+                } else if (ch == '\n') {
+                    out += "\\n";
+                } else {
+                    out += ch;
+                }
+            }
             out += '"';
         }
         break;

@@ -1521,10 +1521,19 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
     for (size_t pos = 0; pos < nOps; ++pos)
         for (ValueId v : program.ops[block.ops[pos]].operands)
             if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
+    std::vector<uint8_t> resident(program.values.size(), 0);
+    if (options.residentValues) {
+        for (ValueId v : *options.residentValues) if (v < resident.size()) resident[v] = 1;
+    } else if (options.inputsResident) {
+        for (OpId op : block.ops)
+            if (isInputOp(program.opName(op))) for (ValueId r : program.ops[op].results) resident[r] = 1;
+    }
+    std::unordered_map<std::string, bool> capture;
+    for (const std::string& n : options.captureValues) capture[n] = true;
     std::vector<std::vector<ValueId>> dieAfter(nOps);
     for (size_t pos = 0; pos < nOps; ++pos)
         for (ValueId r : program.ops[block.ops[pos]].results) {
-            if (options.inputsResident && isInputOp(program.opName(block.ops[pos]))) continue;
+            if (resident[r]) continue;
             int64_t last = std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos));
             dieAfter[last].push_back(r);
         }
@@ -1625,9 +1634,9 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
                 result.fetches.push_back(std::move(f));
             }
         }
-        if (options.keepAllValues)
-            for (ValueId r : o.results)
-                if (slots[r].set && !slots[r].isList) result.values[program.values[r].name] = *slots[r].tensor;
+        for (ValueId r : o.results)
+            if (slots[r].set && !slots[r].isList && (options.keepAllValues || capture.count(program.values[r].name)))
+                result.values[program.values[r].name] = *slots[r].tensor;
         for (ValueId v : dieAfter[pos]) { live -= slotBytes[v]; slotBytes[v] = 0; slots[v] = Slot{}; }
         rec.liveBytes = live;
         rec.micros = options.recordOpTimes ? std::chrono::duration<double, std::micro>(Clock::now() - t0).count() : 0.0;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct RunOptions {
     // Keep data/parameter values for the whole run (as the memory model counts them); when
     // false they are freed after their last use like every other value.
     bool inputsResident = true;
+    // When set, exactly these values are resident instead (e.g. a recompute spec's inputs,
+    // which is what the memory model counts); inputsResident is then ignored.
+    std::optional<std::vector<ValueId>> residentValues;
+    // Values (by name) to return in RunResult::values besides the fetches, e.g. the
+    // program's sinks when it has no pd_op.fetch.
+    std::vector<std::string> captureValues;
     // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
     const std::atomic<bool>* cancel = nullptr;
 };

@@ -68,6 +68,18 @@ VerifyReport compareRuns(const RunResult& a, const RunResult& b, const VerifyOpt
             if (!ok && !reported) { differ({fa.valueName, fa.fetchName, k, x, y, "value"}); reported = true; }
         }
     }
+    for (const auto& [name, ta] : a.values) {
+        auto it = b.values.find(name);
+        if (it == b.values.end()) { differ({name, "", -1, 0, 0, "missing"}); continue; }
+        RunResult one, two;
+        one.fetches.push_back({"", name, ta});
+        two.fetches.push_back({"", name, it->second});
+        VerifyReport sub = compareRuns(one, two, o);
+        ++r.compared;
+        r.bitwiseEqual += sub.bitwiseEqual;
+        r.maxAbsDifference = std::max(r.maxAbsDifference, sub.maxAbsDifference);
+        if (!sub.equivalent) differ(*sub.firstDifference);
+    }
     return r;
 }
 
@@ -78,6 +90,19 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
     inputs.seed = o.seed;
     RunOptions ro;
     ro.recordOpTimes = false;
+    ro.residentValues = o.residentValues;
+    bool hasFetch = false;
+    for (OpId op : original.globalBlock().ops)
+        if (original.opName(op) == "pd_op.fetch" || original.opName(op) == "builtin.shadow_output") hasFetch = true;
+    if (!hasFetch) {
+        for (OpId op : original.globalBlock().ops) {
+            std::string_view n = original.opName(op);
+            if (n == "pd_op.data" || n == "builtin.parameter") continue;
+            for (ValueId v : original.ops[op].results)
+                if (original.uses(v).empty() && original.types[original.values[v].type].kind == Type::Kind::DenseTensor)
+                    ro.captureValues.push_back(original.values[v].name);
+        }
+    }
     RunResult a = ex.run(original, inputs, ro);
     RunResult b = ex.run(rewritten, inputs, ro);
     return compareRuns(a, b, o);

@@ -18,6 +18,9 @@ struct VerifyOptions {
     // 0 and 0: bitwise. Else |a-b| <= atol + rtol*|b| per element (NaN == NaN).
     double rtol = 0.0;
     double atol = 0.0;
+    // Resident values for both runs' memory figures (e.g. the spec's inputs); default: every
+    // data/parameter value. Value ids of the original survive in the rewritten program.
+    std::optional<std::vector<ValueId>> residentValues;
 };
 
 struct ValueDifference {
@@ -39,10 +42,12 @@ struct VerifyReport {
     std::string summary() const;       // one paragraph for the CLI / a status bar
 };
 
-// Compares two runs' fetches in order (fetch i of one against fetch i of the other).
+// Compares two runs' fetches in order (fetch i of one against fetch i of the other), then
+// the captured values (RunResult::values) present in both, by name.
 VerifyReport compareRuns(const RunResult& original, const RunResult& rewritten, const VerifyOptions& options);
 
 // Runs both programs with `executor` (CPU when null). Throws rx::Error if either cannot run.
+// A program without pd_op.fetch is compared on its sinks (values nobody reads), by name.
 VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& options,
                             Executor* executor = nullptr);
 

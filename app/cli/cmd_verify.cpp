@@ -57,6 +57,7 @@ int runVerify(const cli::Arguments& args) {
     vo.seed = static_cast<uint64_t>(numberOption(args, "--seed", 0));
     vo.rtol = numberOption(args, "--rtol", 0);
     vo.atol = numberOption(args, "--atol", 0);
+    vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
 
     RecomputeSolver solver(program, spec);
     SolveResult solved = solver.solve(config);

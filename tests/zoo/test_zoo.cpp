@@ -194,7 +194,7 @@ private slots:
         // decomposed GELU / attention scale round 1/sqrt(2), 1/sqrt(d) to float.
         VerifyOptions tol;
         tol.rtol = 1e-6;
-        tol.atol = 1e-9;
+        tol.atol = 1e-7;  // batch-norm gradients cancel: 1e-8 relative becomes ~3e-9 absolute
         VerifyReport rep = compareRuns(ra, rb, tol);
         QVERIFY2(rep.equivalent, rep.summary().c_str());
     }

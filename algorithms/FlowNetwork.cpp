@@ -251,7 +251,7 @@ int64_t weightScaleFor(double minimumWeight, int64_t& minimumUnits) {
     for (int k = 0; k <= 6; ++k, scale *= 10) {
         const double x = minimumWeight * double(scale);
         const double r = std::round(x);
-        if (std::fabs(x - r) <= 1e-9 * std::max(1.0, std::fabs(x))) {
+        if (std::fabs(x - r) <= 1e-9 * std::fabs(x)) {  // exact up to double rounding
             minimumUnits = int64_t(r);
             return scale;
         }

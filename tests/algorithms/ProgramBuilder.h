@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "algorithms/Solver.h"
+#include "model/Diagnostic.h"
 #include "model/Program.h"
 
 namespace rx::test {

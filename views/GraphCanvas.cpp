@@ -194,7 +194,7 @@ GraphCanvas::GraphCanvas(const QString& channel, QWidget* parent)
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
         if (selecting_) return;
         const ModelKey k = selectedKey();
-        if (k.valid()) emit keyActivated(k);
+        if (k.valid()) Q_EMIT keyActivated(k);
     });
     GraphPalette::refresh();
 }
@@ -214,7 +214,7 @@ void GraphCanvas::showGraph(VisualGraph graph, bool keepView) {
         return;
     }
     job_ = LayoutService::instance().submit(channel_, pending_.toRequest());
-    emit layoutStarted(int(pending_.nodes.size()));
+    Q_EMIT layoutStarted(int(pending_.nodes.size()));
     busyTimer_->start();
     QTimer::singleShot(150, this, [this] { updateBusy(); });
 }
@@ -225,7 +225,7 @@ void GraphCanvas::cancelLayout() {
     job_ = 0;
     busyTimer_->stop();
     busy_->hide();
-    emit layoutFailed(tr("Layout cancelled"));
+    Q_EMIT layoutFailed(tr("Layout cancelled"));
 }
 
 void GraphCanvas::updateBusy() {
@@ -248,7 +248,7 @@ void GraphCanvas::onLayoutFinished(quint64 job, const QString& channel, const La
     busyTimer_->stop();
     busy_->hide();
     if (!result.ok) {
-        emit layoutFailed(result.error);
+        Q_EMIT layoutFailed(result.error);
         return;
     }
     build(result);
@@ -304,7 +304,7 @@ void GraphCanvas::build(const LayoutResult& result) {
     if (previous.valid()) selectKey(previous, keepViewPending_);
     minimap_->rebuild();
     placeOverlays();
-    emit layoutFinished(result.elapsedMs, int(shown_.nodes.size()));
+    Q_EMIT layoutFinished(result.elapsedMs, int(shown_.nodes.size()));
 }
 
 bool GraphCanvas::sameStructure(const VisualGraph& g) const {
@@ -394,7 +394,7 @@ void GraphCanvas::fit() {
     // Never magnify a tiny graph past 1.6x: it looks like a toy.
     if (transform().m11() > 1.6) setTransform(QTransform::fromScale(1.6, 1.6));
     centerOn(b.center());
-    emit viewChanged();
+    Q_EMIT viewChanged();
 }
 
 void GraphCanvas::zoomBy(double factor) {
@@ -402,7 +402,7 @@ void GraphCanvas::zoomBy(double factor) {
     if (s < 0.01 || s > 8) return;
     scale(factor, factor);
     minimap_->update();
-    emit viewChanged();
+    Q_EMIT viewChanged();
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event) {
@@ -437,7 +437,7 @@ ModelKey GraphCanvas::keyAt(QPoint pos) const {
 void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
     const ModelKey k = keyAt(event->pos());
     if (k.valid()) {
-        emit keyDoubleClicked(k);
+        Q_EMIT keyDoubleClicked(k);
         return;
     }
     QGraphicsView::mouseDoubleClickEvent(event);
@@ -447,9 +447,9 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
     const ModelKey k = keyAt(event->pos());
     if (k.valid()) {
         selectKey(k, false);
-        emit keyActivated(k);
+        Q_EMIT keyActivated(k);
     }
-    emit keyContextMenu(k, event->globalPos());
+    Q_EMIT keyContextMenu(k, event->globalPos());
 }
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {

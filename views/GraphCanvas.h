@@ -52,7 +52,7 @@ public:
     void renderScene(QPainter* painter, const QRectF& target);
     QRectF sceneBounds() const;
 
-signals:
+Q_SIGNALS:
     void keyActivated(rx::ModelKey key);
     void keyDoubleClicked(rx::ModelKey key);
     void keyContextMenu(rx::ModelKey key, QPoint globalPos);

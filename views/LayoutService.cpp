@@ -108,7 +108,7 @@ void LayoutService::workerLoop() {
             runningTimer_.start();
         }
         QPointer<LayoutService> self(this);
-        QMetaObject::invokeMethod(this, [this, id = job.id, ch = job.channel] { emit started(id, ch); },
+        QMetaObject::invokeMethod(this, [this, id = job.id, ch = job.channel] { Q_EMIT started(id, ch); },
                                   Qt::QueuedConnection);
         QElapsedTimer timer;
         timer.start();
@@ -143,7 +143,7 @@ void LayoutService::deliver(quint64 id, const QString& channel, LayoutResult res
                 std::lock_guard lock(mutex_);
                 if (abandoned_.erase(id) > 0) return;  // cancelled while in the queue
             }
-            emit finished(id, channel, r);
+            Q_EMIT finished(id, channel, r);
         },
         Qt::QueuedConnection);
 }

@@ -40,7 +40,7 @@ public:
     // Layered engine is pure C++ and safe anywhere.
     static LayoutResult layoutLayered(const LayoutRequest& request);
 
-signals:
+Q_SIGNALS:
     void started(quint64 job, const QString& channel);
     void finished(quint64 job, const QString& channel, const rx::LayoutResult& result);
 

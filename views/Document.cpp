@@ -1,0 +1,290 @@
+#include "views/Document.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QTimer>
+#include <QtConcurrent>
+#include <algorithm>
+
+#include "model/PirReader.h"
+#include "views/SpecSupport.h"
+
+namespace rx {
+
+namespace {
+
+class ConfigCommand : public QUndoCommand {
+public:
+    ConfigCommand(Document* doc, RecomputeConfig before, RecomputeConfig after, const QString& text)
+        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
+    void undo() override { doc_->applyConfig(before_); }
+    void redo() override { doc_->applyConfig(after_); }
+
+private:
+    Document* doc_;
+    RecomputeConfig before_, after_;
+};
+
+class SpecCommand : public QUndoCommand {
+public:
+    SpecCommand(Document* doc, RecomputeSpec before, RecomputeSpec after, const QString& text)
+        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
+    void undo() override { doc_->applySpec(before_); }
+    void redo() override { doc_->applySpec(after_); }
+
+private:
+    Document* doc_;
+    RecomputeSpec before_, after_;
+};
+
+}  // namespace
+
+Document::Document(QObject* parent) : QObject(parent) {
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(90);
+    connect(debounce_, &QTimer::timeout, this, &Document::startSolve);
+    connect(&watcher_, &QFutureWatcher<std::shared_ptr<SolveResult>>::finished, this, &Document::onSolveFinished);
+}
+
+Document::~Document() {
+    // A running solve holds shared pointers to everything it reads: safe to let it finish.
+    watcher_.waitForFinished();
+}
+
+QString Document::displayName() const {
+    return path_.isEmpty() ? tr("untitled") : QFileInfo(path_).fileName();
+}
+
+bool Document::open(const QString& path, QString* error) {
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        auto program = std::make_shared<Program>(loadProgram(path.toStdString()));
+        installProgram(std::move(program), path, timer.nsecsElapsed() / 1e6);
+        return true;
+    } catch (const std::exception& e) {
+        lastError_ = QString::fromUtf8(e.what());
+        if (error) *error = lastError_;
+        Q_EMIT logMessage(tr("Error: %1").arg(lastError_));
+        Q_EMIT loadFailed(lastError_);
+        return false;
+    }
+}
+
+bool Document::openText(const QString& text, const QString& displayName, QString* error) {
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        const std::string bytes = text.toStdString();
+        auto program = std::make_shared<Program>(parsePir(bytes, displayName.toStdString()));
+        installProgram(std::move(program), displayName, timer.nsecsElapsed() / 1e6);
+        return true;
+    } catch (const std::exception& e) {
+        lastError_ = QString::fromUtf8(e.what());
+        if (error) *error = lastError_;
+        Q_EMIT logMessage(tr("Error: %1").arg(lastError_));
+        Q_EMIT loadFailed(lastError_);
+        return false;
+    }
+}
+
+void Document::installProgram(std::shared_ptr<Program> program, const QString& path, double parseMs) {
+    // Spec first: a malformed spec file is an error of this load, and nothing changes.
+    ui::LoadedSpec loaded = ui::loadOrDetectSpec(*program, QFileInfo(path).exists() ? path.toStdString() : std::string());
+    program->uses(0 < program->values.size() ? 0 : 0);  // warm the lazy caches on this thread
+    program->indexInBlock(program->globalBlock().ops.empty() ? 0 : program->globalBlock().ops[0]);
+    ++generation_;
+    path_ = path;
+    program_ = std::move(program);
+    spec_ = loaded.spec;
+    specDetected_ = loaded.detected;
+    result_.reset();
+    lastError_.clear();
+    parseMs_ = parseMs;
+    selection_ = {};
+    undo_.clear();
+    rebuildSolver();
+    Q_EMIT logMessage(tr("Opened %1: %2 ops, %3 values in %4 ms (spec %5)")
+                        .arg(displayName())
+                        .arg(program_->globalBlock().ops.size())
+                        .arg(program_->values.size())
+                        .arg(parseMs, 0, 'f', 1)
+                        .arg(specDetected_ ? tr("detected") : QString::fromStdString(loaded.specFile)));
+    for (const auto& w : program_->warnings) Q_EMIT logMessage(tr("Warning: %1").arg(QString::fromStdString(w)));
+    Q_EMIT programChanged();
+    Q_EMIT specChanged();
+    solveNow();
+}
+
+void Document::rebuildSolver() {
+    solver_.reset();
+    if (!program_) return;
+    try {
+        solver_ = std::make_shared<const RecomputeSolver>(program_, spec_);
+        for (const auto& w : solver_->analysis().warnings()) Q_EMIT logMessage(tr("Analysis: %1").arg(QString::fromStdString(w)));
+    } catch (const std::exception& e) {
+        Q_EMIT solveFailed(QString::fromUtf8(e.what()));
+    }
+}
+
+PlanMarks Document::planMarks() const {
+    PlanMarks m;
+    if (!program_ || !result_ || !result_->ok()) return m;
+    const Plan& plan = result_->plan;
+    const size_t nv = program_->values.size(), no = program_->ops.size();
+    m.valueSaved.assign(nv, 0);
+    for (ValueId v : plan.savedValues)
+        if (v < nv) m.valueSaved[v] = 1;
+    m.opRecomputed.assign(no, 0);
+    for (OpId op : plan.recomputeOps)
+        if (op < no) m.opRecomputed[op] = 1;
+    m.valueBanned.assign(nv, 0);
+    m.valuePinned.assign(nv, 0);
+    m.valueWeight.assign(nv, -1);
+    m.valueDistance.assign(nv, -1);
+    for (size_t v = 0; v < plan.reasons.size() && v < nv; ++v) {
+        const ValueReason& r = plan.reasons[v];
+        m.valueBanned[v] = r.banned;
+        m.valuePinned[v] = r.pin != ValueFacts::Pin::None;
+        if (r.inNetwork) m.valueWeight[v] = double(r.weightUnits) / double(std::max<int64_t>(1, plan.scale));
+        if (r.distance >= 0 && r.distance < Analysis::kFarDistance) m.valueDistance[v] = double(r.distance);
+    }
+    return m;
+}
+
+void Document::setConfig(const RecomputeConfig& config, const QString& description) {
+    if (config == config_) return;
+    undo_.push(new ConfigCommand(this, config_, config, description));
+}
+
+void Document::setSpec(const RecomputeSpec& spec, const QString& description) {
+    undo_.push(new SpecCommand(this, spec_, spec, description));
+}
+
+void Document::applyConfig(const RecomputeConfig& config) {
+    config_ = config;
+    ++generation_;
+    Q_EMIT configChanged();
+    scheduleSolve();
+}
+
+void Document::applySpec(const RecomputeSpec& spec) {
+    spec_ = spec;
+    specDetected_ = false;
+    ++generation_;
+    rebuildSolver();
+    Q_EMIT specChanged();
+    scheduleSolve();
+}
+
+int Document::pinOf(ValueId v) const {
+    const std::string& name = program_->values[v].name;
+    if (std::find(config_.pinnedSaved.begin(), config_.pinnedSaved.end(), name) != config_.pinnedSaved.end()) return 1;
+    if (std::find(config_.pinnedRecomputed.begin(), config_.pinnedRecomputed.end(), name) != config_.pinnedRecomputed.end()) return 2;
+    return 0;
+}
+
+void Document::pinValue(ValueId v, int pin) {
+    if (!program_ || v >= program_->values.size()) return;
+    RecomputeConfig c = config_;
+    const std::string& name = program_->values[v].name;
+    auto drop = [&](std::vector<std::string>& list) { list.erase(std::remove(list.begin(), list.end(), name), list.end()); };
+    drop(c.pinnedSaved);
+    drop(c.pinnedRecomputed);
+    if (pin == 1) c.pinnedSaved.push_back(name);
+    if (pin == 2) c.pinnedRecomputed.push_back(name);
+    const QString n = QString::fromStdString(name);
+    setConfig(c, pin == 1 ? tr("Pin %1 saved").arg(n) : pin == 2 ? tr("Pin %1 recomputed").arg(n) : tr("Clear pin of %1").arg(n));
+}
+
+void Document::scheduleSolve() { debounce_->start(); }
+
+void Document::solveNow() {
+    debounce_->stop();
+    startSolve();
+}
+
+void Document::startSolve() {
+    if (!solver_) return;
+    if (watcher_.isRunning()) {  // one solve at a time; the newest edit runs next
+        rerunAfter_ = true;
+        return;
+    }
+    runningGeneration_ = generation_;
+    solving_ = true;
+    Q_EMIT solveStarted();
+    auto solver = solver_;
+    RecomputeConfig config = config_;
+    watcher_.setFuture(QtConcurrent::run([solver, config]() -> std::shared_ptr<SolveResult> {
+        auto r = std::make_shared<SolveResult>();
+        try {
+            *r = solver->solve(config);
+        } catch (const std::exception& e) {
+            r->error = e.what();
+        }
+        return r;
+    }));
+}
+
+void Document::onSolveFinished() {
+    std::shared_ptr<SolveResult> r = watcher_.result();
+    const bool current = runningGeneration_ == generation_;
+    solving_ = false;
+    if (rerunAfter_ || !current) {
+        rerunAfter_ = false;
+        if (!current) {
+            startSolve();
+            return;
+        }
+    }
+    if (!r->ok()) {
+        Q_EMIT logMessage(tr("Solve failed: %1").arg(QString::fromStdString(r->error)));
+        Q_EMIT solveFailed(QString::fromStdString(r->error));
+        return;
+    }
+    std::vector<ValueId> changed;
+    if (result_ && result_->ok()) {
+        const auto& a = result_->plan.reasons;
+        const auto& b = r->plan.reasons;
+        for (size_t v = 0; v < std::min(a.size(), b.size()); ++v)
+            if (a[v].side != b[v].side) changed.push_back(ValueId(v));
+    }
+    result_ = r;
+    Q_EMIT logMessage(tr("Solved: cut %1, %2 saved, %3 ops recomputed, %4 ms")
+                        .arg(QString::fromStdString(r->plan.cutValueText()))
+                        .arg(r->plan.savedValues.size())
+                        .arg(r->plan.recomputeOps.size())
+                        .arg(r->timings.totalMs, 0, 'f', 1));
+    Q_EMIT resultChanged(changed);
+}
+
+bool Document::waitForSolve(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while ((solving_ || debounce_->isActive() || watcher_.isRunning()) && t.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (watcher_.isRunning()) watcher_.waitForFinished();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+    return !(solving_ || debounce_->isActive());
+}
+
+void Document::select(ModelKey key, QObject* origin) {
+    if (key == selection_) return;
+    selection_ = key;
+    Q_EMIT selectionChanged(key, origin);
+}
+
+QString Document::valueName(ValueId v) const {
+    return program_ && v < program_->values.size() ? QString::fromStdString(program_->values[v].name) : QString();
+}
+
+ValueId Document::findValue(const QString& name) const {
+    if (!program_) return kNoId;
+    if (solver_) return solver_->analysis().findValue(name.toStdString());
+    return ui::findValueByName(*program_, name.toStdString());
+}
+
+}  // namespace rx

@@ -1,0 +1,70 @@
+#pragma once
+// The two graph tabs: the program (overview of segments for big programs, expand on
+// double-click, "whole graph" on request) and the flow network. Both observe the Document,
+// restyle in place when only the plan changed, and mirror the shared selection.
+#include <QWidget>
+
+#include "views/Document.h"
+#include "views/FlowGraph.h"
+#include "views/GraphCanvas.h"
+#include "views/ProgramGraph.h"
+
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QToolButton;
+
+namespace rx {
+
+class ProgramView : public QWidget {
+    Q_OBJECT
+public:
+    ProgramView(Document* doc, QWidget* parent = nullptr);
+    GraphCanvas* canvas() const { return canvas_; }
+    void showWholeGraph();
+    void setOverlay(Overlay overlay);
+    void setShowRewritten(bool on);
+    const ProgramOverview& overview() const { return overview_; }
+
+Q_SIGNALS:
+    void contextMenuForValue(rx::ValueId v, QPoint globalPos);
+
+private:
+    void rebuild(bool relayout);
+    void onProgramChanged();
+    void onResult(const std::vector<ValueId>& changed);
+    void onSelection(ModelKey key, QObject* origin);
+    void onDoubleClick(ModelKey key);
+    bool revealOp(OpId op);  // expands the segment holding op; true if it changed
+
+    Document* doc_;
+    GraphCanvas* canvas_;
+    QComboBox* overlay_;
+    QComboBox* valuesMode_;
+    QCheckBox* rewritten_;
+    QToolButton* whole_;
+    QLabel* info_;
+    ProgramOverview overview_;
+    ProgramOverview rewrittenOverview_;
+    bool showingRewritten_ = false;
+};
+
+class FlowView : public QWidget {
+    Q_OBJECT
+public:
+    FlowView(Document* doc, QWidget* parent = nullptr);
+    GraphCanvas* canvas() const { return canvas_; }
+
+private:
+    void rebuild(bool force);
+    void onSelection(ModelKey key, QObject* origin);
+
+    Document* doc_;
+    GraphCanvas* canvas_;
+    QLabel* info_;
+    QToolButton* whole_;
+    FlowViewState state_;
+    bool dirty_ = true;
+};
+
+}  // namespace rx

@@ -1,0 +1,681 @@
+#include "views/Panels.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QCompleter>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QUndoView>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <map>
+
+#include "model/PirWriter.h"
+#include "views/ProgramGraph.h"
+
+namespace rx {
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+enum Role { KeyKindRole = Qt::UserRole + 1, KeyIdRole, LazyRole, OpListRole };
+
+QString sideName(ValueSide s) {
+    switch (s) {
+    case ValueSide::Saved: return QObject::tr("saved");
+    case ValueSide::Recomputed: return QObject::tr("recomputed");
+    case ValueSide::Neither: return QObject::tr("neither");
+    }
+    return {};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Outline
+
+OutlinePanel::OutlinePanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    filter_ = new QLineEdit(this);
+    filter_->setPlaceholderText(tr("Filter ops and values…"));
+    filter_->setClearButtonEnabled(true);
+    tree_ = new QTreeWidget(this);
+    tree_->setObjectName("outlineTree");
+    tree_->setHeaderLabels({tr("Name"), tr("Info")});
+    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    tree_->setUniformRowHeights(true);
+    layout->addWidget(filter_);
+    layout->addWidget(tree_, 1);
+    connect(filter_, &QLineEdit::textChanged, this, &OutlinePanel::applyFilter);
+    connect(tree_, &QTreeWidget::itemExpanded, this, &OutlinePanel::populate);
+    connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (syncing_ || !item || !item->data(0, KeyKindRole).isValid()) return;
+        doc_->select(ModelKey{ModelKey::Kind(item->data(0, KeyKindRole).toInt()), item->data(0, KeyIdRole).toUInt()}, this);
+    });
+    connect(doc_, &Document::programChanged, this, &OutlinePanel::rebuild);
+    connect(doc_, &Document::specChanged, this, &OutlinePanel::rebuild);
+    connect(doc_, &Document::resultChanged, this, &OutlinePanel::rebuild);
+    connect(doc_, &Document::selectionChanged, this, &OutlinePanel::onSelection);
+}
+
+void OutlinePanel::rebuild() {
+    syncing_ = true;
+    tree_->clear();
+    syncing_ = false;
+    if (!doc_->hasProgram()) return;
+    const Program& p = doc_->program();
+    const ProgramSplit split = doc_->split();
+    const auto& ops = p.globalBlock().ops;
+    // Forward / backward → op name → ops (ops filled lazily when a name group opens).
+    for (int half = 0; half < 2; ++half) {
+        std::map<std::string_view, std::vector<uint32_t>> byName;
+        for (uint32_t pos = 0; pos < ops.size(); ++pos)
+            if (split.isBackward(pos) == bool(half)) byName[p.opName(ops[pos])].push_back(pos);
+        size_t count = 0;
+        for (auto& [n, v] : byName) count += v.size();
+        if (half == 1 && count == 0) continue;
+        auto* top = new QTreeWidgetItem(tree_, {half ? tr("Backward") : (split.known() ? tr("Forward") : tr("Ops")), tr("%1 ops").arg(count)});
+        QFont f = top->font(0);
+        f.setBold(true);
+        top->setFont(0, f);
+        for (auto& [name, list] : byName) {
+            auto* group = new QTreeWidgetItem(top, {qs(name), QString::number(list.size())});
+            QVariantList positions;
+            positions.reserve(qsizetype(list.size()));
+            for (uint32_t pos : list) positions << pos;
+            group->setData(0, LazyRole, positions);
+            group->setChildIndicatorPolicy(QTreeWidgetItem::ShowIndicator);
+        }
+        top->setExpanded(half == 0 && byName.size() < 30);
+    }
+    if (auto r = doc_->result(); r && r->ok()) {
+        auto* saved = new QTreeWidgetItem(tree_, {tr("Saved values"), QString::number(r->plan.savedValues.size())});
+        for (ValueId v : r->plan.savedValues) {
+            auto* it = new QTreeWidgetItem(saved, {qs(p.values[v].name), formatBytes(double(p.valueBytes(v)))});
+            it->setData(0, KeyKindRole, int(ModelKey::Kind::Value));
+            it->setData(0, KeyIdRole, v);
+        }
+        auto* rec = new QTreeWidgetItem(tree_, {tr("Recomputed ops"), QString::number(r->plan.recomputeOps.size())});
+        for (OpId op : r->plan.recomputeOps) {
+            auto* it = new QTreeWidgetItem(rec, {shortOpName(p.opName(op)), QStringLiteral("#%1").arg(p.indexInBlock(op))});
+            it->setData(0, KeyKindRole, int(ModelKey::Kind::Op));
+            it->setData(0, KeyIdRole, op);
+        }
+        saved->setExpanded(r->plan.savedValues.size() < 40);
+    }
+    if (!filter_->text().isEmpty()) applyFilter(filter_->text());
+}
+
+void OutlinePanel::populate(QTreeWidgetItem* item) {
+    const QVariant lazy = item->data(0, LazyRole);
+    if (!lazy.isValid() || item->childCount() > 0) return;
+    const Program& p = doc_->program();
+    const auto& ops = p.globalBlock().ops;
+    QList<QTreeWidgetItem*> children;
+    for (const QVariant& v : lazy.toList()) {
+        const uint32_t pos = v.toUInt();
+        const OpId op = ops[pos];
+        const auto& res = p.ops[op].results;
+        auto* it = new QTreeWidgetItem({QStringLiteral("#%1 %2").arg(pos).arg(res.empty() ? QString() : qs(p.values[res[0]].name)),
+                                        res.empty() ? QString() : typeSummary(p, res[0])});
+        it->setData(0, KeyKindRole, int(ModelKey::Kind::Op));
+        it->setData(0, KeyIdRole, op);
+        children << it;
+    }
+    item->addChildren(children);
+}
+
+void OutlinePanel::applyFilter(const QString& text) {
+    for (int i = 0; i < tree_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* top = tree_->topLevelItem(i);
+        for (int j = 0; j < top->childCount(); ++j) {
+            QTreeWidgetItem* c = top->child(j);
+            c->setHidden(!text.isEmpty() && !c->text(0).contains(text, Qt::CaseInsensitive));
+        }
+    }
+}
+
+void OutlinePanel::onSelection(ModelKey key, QObject* origin) {
+    if (origin == this || !doc_->hasProgram()) return;
+    if (key.kind != ModelKey::Kind::Op && key.kind != ModelKey::Kind::Value) return;
+    const Program& p = doc_->program();
+    OpId op = key.kind == ModelKey::Kind::Op ? key.id : p.values[key.id].definingOp;
+    // Saved values are listed directly.
+    QTreeWidgetItem* found = nullptr;
+    for (int i = 0; i < tree_->topLevelItemCount() && !found; ++i) {
+        QTreeWidgetItem* top = tree_->topLevelItem(i);
+        for (int j = 0; j < top->childCount() && !found; ++j) {
+            QTreeWidgetItem* c = top->child(j);
+            if (c->data(0, KeyKindRole).toInt() == int(key.kind) && c->data(0, KeyIdRole).toUInt() == key.id &&
+                c->data(0, KeyKindRole).isValid())
+                found = c;
+        }
+    }
+    if (!found && op != kNoId && p.ops[op].parentBlock == Program::kGlobalBlock) {
+        const uint32_t pos = p.indexInBlock(op);
+        const bool bwd = doc_->split().isBackward(pos);
+        const QString name = qs(p.opName(op));
+        QTreeWidgetItem* top = tree_->topLevelItem(bwd ? 1 : 0);
+        for (int j = 0; top && j < top->childCount() && !found; ++j) {
+            QTreeWidgetItem* g = top->child(j);
+            if (g->text(0) != name) continue;
+            populate(g);
+            for (int k = 0; k < g->childCount(); ++k)
+                if (g->child(k)->data(0, KeyIdRole).toUInt() == op) { found = g->child(k); break; }
+        }
+    }
+    syncing_ = true;
+    if (found) {
+        tree_->setCurrentItem(found);
+        tree_->scrollToItem(found);
+    } else {
+        tree_->setCurrentItem(nullptr);
+    }
+    syncing_ = false;
+}
+
+// ---------------------------------------------------------------- Inspector
+
+InspectorPanel::InspectorPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    text_ = new QTextBrowser(this);
+    text_->setObjectName("inspectorText");
+    text_->setOpenLinks(false);
+    text_->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(text_);
+    connect(text_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const QString s = url.toString();
+        const QStringList parts = s.split(':');
+        if (parts.size() < 2) return;
+        if (parts[0] == "value") doc_->select(ModelKey{ModelKey::Kind::Value, parts[1].toUInt()}, this);
+        else if (parts[0] == "op") doc_->select(ModelKey{ModelKey::Kind::Op, parts[1].toUInt()}, this);
+        else if (parts[0] == "pin" && parts.size() == 3) doc_->pinValue(parts[2].toUInt(), parts[1].toInt());
+    });
+    connect(doc_, &Document::selectionChanged, this, [this] { refresh(); });
+    connect(doc_, &Document::resultChanged, this, [this] { refresh(); });
+    connect(doc_, &Document::programChanged, this, [this] { refresh(); });
+    refresh();
+}
+
+QString InspectorPanel::currentHtml() const { return text_->toHtml(); }
+
+QString InspectorPanel::valueLink(ValueId v) const {
+    return QStringLiteral("<a href='value:%1'>%2</a>").arg(v).arg(doc_->valueName(v).toHtmlEscaped());
+}
+
+QString InspectorPanel::opLink(OpId op) const {
+    const Program& p = doc_->program();
+    const QString pos = p.ops[op].parentBlock == Program::kGlobalBlock ? QStringLiteral("#%1 ").arg(p.indexInBlock(op)) : QString();
+    return QStringLiteral("<a href='op:%1'>%2%3</a>").arg(op).arg(pos, qs(p.opName(op)).toHtmlEscaped());
+}
+
+namespace {
+QString row(const QString& k, const QString& v) {
+    return QStringLiteral("<tr><td style='color:#6e7781;padding-right:10px'>%1</td><td>%2</td></tr>").arg(k, v);
+}
+QString yesNo(bool b) { return b ? QObject::tr("yes") : QObject::tr("no"); }
+}  // namespace
+
+QString InspectorPanel::valueHtml(ValueId v) const {
+    const Program& p = doc_->program();
+    const Value& val = p.values[v];
+    QString h = QStringLiteral("<h3 style='margin:2px'>value %1</h3><table>").arg(doc_->valueName(v).toHtmlEscaped());
+    h += row(tr("type"), typeSummary(p, v).toHtmlEscaped());
+    h += row(tr("size"), formatBytes(double(p.valueBytes(v))) + QStringLiteral(" (%1 B)").arg(p.valueBytes(v)));
+    h += row(tr("defined by"), val.definingOp == kNoId ? tr("block argument") : opLink(val.definingOp));
+    QStringList users;
+    int shown = 0;
+    for (const Use& u : p.uses(v)) {
+        if (++shown > 12) { users << tr("… %1 more").arg(p.uses(v).size() - 12); break; }
+        users << opLink(u.user);
+    }
+    h += row(tr("users"), users.isEmpty() ? tr("none") : users.join("<br>"));
+    auto r = doc_->result();
+    if (r && r->ok() && v < r->plan.reasons.size()) {
+        const ValueReason& why = r->plan.reasons[v];
+        const char* cls[] = {"other", "forward", "backward"};
+        h += row(tr("class"), cls[int(why.valueClass)]);
+        QString side = sideName(why.side);
+        const QString color = why.side == ValueSide::Saved ? "#16a34a" : why.side == ValueSide::Recomputed ? "#9333ea" : "#6e7781";
+        h += row(tr("<b>decision</b>"), QStringLiteral("<b style='color:%1'>%2</b>%3").arg(color, side, why.midHold ? tr(" · mid-hold (backward needs it: recomputed)") : QString()));
+        h += row(tr("in network"), why.inNetwork ? tr("yes") : tr("no (%1)").arg(qs(skipReasonName(why.skip))));
+        h += row(tr("distance to bw"), why.distance < 0 ? tr("none") : why.distance >= Analysis::kFarDistance ? tr("far") : QString::number(why.distance));
+        if (why.inNetwork) h += row(tr("weight"), QString::fromStdString(r->plan.weightText(v)));
+        h += row(tr("materialized"), yesNo(why.materialized) + tr(" · backwards: ") + yesNo(why.materializedBackwards));
+        h += row(tr("fusion loop"), yesNo(why.fusionLoop));
+        h += row(tr("banned"), why.banned ? QStringLiteral("<b>%1</b> — %2").arg(qs(banRuleName(why.banRule)), QString::fromStdString(why.banText).toHtmlEscaped()) : tr("no"));
+        const char* pins[] = {"none", "always save", "always recompute"};
+        h += row(tr("pin"), pins[int(why.pin)]);
+        // Why, in one sentence.
+        QString because;
+        if (why.side == ValueSide::Saved) because = tr("The minimum cut crosses its v_in→v_out arc: saving it (weight %1) is cheaper than recomputing through it.").arg(QString::fromStdString(r->plan.weightText(v)));
+        else if (why.midHold) because = tr("The backward uses it and it lies on the sink side beyond the cut: the clones of its defining ops recompute it.");
+        else if (!why.inNetwork) because = tr("Not part of the flow network (%1).").arg(qs(skipReasonName(why.skip)));
+        else if (why.banned) because = tr("Banned from recomputation: %1").arg(QString::fromStdString(why.banText).toHtmlEscaped());
+        if (!because.isEmpty()) h += QStringLiteral("</table><p style='margin-top:6px'>%1</p><table>").arg(because);
+        if (r->network && r->network->inNode(v) != kNoId) {
+            const uint32_t in = r->network->inNode(v);
+            h += row(tr("v_in side"), in < r->cut.sinkSide.size() && !r->cut.sinkSide[in] ? tr("source") : tr("sink"));
+        }
+    }
+    h += "</table>";
+    h += QStringLiteral("<p>%1 <a href='pin:1:%2'>always save</a> · <a href='pin:2:%2'>always recompute</a> · <a href='pin:0:%2'>clear</a></p>")
+             .arg(tr("Pin:"))
+             .arg(v);
+    return h;
+}
+
+QString InspectorPanel::opHtml(OpId op) const {
+    const Program& p = doc_->program();
+    const Operation& o = p.ops[op];
+    QString h = QStringLiteral("<h3 style='margin:2px'>%1</h3><table>").arg(qs(p.opName(op)).toHtmlEscaped());
+    if (o.parentBlock == Program::kGlobalBlock) {
+        const uint32_t pos = p.indexInBlock(op);
+        h += row(tr("index"), QString::number(pos));
+        h += row(tr("part"), doc_->split().known() ? (doc_->split().isBackward(pos) ? tr("backward") : int64_t(pos) <= doc_->spec().fwdOpEndIdx ? tr("forward") : tr("between")) : tr("—"));
+    } else {
+        h += row(tr("nested in"), opLink(p.blocks[o.parentBlock].parentOp));
+    }
+    QStringList ins, outs, attrs;
+    for (ValueId v : o.operands) ins << (v == kNoId ? QStringLiteral("&lt;&lt;NULL VALUE&gt;&gt;") : valueLink(v) + " " + typeSummary(p, v).toHtmlEscaped());
+    for (ValueId v : o.results) outs << valueLink(v) + " " + typeSummary(p, v).toHtmlEscaped();
+    for (const auto& a : o.attributes)
+        attrs << QStringLiteral("%1: %2").arg(QString::fromStdString(a.name).toHtmlEscaped(),
+                                             QString::fromStdString(printAttribute(a.value, p.generation)).toHtmlEscaped().left(120));
+    h += row(tr("operands"), ins.join("<br>"));
+    h += row(tr("results"), outs.join("<br>"));
+    if (auto r = doc_->result(); r && r->ok()) {
+        const bool rec = std::find(r->plan.recomputeOps.begin(), r->plan.recomputeOps.end(), op) != r->plan.recomputeOps.end();
+        h += row(tr("<b>recomputed</b>"), rec ? tr("<b style='color:#9333ea'>yes</b> — cloned into the backward") : tr("no"));
+    }
+    h += row(tr("attributes"), attrs.join("<br>"));
+    h += "</table>";
+    return h;
+}
+
+QString InspectorPanel::arcHtml(uint32_t a) const {
+    auto r = doc_->result();
+    if (!r || !r->network || a >= r->network->arcs.size()) return {};
+    const FlowNetwork& net = *r->network;
+    const auto& arc = net.arcs[a];
+    const Program& p = doc_->program();
+    QString h = QStringLiteral("<h3 style='margin:2px'>arc %1 → %2</h3><table>")
+                    .arg(QString::fromStdString(net.nodeName(arc.from, p)).toHtmlEscaped(),
+                         QString::fromStdString(net.nodeName(arc.to, p)).toHtmlEscaped());
+    h += row(tr("capacity"), QString::fromStdString(net.capacityText(arc)));
+    const bool cut = std::find(r->cut.cutArcs.begin(), r->cut.cutArcs.end(), a) != r->cut.cutArcs.end();
+    h += row(tr("in the cut"), cut ? tr("<b style='color:#dc2626'>yes</b>") : tr("no"));
+    if (cut && !arc.infinite && r->cut.valueUnits > 0)
+        h += row(tr("share of cut"), QStringLiteral("%1 %").arg(100.0 * double(arc.capacity) / double(r->cut.valueUnits), 0, 'f', 1));
+    QStringList why;
+    const std::pair<int, const char*> reasons[] = {{FlowNetwork::Weight, "weight"}, {FlowNetwork::User, "user"}, {FlowNetwork::Input, "input"},
+        {FlowNetwork::Ban, "ban"}, {FlowNetwork::FusionLoopSource, "fusion loop (source)"}, {FlowNetwork::FusionLoopSink, "fusion loop (sink)"},
+        {FlowNetwork::BackwardSink, "backward user"}, {FlowNetwork::PinSaved, "pin: save"}, {FlowNetwork::PinRecomputed, "pin: recompute"}};
+    for (auto [bit, name] : reasons)
+        if (arc.reasons & bit) why << name;
+    h += row(tr("added for"), why.join(", "));
+    for (uint32_t node : {arc.from, arc.to})
+        if (node >= 2 && net.nodes[node].value != kNoId) h += row(tr("value"), valueLink(net.nodes[node].value));
+    h += "</table>";
+    return h;
+}
+
+QString InspectorPanel::groupHtml(uint32_t begin) const {
+    return tr("<h3>op group from #%1</h3><p>Double-click the group in the graph to expand it.</p>").arg(begin);
+}
+
+void InspectorPanel::refresh() {
+    if (!doc_->hasProgram()) {
+        text_->setHtml(tr("<p style='color:#6e7781'>No program open.</p>"));
+        return;
+    }
+    const ModelKey k = doc_->selection();
+    QString h;
+    switch (k.kind) {
+    case ModelKey::Kind::Value:
+        if (k.id < doc_->program().values.size()) h = valueHtml(k.id);
+        break;
+    case ModelKey::Kind::Op:
+        if (k.id < doc_->program().ops.size()) h = opHtml(k.id);
+        break;
+    case ModelKey::Kind::NetEdge: h = arcHtml(k.id); break;
+    case ModelKey::Kind::Group: h = groupHtml(k.id); break;
+    case ModelKey::Kind::None: break;
+    }
+    if (h.isEmpty()) h = tr("<p style='color:#6e7781'>Select an op, a value or a flow-network arc to see what the algorithm knows about it.</p>");
+    text_->setHtml(h);
+}
+
+// ---------------------------------------------------------------- Tuning
+
+namespace {
+const char* kListNames[] = {"Recomputable", "Tending", "Random", "Compute-intensive", "View", "Ignore"};
+const char* kListKeys[] = {"recomputable_ops", "tending_to_recompute_ops", "random_ops", "compute_intensive_ops", "view_ops", "ignore_ops"};
+}  // namespace
+
+std::vector<std::string>& TuningPanel::listOf(RecomputeConfig& c, int index) const {
+    switch (index) {
+    case 0: return c.recomputableOps;
+    case 1: return c.tendingToRecomputeOps;
+    case 2: return c.randomOps;
+    case 3: return c.computeIntensiveOps;
+    case 4: return c.viewOps;
+    default: return c.ignoreOps;
+    }
+}
+
+TuningPanel::TuningPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    tabs_->setUsesScrollButtons(true);
+    for (int i = 0; i < 6; ++i) {
+        auto* page = new QWidget(tabs_);
+        auto* pl = new QVBoxLayout(page);
+        pl->setContentsMargins(2, 4, 2, 2);
+        auto* list = new QListWidget(page);
+        list->setObjectName(QStringLiteral("opList_%1").arg(kListKeys[i]));
+        list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+        list->setToolTip(tr("Bold: ops this program holds (count). %1").arg(kListKeys[i]));
+        auto* row = new QHBoxLayout();
+        auto* edit = new QLineEdit(page);
+        edit->setPlaceholderText(tr("add op, e.g. pd_op.exp"));
+        auto* add = new QPushButton(tr("Add"), page);
+        auto* remove = new QPushButton(tr("Remove"), page);
+        row->addWidget(edit, 1);
+        row->addWidget(add);
+        row->addWidget(remove);
+        pl->addWidget(list, 1);
+        pl->addLayout(row);
+        tabs_->addTab(page, tr(kListNames[i]));
+        lists_.push_back(list);
+        adders_.push_back(edit);
+        auto doAdd = [this, i, edit] {
+            if (!edit->text().trimmed().isEmpty()) addOp(i, edit->text().trimmed());
+            edit->clear();
+        };
+        connect(add, &QPushButton::clicked, this, doAdd);
+        connect(edit, &QLineEdit::returnPressed, this, doAdd);
+        connect(remove, &QPushButton::clicked, this, [this, i, list] {
+            RecomputeConfig c = doc_->config();
+            auto& l = listOf(c, i);
+            QStringList removed;
+            for (QListWidgetItem* it : list->selectedItems()) {
+                const std::string name = it->data(OpListRole).toString().toStdString();
+                l.erase(std::remove(l.begin(), l.end(), name), l.end());
+                removed << it->data(OpListRole).toString();
+            }
+            if (!removed.isEmpty()) doc_->setConfig(c, tr("Remove %1 from %2").arg(removed.join(", "), kListKeys[i]));
+        });
+    }
+    layout->addWidget(tabs_, 3);
+
+    auto* form = new QFormLayout();
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    aggressive_ = new QCheckBox(tr("aggressive recomputation"), this);
+    aggressive_->setObjectName("aggressive");
+    maxDist_ = new QSpinBox(this);
+    maxDist_->setObjectName("maxDistFromBw");
+    maxDist_->setRange(0, 1000000);
+    minWeight_ = new QDoubleSpinBox(this);
+    minWeight_->setDecimals(3);
+    minWeight_->setRange(0, 1e6);
+    minWeight_->setSingleStep(0.1);
+    distBase_ = new QDoubleSpinBox(this);
+    distBase_->setDecimals(3);
+    distBase_->setRange(1, 10);
+    distBase_->setSingleStep(0.05);
+    distCap_ = new QSpinBox(this);
+    distCap_->setRange(0, 100000);
+    nonMat_ = new QSpinBox(this);
+    nonMat_->setRange(1, 1000);
+    sizeRatio_ = new QDoubleSpinBox(this);
+    sizeRatio_->setDecimals(2);
+    sizeRatio_->setRange(0, 1e6);
+    form->addRow(aggressive_);
+    form->addRow(tr("max dist from bw"), maxDist_);
+    form->addRow(tr("minimum weight"), minWeight_);
+    form->addRow(tr("distance base"), distBase_);
+    form->addRow(tr("distance cap"), distCap_);
+    form->addRow(tr("non-materialized ×"), nonMat_);
+    form->addRow(tr("size ratio ban"), sizeRatio_);
+    layout->addLayout(form);
+    connect(aggressive_, &QCheckBox::toggled, this, [this] { knobChanged(tr("Toggle aggressive recomputation")); });
+    connect(maxDist_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("max_dist_from_bw = %1").arg(maxDist_->value())); });
+    connect(minWeight_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("minimum_weight = %1").arg(minWeight_->value())); });
+    connect(distBase_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_base = %1").arg(distBase_->value())); });
+    connect(distCap_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_cap = %1").arg(distCap_->value())); });
+    connect(nonMat_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("non_materialized_factor = %1").arg(nonMat_->value())); });
+    connect(sizeRatio_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("size_ratio_ban = %1").arg(sizeRatio_->value())); });
+
+    auto* pinsLabel = new QLabel(tr("<b>Pins</b> (right-click a value in the graph)"), this);
+    pins_ = new QListWidget(this);
+    pins_->setObjectName("pinList");
+    pins_->setMaximumHeight(80);
+    auto* clearPin = new QPushButton(tr("Clear selected pin"), this);
+    connect(clearPin, &QPushButton::clicked, this, [this] {
+        if (auto* it = pins_->currentItem()) {
+            const ValueId v = doc_->findValue(it->data(OpListRole).toString());
+            if (v != kNoId) doc_->pinValue(v, 0);
+        }
+    });
+    connect(pins_, &QListWidget::itemClicked, this, [this](QListWidgetItem* it) {
+        const ValueId v = doc_->findValue(it->data(OpListRole).toString());
+        if (v != kNoId) doc_->select(ModelKey{ModelKey::Kind::Value, v}, this);
+    });
+    layout->addWidget(pinsLabel);
+    layout->addWidget(pins_);
+    layout->addWidget(clearPin);
+    auto* history = new QLabel(tr("<b>History</b>"), this);
+    auto* undoView = new QUndoView(doc_->undoStack(), this);
+    undoView->setEmptyLabel(tr("<solved with the loaded config>"));
+    undoView->setMaximumHeight(110);
+    layout->addWidget(history);
+    layout->addWidget(undoView, 1);
+
+    connect(doc_, &Document::configChanged, this, &TuningPanel::refresh);
+    connect(doc_, &Document::programChanged, this, &TuningPanel::refresh);
+    refresh();
+}
+
+QListWidget* TuningPanel::opList(int index) const { return lists_.at(size_t(index)); }
+
+void TuningPanel::addOp(int index, const QString& op) {
+    RecomputeConfig c = doc_->config();
+    auto& l = listOf(c, index);
+    if (std::find(l.begin(), l.end(), op.toStdString()) != l.end()) return;
+    l.push_back(op.toStdString());
+    doc_->setConfig(c, tr("Add %1 to %2").arg(op, kListKeys[index]));
+}
+
+void TuningPanel::removeOp(int index, const QString& op) {
+    RecomputeConfig c = doc_->config();
+    auto& l = listOf(c, index);
+    const auto before = l.size();
+    l.erase(std::remove(l.begin(), l.end(), op.toStdString()), l.end());
+    if (l.size() != before) doc_->setConfig(c, tr("Remove %1 from %2").arg(op, kListKeys[index]));
+}
+
+void TuningPanel::knobChanged(const QString& description) {
+    if (refreshing_) return;
+    RecomputeConfig c = doc_->config();
+    c.aggressiveRecomputation = aggressive_->isChecked();
+    c.maxDistFromBw = maxDist_->value();
+    c.minimumWeight = minWeight_->value();
+    c.distanceBase = distBase_->value();
+    c.distanceCap = distCap_->value();
+    c.nonMaterializedFactor = nonMat_->value();
+    c.sizeRatioBan = sizeRatio_->value();
+    doc_->setConfig(c, description);
+}
+
+void TuningPanel::refresh() {
+    refreshing_ = true;
+    const RecomputeConfig& c = doc_->config();
+    std::map<std::string_view, int> counts;
+    QStringList programOps;
+    if (doc_->hasProgram()) {
+        const Program& p = doc_->program();
+        for (OpId op : p.globalBlock().ops) ++counts[p.opName(op)];
+        for (auto& [n, k] : counts) programOps << qs(n);
+    }
+    RecomputeConfig copy = c;
+    for (int i = 0; i < 6; ++i) {
+        QListWidget* list = lists_[size_t(i)];
+        list->clear();
+        std::vector<std::string> names = listOf(copy, i);
+        std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+            const int ca = counts.count(a) ? counts[a] : 0, cb = counts.count(b) ? counts[b] : 0;
+            return (ca > 0) != (cb > 0) ? ca > 0 : a < b;  // ops of this program first
+        });
+        int inProgram = 0;
+        for (const std::string& n : names) {
+            const int cnt = counts.count(n) ? counts[n] : 0;
+            auto* it = new QListWidgetItem(cnt ? QStringLiteral("%1  · %2 in program").arg(QString::fromStdString(n)).arg(cnt)
+                                               : QString::fromStdString(n), list);
+            it->setData(OpListRole, QString::fromStdString(n));
+            if (cnt) {
+                QFont f = it->font();
+                f.setBold(true);
+                it->setFont(f);
+                ++inProgram;
+            } else {
+                it->setForeground(QColor("#8c959f"));
+            }
+        }
+        tabs_->setTabText(i, QStringLiteral("%1 (%2)").arg(tr(kListNames[i])).arg(inProgram));
+        tabs_->setTabToolTip(i, tr("%1: %2 ops, %3 of them in this program").arg(kListKeys[i]).arg(names.size()).arg(inProgram));
+        auto* completer = new QCompleter(programOps, adders_[size_t(i)]);
+        completer->setCaseSensitivity(Qt::CaseInsensitive);
+        completer->setFilterMode(Qt::MatchContains);
+        adders_[size_t(i)]->setCompleter(completer);
+    }
+    aggressive_->setChecked(c.aggressiveRecomputation);
+    maxDist_->setValue(int(c.maxDistFromBw));
+    minWeight_->setValue(c.minimumWeight);
+    distBase_->setValue(c.distanceBase);
+    distCap_->setValue(int(c.distanceCap));
+    nonMat_->setValue(int(c.nonMaterializedFactor));
+    sizeRatio_->setValue(c.sizeRatioBan);
+    pins_->clear();
+    for (const auto& n : c.pinnedSaved) {
+        auto* it = new QListWidgetItem(tr("%1 — always save").arg(QString::fromStdString(n)), pins_);
+        it->setData(OpListRole, QString::fromStdString(n));
+    }
+    for (const auto& n : c.pinnedRecomputed) {
+        auto* it = new QListWidgetItem(tr("%1 — always recompute").arg(QString::fromStdString(n)), pins_);
+        it->setData(OpListRole, QString::fromStdString(n));
+    }
+    refreshing_ = false;
+}
+
+// ---------------------------------------------------------------- Summary
+
+SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    numbers_ = new QLabel(this);
+    numbers_->setObjectName("summaryNumbers");
+    numbers_->setTextFormat(Qt::RichText);
+    numbers_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    numbers_->setMinimumWidth(330);
+    numbers_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    chart_ = new QChartView(this);
+    chart_->setRenderHint(QPainter::Antialiasing);
+    chart_->setMinimumHeight(150);
+    layout->addWidget(numbers_);
+    layout->addWidget(chart_, 1);
+    connect(doc_, &Document::resultChanged, this, &SummaryPanel::refresh);
+    connect(doc_, &Document::programChanged, this, [this] {
+        previous_.reset();
+        refresh();
+    });
+    refresh();
+}
+
+QString SummaryPanel::text() const { return numbers_->text(); }
+
+void SummaryPanel::refresh() {
+    auto r = doc_->result();
+    auto* chart = new QChart();
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->setBackgroundRoundness(0);
+    if (!doc_->hasProgram() || !r || !r->ok()) {
+        numbers_->setText(doc_->hasProgram() ? tr("<i>solving…</i>") : tr("<i>no program</i>"));
+        chart_->setChart(chart);
+        return;
+    }
+    const Plan& plan = r->plan;
+    auto delta = [&](double now, double before, bool bytes) {
+        if (!previous_ || !previous_->ok()) return QString();
+        const double d = now - before;
+        if (d == 0) return QString();
+        const QString t = bytes ? formatBytes(d) : QString::number(d, 'g', 6);
+        return QStringLiteral(" <span style='color:%1'>(%2%3)</span>").arg(d < 0 ? "#16a34a" : "#dc2626", d > 0 ? "+" : "", t);
+    };
+    const double cut = double(plan.cutValueUnits) / double(std::max<int64_t>(1, plan.scale));
+    const double prevCut = previous_ && previous_->ok() ? double(previous_->plan.cutValueUnits) / double(std::max<int64_t>(1, previous_->plan.scale)) : cut;
+    QString h = "<table cellspacing=2>";
+    auto rowf = [&](const QString& k, const QString& v) { h += QStringLiteral("<tr><td style='color:#6e7781'>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
+    rowf(tr("cut value"), QString::fromStdString(plan.cutValueText()) + delta(cut, prevCut, false));
+    rowf(tr("saved values"), QString::number(plan.savedValues.size()) + delta(double(plan.savedValues.size()), previous_ && previous_->ok() ? double(previous_->plan.savedValues.size()) : 0, false));
+    rowf(tr("mid-hold (recomputed) values"), QString::number(plan.midHoldValues.size()));
+    rowf(tr("recomputed ops"), QString::number(plan.recomputeOps.size()) + delta(double(plan.recomputeOps.size()), previous_ && previous_->ok() ? double(previous_->plan.recomputeOps.size()) : 0, false));
+    rowf(tr("memory saved"), formatBytes(double(plan.memorySavedBytes)) + delta(double(plan.memorySavedBytes), previous_ && previous_->ok() ? double(previous_->plan.memorySavedBytes) : 0, true));
+    rowf(tr("peak before → after"), QStringLiteral("%1 → %2").arg(formatBytes(double(r->originalMemory.peakBytes)), formatBytes(double(r->rewrittenMemory.peakBytes))));
+    rowf(tr("activations at fwd/bwd boundary"), QStringLiteral("%1 → %2").arg(formatBytes(double(r->originalMemory.boundaryActivationBytes)), formatBytes(double(r->rewrittenMemory.boundaryActivationBytes))));
+    rowf(tr("network"), tr("%1 nodes, %2 arcs").arg(r->network ? r->network->nodeCount() : 0).arg(r->network ? r->network->arcs.size() : 0));
+    rowf(tr("solve"), tr("%1 ms (build %2, cut %3, rewrite %4)").arg(r->timings.totalMs, 0, 'f', 1).arg(r->timings.buildMs, 0, 'f', 1).arg(r->timings.solveMs, 0, 'f', 1).arg(r->timings.rewriteMs, 0, 'f', 1));
+    h += "</table>";
+    for (const auto& w : plan.hazards) h += QStringLiteral("<p style='color:#b45309'>⚠ %1</p>").arg(QString::fromStdString(w).toHtmlEscaped());
+    numbers_->setText(h);
+    lastText_ = h;
+
+    // Memory curve: live bytes per op, original vs rewritten (downsampled to ~1500 points).
+    auto addSeries = [&](const MemoryProfile& m, const QString& name, const QColor& color) {
+        auto* s = new QLineSeries();
+        s->setName(name);
+        const size_t n = m.liveBytes.size();
+        const size_t step = std::max<size_t>(1, n / 1500);
+        for (size_t i = 0; i < n; i += step) {
+            int64_t mx = 0;
+            for (size_t k = i; k < std::min(n, i + step); ++k) mx = std::max(mx, m.liveBytes[k]);
+            s->append(double(i), double(mx) / (1024.0 * 1024.0));
+        }
+        QPen pen(color, 1.6);
+        s->setPen(pen);
+        chart->addSeries(s);
+        return s;
+    };
+    addSeries(r->originalMemory, tr("live MiB, original"), QColor("#94a3b8"));
+    addSeries(r->rewrittenMemory, tr("live MiB, recompute"), QColor("#9333ea"));
+    chart->createDefaultAxes();
+    for (QAbstractAxis* axis : chart->axes()) {
+        QFont f = axis->labelsFont();
+        f.setPointSizeF(7.5);
+        axis->setLabelsFont(f);
+        if (auto* va = qobject_cast<QValueAxis*>(axis)) va->setLabelFormat("%.0f");
+    }
+    chart_->setChart(chart);
+    previous_ = r;
+}
+
+}  // namespace rx

@@ -1,0 +1,110 @@
+#pragma once
+// Dock panels: Outline (ops by forward/backward and op name, saved values, recomputed
+// ops), Inspector (everything the algorithm knows about the selection), Tuning (op lists,
+// knobs, pins, history), Summary (the plan's numbers and the memory curve).
+#include <QWidget>
+
+#include "views/Document.h"
+
+class QTreeWidget;
+class QTreeWidgetItem;
+class QLineEdit;
+class QTextBrowser;
+class QListWidget;
+class QTabWidget;
+class QCheckBox;
+class QSpinBox;
+class QDoubleSpinBox;
+class QLabel;
+class QGridLayout;
+
+class QChartView;
+class QLineSeries;
+
+namespace rx {
+
+class OutlinePanel : public QWidget {
+    Q_OBJECT
+public:
+    OutlinePanel(Document* doc, QWidget* parent = nullptr);
+    QTreeWidget* tree() const { return tree_; }
+
+private:
+    void rebuild();
+    void populate(QTreeWidgetItem* item);
+    void onSelection(ModelKey key, QObject* origin);
+    void applyFilter(const QString& text);
+
+    Document* doc_;
+    QLineEdit* filter_;
+    QTreeWidget* tree_;
+    bool syncing_ = false;
+};
+
+class InspectorPanel : public QWidget {
+    Q_OBJECT
+public:
+    InspectorPanel(Document* doc, QWidget* parent = nullptr);
+    QString currentHtml() const;
+    QTextBrowser* browser() const { return text_; }
+
+private:
+    void refresh();
+    QString valueHtml(ValueId v) const;
+    QString opHtml(OpId op) const;
+    QString arcHtml(uint32_t arc) const;
+    QString groupHtml(uint32_t begin) const;
+    QString valueLink(ValueId v) const;
+    QString opLink(OpId op) const;
+
+    Document* doc_;
+    QTextBrowser* text_;
+};
+
+class TuningPanel : public QWidget {
+    Q_OBJECT
+public:
+    TuningPanel(Document* doc, QWidget* parent = nullptr);
+    QSpinBox* maxDistSpin() const { return maxDist_; }
+    QCheckBox* aggressiveBox() const { return aggressive_; }
+    QListWidget* opList(int index) const;
+    // Adds `op` to list `index` (0..5: recomputable, tending, random, compute-intensive, view, ignore).
+    void addOp(int index, const QString& op);
+    void removeOp(int index, const QString& op);
+
+private:
+    void refresh();
+    void knobChanged(const QString& description);
+    std::vector<std::string>& listOf(RecomputeConfig& c, int index) const;
+
+    Document* doc_;
+    QTabWidget* tabs_;
+    std::vector<QListWidget*> lists_;
+    std::vector<QLineEdit*> adders_;
+    QCheckBox* aggressive_;
+    QSpinBox* maxDist_;
+    QDoubleSpinBox* minWeight_;
+    QDoubleSpinBox* distBase_;
+    QSpinBox* distCap_;
+    QSpinBox* nonMat_;
+    QDoubleSpinBox* sizeRatio_;
+    QListWidget* pins_;
+    bool refreshing_ = false;
+};
+
+class SummaryPanel : public QWidget {
+    Q_OBJECT
+public:
+    SummaryPanel(Document* doc, QWidget* parent = nullptr);
+    QString text() const;
+
+private:
+    void refresh();
+    Document* doc_;
+    QLabel* numbers_;
+    QChartView* chart_;
+    std::shared_ptr<const SolveResult> previous_;
+    QString lastText_;
+};
+
+}  // namespace rx

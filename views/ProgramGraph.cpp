@@ -1,0 +1,363 @@
+#include "views/ProgramGraph.h"
+
+#include <QHash>
+#include <QSet>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "views/GraphItems.h"
+#include "views/LayoutService.h"
+
+namespace rx {
+
+QString shortOpName(std::string_view name) {
+    QString s = QString::fromUtf8(name.data(), qsizetype(name.size()));
+    if (s.startsWith("pd_op.")) s = s.mid(6);
+    return s;
+}
+
+QString typeSummary(const Program& program, ValueId v) {
+    if (v >= program.values.size()) return {};
+    const Type& t = program.types[program.values[v].type];
+    switch (t.kind) {
+    case Type::Kind::DenseTensor:
+    case Type::Kind::SelectedRows:
+    case Type::Kind::TensorArray: {
+        QStringList dims;
+        for (int64_t d : t.dims) dims << (d < 0 ? QStringLiteral("?") : QString::number(d));
+        const QString dt = QString::fromUtf8(dtypeShortName(t.dtype).data(), qsizetype(dtypeShortName(t.dtype).size()));
+        return dims.isEmpty() ? dt : dims.join(QChar(0xD7)) + " " + dt;
+    }
+    case Type::Kind::Vector: return QStringLiteral("vec[%1]").arg(t.elements.size());
+    case Type::Kind::Null: return QStringLiteral("null");
+    case Type::Kind::Opaque: return QString::fromStdString(t.text).left(24);
+    }
+    return {};
+}
+
+QString formatBytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double b = std::abs(bytes);
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        ++u;
+    }
+    const QString sign = bytes < 0 ? "-" : "";
+    return sign + (u == 0 ? QString::number(int64_t(b)) : QString::number(b, 'f', b < 10 ? 2 : 1)) + " " + units[u];
+}
+
+// ---------------------------------------------------------------- overview
+
+void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out) {
+    if (end <= begin) return;
+    parts = std::max<uint32_t>(1, std::min(parts, end - begin));
+    const uint32_t size = (end - begin + parts - 1) / parts;
+    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false});
+}
+
+void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
+    segments_.clear();
+    if (opCount <= kDirectLimit) {
+        if (opCount) segments_.push_back(Segment{0, opCount, true});
+        return;
+    }
+    const uint32_t cut = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
+    const uint32_t fwdParts = std::max<uint32_t>(1, uint32_t(double(kTargetGroups) * cut / opCount));
+    split(0, cut, fwdParts, segments_);
+    split(cut, opCount, kTargetGroups - std::min(kTargetGroups - 1, fwdParts), segments_);
+}
+
+bool ProgramOverview::expand(uint32_t begin) {
+    for (size_t i = 0; i < segments_.size(); ++i) {
+        Segment s = segments_[i];
+        if (s.begin != begin || s.expanded) continue;
+        if (s.end - s.begin <= 300) {
+            segments_[i].expanded = true;
+        } else {
+            std::vector<Segment> parts;
+            split(s.begin, s.end, 12, parts);
+            segments_.erase(segments_.begin() + i);
+            segments_.insert(segments_.begin() + i, parts.begin(), parts.end());
+        }
+        return true;
+    }
+    return false;
+}
+
+void ProgramOverview::expandAll() {
+    if (segments_.empty()) return;
+    const uint32_t n = segments_.back().end;
+    segments_ = {Segment{0, n, true}};
+}
+
+bool ProgramOverview::whole() const {
+    return std::all_of(segments_.begin(), segments_.end(), [](const Segment& s) { return s.expanded; });
+}
+
+size_t ProgramOverview::visibleUnits() const {
+    size_t n = 0;
+    for (const auto& s : segments_) n += s.expanded ? s.end - s.begin : 1;
+    return n;
+}
+
+// ---------------------------------------------------------------- builder
+
+namespace {
+
+QColor overlayColor(double t) {
+    // Sequential light-yellow → orange → deep red: reads on both palettes.
+    t = std::clamp(t, 0.0, 1.0);
+    const QColor stops[] = {QColor("#fff7bc"), QColor("#fec44f"), QColor("#ec7014"), QColor("#993404")};
+    const double x = t * 3;
+    const int i = std::min(2, int(x));
+    const double f = x - i;
+    const QColor a = stops[i], b = stops[i + 1];
+    return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * f, a.greenF() + (b.greenF() - a.greenF()) * f,
+                            a.blueF() + (b.blueF() - a.blueF()) * f);
+}
+
+struct OverlayScale {
+    bool log = true;
+    double lo = 0, hi = 1;
+    double norm(double x) const {
+        if (x < 0) return -1;
+        const double v = log ? std::log10(1 + x) : x;
+        return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    }
+    double inverse(double t) const {
+        const double v = lo + t * (hi - lo);
+        return log ? std::pow(10, v) - 1 : v;
+    }
+};
+
+}  // namespace
+
+VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& overview,
+                              const ProgramViewOptions& options, const PlanMarks& marks) {
+    const GraphPalette& pal = GraphPalette::current();
+    VisualGraph g;
+    const Block& global = program.globalBlock();
+    const uint32_t opCount = uint32_t(global.ops.size());
+    const ProgramSplit& split = options.split;
+
+    size_t shownOps = 0;
+    for (const auto& s : overview.segments())
+        if (s.expanded) shownOps += s.end - s.begin;
+    const bool values = options.showValues == 1 || (options.showValues == -1 && shownOps <= 250);
+
+    if (split.known()) {
+        g.clusters.push_back(VisualCluster{QObject::tr("Forward"), pal.clusterFwd});
+        g.clusters.push_back(VisualCluster{QObject::tr("Backward"), pal.clusterBwd});
+    }
+    auto clusterOf = [&](uint32_t pos) { return split.known() ? (split.isBackward(pos) ? 1 : 0) : -1; };
+
+    // Overlay scale over the values on show.
+    auto metric = [&](ValueId v) -> double {
+        switch (options.overlay) {
+        case Overlay::Size: return double(program.valueBytes(v));
+        case Overlay::Weight: return v < marks.valueWeight.size() ? marks.valueWeight[v] : -1;
+        case Overlay::Distance: return v < marks.valueDistance.size() ? marks.valueDistance[v] : -1;
+        case Overlay::None: return -1;
+        }
+        return -1;
+    };
+    OverlayScale scale;
+    scale.log = options.overlay != Overlay::Distance;
+    if (options.overlay != Overlay::None) {
+        double lo = 1e300, hi = -1e300;
+        for (OpId op : global.ops)
+            for (ValueId r : program.ops[op].results) {
+                const double m = metric(r);
+                if (m < 0) continue;
+                const double x = scale.log ? std::log10(1 + m) : m;
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+            }
+        if (lo <= hi) {
+            scale.lo = lo;
+            scale.hi = hi;
+        }
+    }
+
+    // Units: one node per expanded op or collapsed segment.
+    std::vector<int> unitOfPos(opCount, -1);
+    std::vector<int> valueNode;  // per ValueId when values are shown
+    if (values) valueNode.assign(program.values.size(), -1);
+
+    auto addOpNode = [&](uint32_t pos) {
+        const OpId op = global.ops[pos];
+        const Operation& o = program.ops[op];
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Op, op};
+        n.shape = NodeShape::RoundedBox;
+        n.title = shortOpName(program.opName(op));
+        if (!o.results.empty()) {
+            n.subtitle = values ? QString() : typeSummary(program, o.results[0]);
+            if (!values) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + n.subtitle;
+        }
+        if (!o.regions.empty()) n.badge = QObject::tr("%1 region%2").arg(o.regions.size()).arg(o.regions.size() > 1 ? "s" : "");
+        if (split.isBackward(pos)) n.flags |= kFlagBackward;
+        if (PlanMarks::at(marks.opRecomputed, op)) {
+            n.flags |= kFlagRecomputed;
+            n.badge = QStringLiteral("\u21BB recompute");
+        }
+        if (PlanMarks::at(marks.opClone, op)) {
+            n.flags |= kFlagClone;
+            n.badge = QStringLiteral("\u21BB clone");
+        }
+        QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
+        for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+        n.tooltip = tip;
+        const double textW = std::max(estimateTextWidth(n.title, 9.5), estimateTextWidth(n.subtitle, 7.5));
+        n.width = std::clamp(textW + 24, 70.0, 220.0);
+        n.height = n.subtitle.isEmpty() ? 28 : 38;
+        n.cluster = clusterOf(pos);
+        if (options.overlay != Overlay::None && !o.results.empty()) {
+            double m = -1;
+            for (ValueId r : o.results) m = std::max(m, metric(r));
+            const double t = scale.norm(m);
+            if (t >= 0) n.fill = overlayColor(t);
+        }
+        g.nodes.push_back(std::move(n));
+        return int(g.nodes.size() - 1);
+    };
+
+    for (const auto& seg : overview.segments()) {
+        if (seg.expanded) {
+            for (uint32_t pos = seg.begin; pos < seg.end && pos < opCount; ++pos) unitOfPos[pos] = addOpNode(pos);
+            continue;
+        }
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Group, seg.begin};
+        n.shape = NodeShape::Group;
+        std::map<std::string_view, int> hist;
+        int recomputed = 0;
+        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) {
+            ++hist[program.opName(global.ops[pos])];
+            if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) ++recomputed;
+        }
+        std::vector<std::pair<int, std::string_view>> top;
+        for (auto& [name, c] : hist) top.push_back({c, name});
+        std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        n.title = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+        QStringList parts;
+        for (size_t i = 0; i < top.size() && i < 2; ++i) parts << QStringLiteral("%1×%2").arg(shortOpName(top[i].second)).arg(top[i].first);
+        n.subtitle = parts.join(", ");
+        n.badge = QString::number(seg.end - seg.begin);
+        if (recomputed) {
+            n.flags |= kFlagRecomputed;
+            n.badge = QStringLiteral("\u21BB %1/%2").arg(recomputed).arg(seg.end - seg.begin);
+        }
+        if (split.isBackward(seg.begin)) n.flags |= kFlagBackward;
+        QString tip = QObject::tr("<b>%1 ops</b> (positions %2–%3). Double-click to expand.").arg(seg.end - seg.begin).arg(seg.begin).arg(seg.end - 1);
+        for (size_t i = 0; i < top.size() && i < 8; ++i)
+            tip += QStringLiteral("<br>%1 × %2").arg(top[i].first).arg(QString::fromUtf8(top[i].second.data(), qsizetype(top[i].second.size())));
+        n.tooltip = tip;
+        n.width = 170;
+        n.height = 40;
+        n.cluster = clusterOf(seg.begin);
+        const int idx = int(g.nodes.size());
+        g.nodes.push_back(std::move(n));
+        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) unitOfPos[pos] = idx;
+    }
+
+    // Value nodes (values mode): results of shown ops.
+    auto valueNodeFor = [&](ValueId v) -> int {
+        if (!values || v >= valueNode.size()) return -1;
+        if (valueNode[v] >= 0) return valueNode[v];
+        const Value& val = program.values[v];
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Value, v};
+        n.shape = NodeShape::Ellipse;
+        n.title = QString::fromStdString(val.name);
+        n.subtitle = typeSummary(program, v);
+        n.tooltip = QStringLiteral("<b>%1</b> : %2<br>%3").arg(n.title, n.subtitle, formatBytes(double(program.valueBytes(v))));
+        if (PlanMarks::at(marks.valueSaved, v)) {
+            n.flags |= kFlagSaved;
+            n.tooltip += QObject::tr("<br><b>saved</b> for backward");
+        }
+        if (PlanMarks::at(marks.valueBanned, v)) n.flags |= kFlagBanned;
+        if (PlanMarks::at(marks.valuePinned, v)) n.flags |= kFlagPinned;
+        n.width = std::clamp(std::max(estimateTextWidth(n.title, 9), estimateTextWidth(n.subtitle, 7.5)) + 26, 56.0, 170.0);
+        n.height = 32;
+        if (val.definingOp != kNoId && program.ops[val.definingOp].parentBlock == Program::kGlobalBlock) {
+            const uint32_t pos = program.indexInBlock(val.definingOp);
+            n.cluster = clusterOf(pos);
+            if (split.isBackward(pos)) n.flags |= kFlagBackward;
+        }
+        if (options.overlay != Overlay::None) {
+            const double t = scale.norm(metric(v));
+            if (t >= 0) n.fill = overlayColor(t);
+        }
+        valueNode[v] = int(g.nodes.size());
+        g.nodes.push_back(std::move(n));
+        return valueNode[v];
+    };
+
+    QSet<quint64> seen;
+    auto addEdge = [&](int from, int to, ValueId v) {
+        if (from < 0 || to < 0 || from == to) return;
+        const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
+        if (seen.contains(k)) return;
+        seen.insert(k);
+        VisualEdge e;
+        e.from = from;
+        e.to = to;
+        e.key = ModelKey{ModelKey::Kind::Value, v};
+        const bool groupEdge = g.nodes[from].shape == NodeShape::Group || g.nodes[to].shape == NodeShape::Group;
+        if (!values && !groupEdge && PlanMarks::at(marks.valueSaved, v)) {
+            e.color = pal.savedFill;
+            e.width = 2.4;
+        }
+        g.edges.push_back(e);
+    };
+
+    for (uint32_t pos = 0; pos < opCount; ++pos) {
+        const OpId op = global.ops[pos];
+        const int src = unitOfPos[pos];
+        const bool srcIsOp = g.nodes[src].shape == NodeShape::RoundedBox;
+        for (ValueId r : program.ops[op].results) {
+            const int vn = srcIsOp ? valueNodeFor(r) : -1;
+            if (vn >= 0) addEdge(src, vn, r);
+            for (const Use& u : program.uses(r)) {
+                if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+                const int dst = unitOfPos[program.indexInBlock(u.ancestor)];
+                if (vn >= 0) addEdge(vn, dst, r);
+                else addEdge(src, dst, r);
+            }
+        }
+    }
+
+    const size_t n = g.nodes.size();
+    g.engine = LayoutService::chooseEngine(n, g.edges.size());
+    // Legend
+    if (options.overlay != Overlay::None) {
+        const char* names[] = {"", "Size", "Weight", "Distance to backward"};
+        g.title = QObject::tr("Overlay: %1").arg(names[int(options.overlay)]);
+        for (double t : {0.0, 0.33, 0.66, 1.0}) {
+            const double v = scale.inverse(t);
+            const QString txt = options.overlay == Overlay::Size ? formatBytes(v)
+                                : options.overlay == Overlay::Distance ? QString::number(v, 'f', 0)
+                                                                        : QString::number(v, 'g', 3);
+            g.legend.push_back(LegendEntry{overlayColor(t), QColor(), txt});
+        }
+    } else {
+        g.title = QObject::tr("Program");
+        g.legend.push_back(LegendEntry{pal.fwdFill, pal.fwdBorder, QObject::tr("forward op")});
+        g.legend.push_back(LegendEntry{pal.bwdFill, pal.bwdBorder, QObject::tr("backward op")});
+        if (values) {
+            g.legend.push_back(LegendEntry{pal.valueFill, pal.valueBorder, QObject::tr("value"), true});
+            g.legend.push_back(LegendEntry{pal.savedFill, pal.savedBorder, QObject::tr("saved for backward"), true});
+        } else {
+            g.legend.push_back(LegendEntry{pal.savedFill, pal.savedFill, QObject::tr("saved value (edge)"), false, false, true});
+        }
+        g.legend.push_back(LegendEntry{pal.fwdFill, pal.recomputed, QObject::tr("recomputed op"), false, true});
+        if (!marks.opClone.empty()) g.legend.push_back(LegendEntry{pal.bwdFill, pal.clone, QObject::tr("clone (rewritten)")});
+        if (!overview.whole()) g.legend.push_back(LegendEntry{pal.groupFill, pal.groupBorder, QObject::tr("op group (double-click)")});
+    }
+    return g;
+}
+
+}  // namespace rx

@@ -1,0 +1,77 @@
+#pragma once
+// Builds the program view's VisualGraph: ops (rounded boxes) and, when few enough, values
+// (ellipses) of the global block; forward and backward in two clusters; saved values,
+// recomputed ops and clones marked. Big programs start as an overview of collapsed
+// segments (contiguous op ranges) that expand in place on double-click.
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+#include "model/Program.h"
+#include "views/VisualGraph.h"
+
+namespace rx {
+
+// Where forward ends and backward starts (global-block op indices), from the spec.
+struct ProgramSplit {
+    int64_t fwdOpEndIdx = -1;
+    int64_t backwardOpStartIdx = -1;
+    bool known() const { return backwardOpStartIdx >= 0; }
+    bool isBackward(uint32_t pos) const { return known() && int64_t(pos) >= backwardOpStartIdx; }
+};
+
+// What the current plan says about values and ops (indexed by ValueId / OpId of the
+// program shown). Empty vectors = no plan yet.
+struct PlanMarks {
+    std::vector<uint8_t> valueSaved;
+    std::vector<uint8_t> valueBanned;
+    std::vector<uint8_t> valuePinned;
+    std::vector<uint8_t> opRecomputed;
+    std::vector<uint8_t> opClone;       // rewritten program: the op is a clone
+    std::vector<double> valueWeight;    // for the weight overlay (<0 = unknown)
+    std::vector<double> valueDistance;  // for the distance overlay (<0 = unknown)
+    static bool at(const std::vector<uint8_t>& v, uint32_t i) { return i < v.size() && v[i]; }
+};
+
+enum class Overlay : uint8_t { None, Size, Weight, Distance };
+
+// Segment state of the overview. Positions index the global block's ops.
+class ProgramOverview {
+public:
+    struct Segment {
+        uint32_t begin = 0, end = 0;  // [begin, end)
+        bool expanded = false;
+    };
+    static constexpr uint32_t kDirectLimit = 600;    // at most this many ops: show them all
+    static constexpr uint32_t kTargetGroups = 120;   // first picture of a big program
+
+    void reset(uint32_t opCount, ProgramSplit split);
+    // Expands the segment starting at `begin`: into ops if small, else into sub-segments.
+    bool expand(uint32_t begin);
+    // Collapses the run of expanded ops around `pos` back to its parent group size.
+    void expandAll();
+    bool whole() const;
+    size_t visibleUnits() const;
+    const std::vector<Segment>& segments() const { return segments_; }
+
+private:
+    static void split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out);
+    std::vector<Segment> segments_;
+};
+
+struct ProgramViewOptions {
+    ProgramSplit split;
+    Overlay overlay = Overlay::None;
+    int showValues = -1;  // -1 auto (when <= 250 ops shown), 0 off, 1 on
+};
+
+VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& overview,
+                              const ProgramViewOptions& options, const PlanMarks& marks);
+
+// "pd_op.matmul" -> "matmul"; keeps other dialects' prefixes ("cinn_op.", "builtin.").
+QString shortOpName(std::string_view name);
+// "4096×4096 f32"
+QString typeSummary(const Program& program, ValueId v);
+QString formatBytes(double bytes);
+
+}  // namespace rx

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/InternedString.h"
+
 namespace rx {
 
 struct Attribute {
@@ -15,12 +17,14 @@ struct Attribute {
     };
     Kind kind = Kind::Opaque;
     bool boolValue = false;
+    bool typed = false;               // printed with a type prefix such as "(Float)"
     int64_t intValue = 0;
     double floatValue = 0.0;
     std::string text;                 // String value; DataType/Place/DataLayout/Pointer/Opaque text
     std::vector<Attribute> elements;  // Array, IntArray
-    std::string spelling;             // exact printed form of a scalar where it matters; may be empty
-    bool typed = false;               // printed with a type prefix such as "(Float)"
+    // Exact printed form of a scalar where it matters ("1e-05"); may be empty. Interned:
+    // attributes are the bulk of a program's memory.
+    InternedString spelling;
 
     static Attribute boolean(bool v) { Attribute a; a.kind = Kind::Bool; a.boolValue = v; return a; }
     static Attribute int32(int64_t v) { Attribute a; a.kind = Kind::Int32; a.intValue = v; return a; }

@@ -222,6 +222,7 @@ private:
         prog_ = &prog;
         prog.generation = gen_;
         scope_.clear();
+        numericScope_.clear();
         scopeLog_.clear();
         sawElision_ = false;
         lenient_ = false;
@@ -245,6 +246,11 @@ private:
             parseBlockBody(Program::kGlobalBlock, /*braced=*/false);
         }
         if (sawElision_) prog.warnings.push_back("program contains elision lines (\"...\"); they were skipped");
+        // Drop vector growth slack (a third of the arrays' size on average).
+        prog.ops.shrink_to_fit();
+        prog.values.shrink_to_fit();
+        prog.blocks.shrink_to_fit();
+        for (Block& b : prog.blocks) b.ops.shrink_to_fit();
         if (undefinedUses_ > 0)
             prog.warnings.push_back(std::to_string(undefinedUses_) +
                                     " value(s) used but not defined in the text; loaded as inputs of the global block");
@@ -279,32 +285,61 @@ private:
             }
         }
         // Values of a nested block go out of scope with it.
-        for (size_t i = scopeMark; i < scopeLog_.size(); ++i) scope_.erase(scopeLog_[i]);
+        for (size_t i = scopeMark; i < scopeLog_.size(); ++i) unbind(scopeLog_[i]);
         scopeLog_.resize(scopeMark);
     }
 
+    static constexpr uint32_t kMaxNumericName = 1u << 26;
+    // "%123" -> 123; kNoId for other names ("%arg_0", "%007").
+    static uint32_t numericName(std::string_view name) {
+        if (name.size() < 2 || name.size() > 9 || (name[1] == '0' && name.size() > 2)) return kNoId;
+        uint32_t n = 0;
+        for (size_t i = 1; i < name.size(); ++i) {
+            if (!isDigit(name[i])) return kNoId;
+            n = n * 10 + static_cast<uint32_t>(name[i] - '0');
+        }
+        return n < kMaxNumericName ? n : kNoId;
+    }
+    ValueId lookup(std::string_view name) const {
+        const uint32_t n = numericName(name);
+        if (n != kNoId) return n < numericScope_.size() ? numericScope_[n] : kNoId;
+        auto it = scope_.find(name);
+        return it == scope_.end() ? kNoId : it->second;
+    }
+    void bind(std::string_view name, ValueId v) {
+        const uint32_t n = numericName(name);
+        if (n == kNoId) {
+            scope_[name] = v;
+            return;
+        }
+        if (n >= numericScope_.size()) numericScope_.resize(std::max<size_t>(n + 1, numericScope_.size() * 2), kNoId);
+        numericScope_[n] = v;
+    }
+    void unbind(std::string_view name) {
+        const uint32_t n = numericName(name);
+        if (n == kNoId) scope_.erase(name);
+        else if (n < numericScope_.size()) numericScope_[n] = kNoId;
+    }
+
     void define(std::string_view name, ValueId v, const char* at) {
-        auto [it, inserted] = scope_.try_emplace(name, v);
-        if (!inserted) {
-            const Value& old = prog_->values[it->second];
-            std::string where;
-            if (old.definingOp != kNoId || old.block != Program::kGlobalBlock) where = " (it is defined earlier)";
-            failMessage(at, "expected a value name not defined before, found '" + std::string(name) +
-                                "' defined twice" + where);
+        const ValueId existing = lookup(name);
+        if (existing == kNoId) {
+            bind(name, v);
+        } else {
+            failMessage(at, "expected a value name not defined before, found '" + std::string(name) + "' defined twice");
         }
         if (nesting_ > 0) scopeLog_.push_back(name);
     }
 
     ValueId resolve(std::string_view name, const char* at) {
-        auto it = scope_.find(name);
-        if (it != scope_.end()) return it->second;
+        if (const ValueId v = lookup(name); v != kNoId) return v;
         if (!lenient_ && !sawElision_)
             failMessage(at, "expected a value defined before this use, found undefined value '" + std::string(name) + "'");
         // Fragments and excerpts use values defined in text that is not there: they become
         // inputs (arguments) of the global block, typed from the op's type list below.
         ++undefinedUses_;
         const ValueId v = prog_->addBlockArgument(Program::kGlobalBlock, kNullType, std::string(name));
-        scope_.emplace(name, v);
+        bind(name, v);
         if (nesting_ > 0) scopeLog_.push_back(name);
         return v;
     }
@@ -371,7 +406,7 @@ private:
                     if (resultNames_[i].first == name)
                         failMessage(at, "expected a value name not defined before, found '" + std::string(name) +
                                             "' defined twice");
-                if (scope_.count(name)) define(name, 0, at);  // reports "defined twice"
+                if (lookup(name) != kNoId) define(name, 0, at);  // reports "defined twice"
                 resultNames_.emplace_back(name, at);
                 skipWs();
                 if (p_ < end_ && *p_ == ',') { ++p_; continue; }
@@ -442,10 +477,16 @@ private:
         }
         if (anyKeyword)
             for (auto k : pendingKeywords_) op.operandKeywords.emplace_back(k);
+        if (op.operands.capacity() != op.operands.size()) op.operands.shrink_to_fit();
         // Attributes.
         skipWs();
         if (p_ < end_ && *p_ == '{' && looksLikeAttributeDict(p_)) {
-            parseAttributeDict(op.attributes);
+            // Parsed into a reused buffer, then moved into an exactly sized vector: growth
+            // slack would cost more than the attributes themselves in large programs.
+            attributeScratch_.clear();
+            parseAttributeDict(attributeScratch_);
+            op.attributes.reserve(attributeScratch_.size());
+            for (auto& a : attributeScratch_) op.attributes.push_back(std::move(a));
             skipWs();
         } else {
             op.syntax |= OpSyntax::kNoAttributeDict;
@@ -771,13 +812,13 @@ private:
             auto [ptr, ec] = std::from_chars(first, tok.data() + tok.size(), v);
             if (ec != std::errc() || ptr != tok.data() + tok.size()) fail(at, "a number");
             a.floatValue = v;
-            a.spelling = std::string(tok);
+            a.spelling = tok;
         } else {
             int64_t v = 0;
             auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
             if (ec != std::errc() || ptr != tok.data() + tok.size()) fail(at, "an integer");
             a.intValue = v;
-            if (tok.size() > 20 || std::to_string(v) != tok) a.spelling = std::string(tok);
+            if (tok.size() > 20 || std::to_string(v) != tok) a.spelling = tok;
         }
     }
 
@@ -834,6 +875,7 @@ private:
             expect(']', "',' or ']' in the array");
             break;
         }
+        if (a.elements.capacity() != a.elements.size()) a.elements.shrink_to_fit();
         leave();
     }
 
@@ -1019,11 +1061,14 @@ private:
     bool sawElision_ = false;
     bool lenient_ = false;
     size_t undefinedUses_ = 0;
+    // Names in scope. "%N" (nearly all) index a flat vector: no hashing, no node per value.
     std::unordered_map<std::string_view, ValueId> scope_;
+    std::vector<ValueId> numericScope_;
     std::vector<std::string_view> scopeLog_;
     std::vector<std::pair<std::string_view, const char*>> resultNames_;
     std::vector<std::string_view> pendingKeywords_;
     std::vector<TypeId> inputTypes_, outputTypes_;
+    std::vector<NamedAttribute> attributeScratch_;
     std::unordered_map<std::string_view, TypeId> typeCache_;
     std::unordered_map<std::string_view, uint32_t> opNameCache_;
 };

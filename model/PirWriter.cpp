@@ -32,7 +32,7 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
     using K = Attribute::Kind;
     const auto number = [&](const char* prefix) {
         if (typed) out += prefix;
-        if (!a.spelling.empty()) out += a.spelling;
+        if (!a.spelling.empty()) out += a.spelling.str();
         else if (a.kind == K::Float || a.kind == K::Double) appendFloat(out, a.floatValue);
         else out += std::to_string(a.intValue);
     };
@@ -80,7 +80,7 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
         for (size_t i = 0; i < a.elements.size(); ++i) {
             if (i) out += ',';
             const Attribute& e = a.elements[i];
-            if (!e.spelling.empty()) out += e.spelling;
+            if (!e.spelling.empty()) out += e.spelling.str();
             else out += std::to_string(e.intValue);
         }
         out += ']';
@@ -210,7 +210,7 @@ private:
                 if (!first) out_ += ", ";
                 first = false;
                 if (!prog_.values[a].keyword.empty()) {
-                    out_ += prog_.values[a].keyword;
+                    out_ += prog_.values[a].keyword.str();
                     out_ += '=';
                 }
                 out_ += name(a);

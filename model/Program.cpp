@@ -120,7 +120,7 @@ ValueId Program::addBlockArgument(BlockId block, TypeId type, std::string name, 
     v.index = static_cast<uint32_t>(isKeyword ? blocks[block].kwargs.size() : blocks[block].args.size());
     noteValueName(name);
     v.name = std::move(name);
-    v.keyword = std::move(keyword);
+    v.keyword = keyword;
     const auto id = static_cast<ValueId>(values.size());
     values.push_back(std::move(v));
     (isKeyword ? blocks[block].kwargs : blocks[block].args).push_back(id);

@@ -35,7 +35,7 @@ struct Value {
     BlockId block = kNoId;       // block that defines it (defining op's block, or the arg's block)
     uint32_t index = 0;          // result index, or argument index
     std::string name;            // as in the file, e.g. "%12", "%arg_0"; never empty once named
-    std::string keyword;         // block keyword-argument name (while/if kwargs), else empty
+    InternedString keyword;      // block keyword-argument name (while/if kwargs), else empty
 };
 
 struct Operation {

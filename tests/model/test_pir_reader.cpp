@@ -34,7 +34,7 @@ private slots:
         QVERIFY(value);
         QCOMPARE(value->kind, Attribute::Kind::Float);
         QCOMPARE(value->floatValue, 3.0);
-        QCOMPARE(value->spelling, std::string("3"));
+        QCOMPARE(value->spelling.str(), std::string("3"));
         QVERIFY(value->typed);
         QCOMPARE(full.attribute("shape")->kind, Attribute::Kind::IntArray);
         QCOMPARE(full.attribute("shape")->toIntVector(), (std::vector<int64_t>{4096, 4096}));
@@ -72,7 +72,7 @@ private slots:
         const Operation& batchNorm = globalOp(bn, 9);
         QCOMPARE(batchNorm.results.size(), size_t(6));
         QCOMPARE(bn.values[batchNorm.results[5]].name, std::string("%14"));
-        QCOMPARE(batchNorm.attribute("epsilon")->spelling, std::string("1e-05"));
+        QCOMPARE(batchNorm.attribute("epsilon")->spelling.str(), std::string("1e-05"));
     }
 
     void nonContiguousIdsAndFreshNames() {
@@ -161,7 +161,7 @@ private slots:
         const Operation& ln = globalOp(p, 0);
         QCOMPARE(ln.results.size(), size_t(3));
         QCOMPARE(ln.attribute("epsilon")->kind, Attribute::Kind::Float);
-        QCOMPARE(ln.attribute("epsilon")->spelling, std::string("1e-06"));
+        QCOMPARE(ln.attribute("epsilon")->spelling.str(), std::string("1e-06"));
         QCOMPARE(ln.attribute("begin_norm_axis")->kind, Attribute::Kind::Int32);
         QCOMPARE(globalOp(p, 1).attribute("dtype")->kind, Attribute::Kind::DataType);
         QCOMPARE(globalOp(p, 1).attribute("place")->kind, Attribute::Kind::Place);

@@ -1441,6 +1441,153 @@ std::unordered_map<std::string, Kernel> buildKernels() {
                 }
         c.setOutDoubles(0, x.dims, dx);
     };
+
+    // -- the rest of the seed's op lists and ops of the real corpus --
+    k["pd_op.logit"] = [](Context& c) {
+        double eps = c.attrFloat("eps", 0.0);
+        const Tensor& x = c.x(0);
+        std::vector<double> v = x.toDoubles();
+        for (double& e : v) {
+            double p = eps > 0 ? std::clamp(e, eps, 1.0 - eps) : e;
+            e = std::log(p / (1.0 - p));
+        }
+        c.setOutDoubles(0, x.dims, v);
+    };
+    // Complex helpers on real tensors (the executor has no complex dtypes): real and conj
+    // are the identity, imag is zero, angle is 0 or pi.
+    k["pd_op.real"] = [](Context& c) { c.setOutDoubles(0, c.x(0).dims, c.x(0).toDoubles()); };
+    k["pd_op.conj"] = k["pd_op.real"];
+    k["pd_op.imag"] = [](Context& c) { c.setOutDoubles(0, c.x(0).dims, std::vector<double>(static_cast<size_t>(c.x(0).numel()), 0.0)); };
+    k["pd_op.angle"] = [](Context& c) {
+        std::vector<double> v = c.x(0).toDoubles();
+        for (double& e : v) e = e < 0 ? M_PI : 0.0;
+        c.setOutDoubles(0, c.x(0).dims, v);
+    };
+    auto anyAll = [](bool any) {
+        return [any](Context& c) {
+            const Tensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+            std::vector<double> acc(static_cast<size_t>(numelOf(p.outDims)), any ? 0.0 : 1.0);
+            for (int64_t i = 0; i < x.numel(); ++i) {
+                bool b = x.get(i) != 0;
+                double& a = acc[p.target[i]];
+                a = any ? (a != 0 || b) : (a != 0 && b);
+            }
+            c.setOutDoubles(0, keep ? p.outDims : p.outDimsNoKeep, acc);
+        };
+    };
+    k["pd_op.any"] = anyAll(true);
+    k["pd_op.all"] = anyAll(false);
+    k["pd_op.put_along_axis"] = [](Context& c) {
+        // (arr, indices, values) {axis, reduce: assign|add|mul}; values broadcast to indices.
+        const Tensor& arr = c.x(0);
+        const Tensor& idx = c.x(1);
+        const Tensor& val = c.x(2);
+        int64_t axis = c.normAxis(c.attrInt("axis", 0), arr.dims.size());
+        std::string reduce = c.attrString("reduce", "assign");
+        if (idx.dims.size() != arr.dims.size()) c.fail("put_along_axis indices must have the rank of arr");
+        std::vector<double> out = arr.toDoubles();
+        std::vector<int64_t> vi = broadcastIndex(val.dims, idx.dims);
+        Dims is = stridesOf(idx.dims), as = stridesOf(arr.dims);
+        for (int64_t k2 = 0; k2 < idx.numel(); ++k2) {
+            int64_t rem = k2, pos = 0;
+            for (size_t d = 0; d < idx.dims.size(); ++d) {
+                int64_t coord = rem / is[d];
+                rem %= is[d];
+                if (static_cast<int64_t>(d) == axis) {
+                    coord = static_cast<int64_t>(idx.get(k2));
+                    if (coord < 0) coord += arr.dims[d];
+                    if (coord < 0 || coord >= arr.dims[d]) c.fail("put_along_axis index out of range");
+                } else if (coord >= arr.dims[d]) c.fail("put_along_axis indices exceed arr");
+                pos += coord * as[d];
+            }
+            double v = val.get(vi[k2]);
+            if (reduce == "add") out[pos] += v;
+            else if (reduce == "mul" || reduce == "multiply") out[pos] *= v;
+            else out[pos] = v;
+        }
+        c.setOutDoubles(0, arr.dims, out);
+    };
+    k["pd_op.index_sample"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& idx = c.x(1);
+        if (x.dims.size() != 2 || idx.dims.size() != 2 || x.dims[0] != idx.dims[0]) c.fail("index_sample needs [N,M] and [N,K]");
+        std::vector<double> out(static_cast<size_t>(idx.numel()));
+        for (int64_t r = 0; r < idx.dims[0]; ++r)
+            for (int64_t j = 0; j < idx.dims[1]; ++j) {
+                int64_t v = static_cast<int64_t>(idx.get(r * idx.dims[1] + j));
+                if (v < 0 || v >= x.dims[1]) c.fail("index_sample index out of range");
+                out[r * idx.dims[1] + j] = x.get(r * x.dims[1] + v);
+            }
+        c.setOutDoubles(0, idx.dims, out);
+    };
+    k["pd_op.embedding"] = [](Context& c) {
+        const Tensor& ids = c.x(0);
+        const Tensor& w = c.x(1);
+        if (w.dims.size() != 2) c.fail("embedding weight must be 2-d");
+        int64_t pad = c.attrInt("padding_idx", -1), width = w.dims[1];
+        Dims od = ids.dims;
+        od.push_back(width);
+        Tensor out(w.dtype, od);
+        int eb = dtypeBytes(w.dtype);
+        for (int64_t i = 0; i < ids.numel(); ++i) {
+            int64_t id = static_cast<int64_t>(ids.get(i));
+            if (id < 0 || id >= w.dims[0]) c.fail("embedding id " + std::to_string(id) + " out of range");
+            if (pad >= 0 && id == pad) continue;  // zero row
+            std::memcpy(out.bytes.data() + i * width * eb, w.bytes.data() + id * width * eb, width * eb);
+        }
+        c.setOut(0, std::move(out));
+    };
+    k["pd_op.swiglu"] = [](Context& c) {
+        // silu(x) * y; with no y, x's last axis holds [x | y].
+        const Tensor& x = c.x(0);
+        std::vector<double> xv = x.toDoubles(), out;
+        Dims od = x.dims;
+        if (c.has(1)) {
+            if (c.x(1).dims != x.dims) c.fail("swiglu operands differ in shape");
+            std::vector<double> yv = c.x(1).toDoubles();
+            out.resize(xv.size());
+            for (size_t i = 0; i < xv.size(); ++i) out[i] = xv[i] * sigmoid(xv[i]) * yv[i];
+        } else {
+            if (od.empty() || od.back() % 2) c.fail("swiglu without y needs an even last axis");
+            int64_t h = od.back() / 2, rows = x.numel() / std::max<int64_t>(od.back(), 1);
+            od.back() = h;
+            out.resize(static_cast<size_t>(rows * h));
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t j = 0; j < h; ++j) {
+                    double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j];
+                    out[r * h + j] = a * sigmoid(a) * b;
+                }
+        }
+        c.setOutDoubles(0, od, out);
+    };
+    // Seeded random ops (keyed, like dropout, by the run seed and the result's name).
+    k["pd_op.uniform"] = [](Context& c) {
+        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
+        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
+        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
+        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        std::vector<double> v(static_cast<size_t>(numelOf(shape)));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = lo + (hi - lo) * uniformAt(key, i);
+        c.setOutDoubles(0, shape, v);
+    };
+    k["pd_op.randint"] = [](Context& c) {
+        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
+        int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
+        if (hi <= lo) c.fail("randint needs high > low");
+        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ 0x7261ull);
+        std::vector<double> v(static_cast<size_t>(numelOf(shape)));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(lo + static_cast<int64_t>(uniformAt(key, i) * static_cast<double>(hi - lo)));
+        c.setOutDoubles(0, shape, v);
+    };
+    // Collectives of a single-process run: one rank, so reduce and broadcast leave the
+    // tensor as it is.
+    for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
+                             "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
+        k[name] = [](Context& c) { c.setOutShared(0, c.inputs[0]->tensor); if (c.inputs[0]->isList) c.fail("expected a tensor"); };
+    k["pd_op.batchnorm"] = k["pd_op.batch_norm"];  // the seed's spelling in COMPUTE_INTENSIVE_OPS
     return k;
 }
 
@@ -1449,7 +1596,7 @@ const std::unordered_map<std::string, Kernel>& kernels() {
     return k;
 }
 
-bool isInputOp(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter"; }
+bool isInputOp(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter" || name == "pd_op.feed"; }
 
 std::string inputName(const Program& p, OpId op) {
     const Operation& o = p.ops[op];
@@ -1482,7 +1629,7 @@ Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64
 }
 
 std::vector<std::string> CpuExecutor::supportedOps() {
-    std::vector<std::string> names = {"pd_op.data", "builtin.parameter"};
+    std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter"};
     for (const auto& [name, kernel] : kernels()) if (kernel) names.push_back(name);
     std::sort(names.begin(), names.end());
     return names;

@@ -15,7 +15,7 @@
 
 namespace rx::exec {
 
-// Inputs by the name a program gives them: the `name` attribute of `pd_op.data`, the
+// Inputs by the name a program gives them: the `name` attribute of `pd_op.data` / `pd_op.feed`, the
 // `parameter_name` of `builtin.parameter`. An input not given is filled with seeded random
 // values derived from (seed, name), so two programs with the same inputs get the same data.
 struct RunInputs {

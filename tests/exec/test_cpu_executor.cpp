@@ -253,6 +253,37 @@ private slots:
         b.in.seed = 7;
         QVERIFY(!b.run().fetches[0].tensor.bitwiseEqual(r1.fetches[0].tensor));
     }
+    void seedListAndCorpusOps() {
+        P b;
+        ValueId p = b.data("p", DType::Float64, {2}, {0.5, 0.75});
+        b.fetch(b.op("pd_op.logit", {p}, {b.t(DType::Float64, {2})})[0]);
+        ValueId arr = b.data("arr", DType::Float32, {2, 3}, {0, 0, 0, 0, 0, 0});
+        ValueId idx = b.data("idx", DType::Int64, {2, 1}, {2, 0});
+        ValueId val = b.data("val", DType::Float32, {1}, {9});
+        b.fetch(b.op("pd_op.put_along_axis", {arr, idx, val}, {b.t(DType::Float32, {2, 3})}, {{"axis", Attribute::int32(1)}})[0]);
+        ValueId w = b.data("w", DType::Float32, {3, 2}, {1, 2, 3, 4, 5, 6});
+        ValueId ids = b.data("ids", DType::Int64, {2}, {2, 0});
+        b.fetch(b.op("pd_op.embedding", {ids, w}, {b.t(DType::Float32, {2, 2})}, {{"padding_idx", Attribute::int64(-1)}})[0]);
+        ValueId x = b.data("x", DType::Float64, {1, 2}, {1, -2});
+        ValueId y = b.data("y", DType::Float64, {1, 2}, {3, 0.5});
+        b.fetch(b.op("pd_op.swiglu", {x, y}, {b.t(DType::Float64, {1, 2})})[0]);
+        ValueId flags = b.data("flags", DType::Bool, {2, 2}, {0, 1, 0, 0});
+        b.fetch(b.op("pd_op.any", {flags}, {b.t(DType::Bool, {2})}, {{"axis", Attribute::intArray({1})}, {"keepdim", Attribute::boolean(false)}})[0]);
+        b.fetch(b.op("pd_op.index_sample", {w, b.data("col", DType::Int64, {3, 1}, {1, 0, 1})}, {b.t(DType::Float32, {3, 1})})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {0, std::log(3.0)}, 1e-12);
+        expectNear(values(r, 1), {0, 0, 9, 9, 0, 0});
+        expectNear(values(r, 2), {5, 6, 1, 2});
+        expectNear(values(r, 3), {1 / (1 + std::exp(-1.0)) * 3, -2 / (1 + std::exp(2.0)) * 0.5}, 1e-12);
+        expectNear(values(r, 4), {1, 0});
+        expectNear(values(r, 5), {2, 3, 6});
+        CpuExecutor ex;
+        for (const char* op : {"pd_op.uniform", "pd_op.randint", "pd_op.dropout", "pd_op.gather_nd", "pd_op.put_along_axis",
+                               "pd_op.batch_norm_grad", "pd_op.pool2d_grad", "builtin.combine", "builtin.slice"}) {
+            auto all = CpuExecutor::supportedOps();
+            QVERIFY2(std::find(all.begin(), all.end(), op) != all.end(), op);
+        }
+    }
     void unsupportedOpsAreNamedBeforeRunning() {
         P b;
         ValueId x = b.data("x", DType::Float32, {2}, {1, 2});

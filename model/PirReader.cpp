@@ -746,7 +746,7 @@ private:
             const std::string_view rest(contentStart, static_cast<size_t>(end_ - contentStart));
             const bool nullInside =
                 rest.substr(0, std::min<size_t>(rest.size(), 64)).find("<<NULL TYPE>>") != std::string_view::npos;
-            if (gen_ != Generation::G0 && !sawElision_ && !nullInside) {
+            if (gen_ != Generation::G0 && !sawElision_ && !lenient_ && !nullInside) {
                 if (ok && !dt) fail(dtypeStart, "an element type such as f32");
                 fail(p_, "'>' closing the type");
             }
@@ -879,7 +879,20 @@ private:
         leave();
     }
 
+    // Typed printers (G1/G2) that print a value without its usual prefix, or with an
+    // unusual one such as (Bool): the spelling is kept so the writer reproduces it.
     void parseAttribute(Attribute& a, std::string_view key, bool inArray) {
+        const char* start = p_;
+        parseAttributeValue(a, key, inArray);
+        using K = Attribute::Kind;
+        if ((gen_ == Generation::G1 || gen_ == Generation::G2) && a.spelling.empty() &&
+            (a.typed ? a.kind == K::Bool
+                     : (a.kind == K::Int32 || a.kind == K::Int64 || a.kind == K::Index || a.kind == K::Float ||
+                        a.kind == K::Double || a.kind == K::DataType || a.kind == K::Place || a.kind == K::DataLayout)))
+            a.spelling = std::string_view(start, static_cast<size_t>(p_ - start));
+    }
+
+    void parseAttributeValue(Attribute& a, std::string_view key, bool inArray) {
         if (p_ >= end_) fail(p_, "an attribute value");
         const char c = *p_;
         if (c == '"') {
@@ -934,8 +947,9 @@ private:
             if (prefix == "Int64") return parseNumber(a, Attribute::Kind::Int64);
             if (prefix == "Index") return parseNumber(a, Attribute::Kind::Index);
             if (prefix == "Bool") {
+                const char* at = p_;
                 const std::string_view w = identifier();
-                if (w != "true" && w != "false") fail(p_, "true or false");
+                if (w != "true" && w != "false") fail(at, "true or false");
                 a.kind = Attribute::Kind::Bool;
                 a.boolValue = w == "true";
                 return;

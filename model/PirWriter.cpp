@@ -27,8 +27,11 @@ void appendFloat(std::string& out, double v) {
     out.append(buf, static_cast<size_t>(n));
 }
 
-void appendAttribute(std::string& out, const Attribute& a, Generation g) {
-    const bool typed = isTypedGeneration(g);
+// `sameGeneration`: printing in the generation the attribute was read in, so an attribute
+// that carries its spelling keeps its own prefix choice (`typed`); otherwise G1/G2 print
+// every prefix Paddle prints.
+void appendAttribute(std::string& out, const Attribute& a, Generation g, bool sameGeneration) {
+    const bool typed = isTypedGeneration(g) && (sameGeneration && !a.spelling.empty() ? a.typed : true);
     using K = Attribute::Kind;
     const auto number = [&](const char* prefix) {
         if (typed) out += prefix;
@@ -37,7 +40,10 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
         else out += std::to_string(a.intValue);
     };
     switch (a.kind) {
-    case K::Bool: out += a.boolValue ? "true" : "false"; break;
+    case K::Bool:
+        if (isTypedGeneration(g) && sameGeneration && a.typed) out += "(Bool)";
+        out += a.boolValue ? "true" : "false";
+        break;
     case K::Int32: number("(Int32)"); break;
     case K::Int64: number("(Int64)"); break;
     case K::Index: number("(Index)"); break;
@@ -71,7 +77,7 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
         out += g == Generation::G0 ? "array[" : "[";
         for (size_t i = 0; i < a.elements.size(); ++i) {
             if (i) out += ',';
-            appendAttribute(out, a.elements[i], g);
+            appendAttribute(out, a.elements[i], g, sameGeneration);
         }
         out += ']';
         break;
@@ -109,14 +115,15 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g) {
 class Writer {
 public:
     Writer(const Program& p, const WriteOptions& o)
-        : prog_(p), gen_(o.generation.value_or(p.generation)), renumber_(o.renumber) {
+        : prog_(p), gen_(o.generation.value_or(p.generation)), sameGeneration_(gen_ == p.generation),
+          renumber_(o.renumber) {
         typeText_.resize(p.types.size());
         typeDone_.assign(p.types.size(), false);
         if (renumber_) computeNames();
     }
 
     std::string run() {
-        out_.reserve(prog_.ops.size() * 160 + 16);
+        out_.reserve(prog_.ops.size() * 256 + 16);
         // Fragments (and programs that use values nobody defines) print without the outer
         // braces, so that reading them back is as lenient as it was the first time.
         const bool fragment = prog_.fragment || !prog_.globalBlock().args.empty();
@@ -265,7 +272,7 @@ private:
                 if (i) out_ += ',';
                 out_ += op.attributes[i].name;
                 out_ += ':';
-                appendAttribute(out_, op.attributes[i].value, gen_);
+                appendAttribute(out_, op.attributes[i].value, gen_, sameGeneration_);
             }
             out_ += '}';
         }
@@ -312,6 +319,7 @@ private:
 
     const Program& prog_;
     Generation gen_;
+    bool sameGeneration_ = true;
     bool renumber_;
     std::string out_;
     std::vector<std::string> typeText_;
@@ -343,7 +351,7 @@ std::string printType(const Program& program, TypeId type, Generation g) {
 
 std::string printAttribute(const Attribute& a, Generation g) {
     std::string out;
-    appendAttribute(out, a, g);
+    appendAttribute(out, a, g, false);
     return out;
 }
 

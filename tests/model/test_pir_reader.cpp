@@ -198,6 +198,34 @@ private slots:
         QCOMPARE(printProgram(parsePir(printed, "again")), printed);
     }
 
+    void unknownOpsAndAttributesSurviveRoundTrip() {
+        const std::string text =
+            "{\n"
+            "    (%0) = \"my_dialect.thing\" () {a:(pd_op.Weird)abc,b:{x:1,y:\"}\"},c:<k:v|w>,d:(0x7f00),e:NHWC,f:(Index)3,g:(Bool)true,h:(pd_op.DataLayout)NCHW,i:\"q\\\"uote\"} : () -> builtin.tensor<2xf32>\n"
+            "    (%1, %2) = \"my_dialect.pair\" (%0, <<NULL VALUE>>) {} : (builtin.tensor<2xf32>, <<NULL TYPE>>) -> my.type<abc<1>>, builtin.selected_rows<4x2xf32>\n"
+            "    (%3) = \"my_dialect.region\" (%1) {k:[]} : (my.type<abc<1>>) -> builtin.tensor<f32> {\n"
+            "        ^%arg_0: builtin.tensor<2xf32>, %arg_1: builtin.tensor<2xf32>\n"
+            "        () = \"cf.yield\" (%arg_0, %2) {} : (builtin.tensor<2xf32>, builtin.selected_rows<4x2xf32>) ->\n"
+            "    } else {\n"
+            "        () = \"cf.yield\" () {} : () ->\n"
+            "    }\n"
+            "}\n";
+        const Program p = parsePir(text, "unknown.pir");
+        QCOMPARE(printProgram(p), text);
+        const Operation& thing = globalOp(p, 0);
+        QCOMPARE(thing.attribute("a")->kind, Attribute::Kind::Opaque);
+        QCOMPARE(thing.attribute("d")->kind, Attribute::Kind::Pointer);
+        QCOMPARE(thing.attribute("f")->kind, Attribute::Kind::Index);
+        QCOMPARE(thing.attribute("g")->boolValue, true);
+        QCOMPARE(thing.attribute("h")->kind, Attribute::Kind::DataLayout);
+        const Operation& region = globalOp(p, 2);
+        const Block& body = p.blocks[region.regions[0][0]];
+        QVERIFY(body.argTypesPrinted);
+        QCOMPARE(body.args.size(), size_t(2));
+        QCOMPARE(p.types[p.values[globalOp(p, 1).results[1]].type].kind, Type::Kind::SelectedRows);
+        QCOMPARE(p.types[p.values[globalOp(p, 1).results[0]].type].kind, Type::Kind::Opaque);
+    }
+
     void jsonMatchesTheTextProgram() {
         const Program json = readPirJsonFile(corpusDir() + "/pir-json/save-load-doc-fc-relu-scale.json");
         const Program text = load("pir-real/save-load-doc-fc-relu-scale.pir");

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Builds the libFuzzer target with clang++ (ASan + UBSan) and runs it for N seconds (default
+# 180) seeded with the corpus. Findings land in fuzz/findings/ (git-ignored by name).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=${FUZZ_BUILD:-$root/build-fuzz}
+seconds=${1:-180}
+mkdir -p "$out" "$out/corpus" "$here/findings"
+cp "$root"/../shared/corpus/*/*.pir "$out/corpus/" 2>/dev/null || true
+clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root" $(pkg-config --cflags Qt6Core) -fPIC \
+  "$here/fuzz_pir_reader.cpp" "$root"/model/PirReader.cpp "$root"/model/PirWriter.cpp \
+  "$root"/model/PirJsonReader.cpp "$root"/model/Program.cpp "$root"/model/Type.cpp \
+  "$root"/model/Attribute.cpp "$root"/model/InternedString.cpp \
+  $(pkg-config --libs Qt6Core) -o "$out/fuzz_pir_reader"
+cd "$here/findings"
+"$out/fuzz_pir_reader" -max_total_time="$seconds" -max_len=4096 -timeout=5 -rss_limit_mb=2048 "$out/corpus"

@@ -174,8 +174,6 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     computeUsers();
     computeProducerGraph();
     if (!unchanged_) computeDistances();
-
-    for (ValueId v = 0; v < nValues; ++v) byName_.emplace(p.values[v].name, v);
 }
 
 void Analysis::computeUsers() {
@@ -429,6 +427,11 @@ bool Analysis::hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId 
 }
 
 ValueId Analysis::findValue(std::string_view name) const {
+    std::call_once(byNameOnce_, [this] {
+        const Program& p = *program_;
+        byName_.reserve(p.values.size());
+        for (ValueId v = 0; v < p.values.size(); ++v) byName_.emplace(p.values[v].name, v);
+    });
     auto it = byName_.find(std::string(name));
     return it == byName_.end() ? kNoId : it->second;
 }

@@ -9,6 +9,7 @@
 // called concurrently. The constructor warms the program's lazy caches (uses, indices).
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -158,7 +159,8 @@ private:
     // plus the reverse (consumer -> producers), used by the fusion-loop judge.
     std::vector<uint32_t> consOff_, cons_, prodOff_, prod_;
 
-    std::unordered_map<std::string, ValueId> byName_;
+    mutable std::once_flag byNameOnce_;  // built on first findValue (pins only)
+    mutable std::unordered_map<std::string, ValueId> byName_;
 };
 
 }  // namespace rx

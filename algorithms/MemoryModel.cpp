@@ -8,8 +8,6 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     MemoryProfile prof;
     const auto& gops = program.globalBlock().ops;
     const size_t n = gops.size();
-    std::vector<uint32_t> pos(program.ops.size(), kNoId);
-    for (size_t i = 0; i < n; ++i) pos[gops[i]] = uint32_t(i);
 
     std::vector<uint8_t> isResident(program.values.size(), 0);
     for (ValueId v : resident)
@@ -21,6 +19,27 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     for (ValueId v = 0; v < program.values.size(); ++v)
         if (isResident[v]) prof.residentBytes += program.valueBytes(v);
 
+    // Last use of every value by global position, walking operands directly (a use inside a
+    // region counts at its top-level op); no use index needed, so a fresh program is cheap.
+    std::vector<uint32_t> lastUse(program.values.size(), 0);
+    std::vector<BlockId> stack;
+    for (size_t i = 0; i < n; ++i) {
+        const Operation& top = program.ops[gops[i]];
+        for (ValueId x : top.operands)
+            if (x != kNoId) lastUse[x] = uint32_t(i);
+        for (const auto& region : top.regions)
+            for (BlockId blk : region) stack.push_back(blk);
+        while (!stack.empty()) {
+            const BlockId blk = stack.back();
+            stack.pop_back();
+            for (OpId inner : program.blocks[blk].ops) {
+                for (ValueId x : program.ops[inner].operands)
+                    if (x != kNoId) lastUse[x] = uint32_t(i);
+                for (const auto& region : program.ops[inner].regions)
+                    for (BlockId b2 : region) stack.push_back(b2);
+            }
+        }
+    }
     // delta[i]: bytes allocated at op i minus bytes freed after op i-1.
     std::vector<int64_t> delta(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -28,9 +47,7 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
             if (isResident[r]) continue;
             const int64_t bytes = program.valueBytes(r);
             if (!bytes) continue;
-            size_t last = i;
-            for (const Use& use : program.uses(r))
-                if (use.ancestor != kNoId && pos[use.ancestor] != kNoId) last = std::max<size_t>(last, pos[use.ancestor]);
+            const size_t last = std::max<size_t>(i, lastUse[r]);
             delta[i] += bytes;
             delta[last + 1] -= bytes;
             if (int64_t(i) <= fwdOpEndIdx && int64_t(last) > fwdOpEndIdx) prof.boundaryActivationBytes += bytes;

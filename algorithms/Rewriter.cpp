@@ -20,6 +20,13 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     for (ValueId x : plan.subgraphInputs) map[x] = x;
     std::vector<uint8_t> isRecompute(orig.ops.size(), 0);
     for (OpId op : plan.recomputeOps) isRecompute[op] = 1;
+    // Reserve once: growing ops/values op by op re-touches (and page-faults) the whole arrays.
+    {
+        size_t extraValues = 0;
+        for (OpId op : plan.recomputeOps) extraValues += orig.ops[op].results.size();
+        np.ops.reserve(np.ops.size() + plan.recomputeOps.size());
+        np.values.reserve(np.values.size() + extraValues);
+    }
     std::vector<OpId> anchor;  // first backward user of the original's first result (orig op id)
     std::vector<TypeId> types;
     std::vector<ValueId> operands;
@@ -40,7 +47,10 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
         }
         types.clear();
         for (ValueId r : o.results) types.push_back(orig.values[r].type);
-        const OpId clone = np.createOp(orig.opName(op), operands, types, o.attributes);
+        std::vector<NamedAttribute> attrs;
+        attrs.reserve(o.attributes.size() + 3);  // room for op_role, chunk_id and the mark
+        attrs = o.attributes;
+        const OpId clone = np.createOp(orig.opName(op), operands, types, std::move(attrs));
         for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.ops[clone].results[k];
 
         OpId first = kNoId;

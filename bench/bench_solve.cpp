@@ -1,0 +1,139 @@
+// Whole-solve benchmarks (issue 3): a chain of elementwise forward ops with its backward
+// (20k forward ops -> 56k ops; 100k forward ops -> 280k ops), parse + analysis + network +
+// min cut + plan + rewrite + memory; and a re-solve after a knob change on a 10k-op program.
+// Run: build-algo/bench/bench_solve --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+
+#include "algorithms/Solver.h"
+#include "model/PirReader.h"
+#include "model/PirWriter.h"
+
+using namespace rx;
+
+namespace {
+
+// x -> sin -> cos -> sin -> cos -> exp -> ... ; backward: sin' = cos(x) * g, cos' = -sin(x) * g
+// (sin + multiply), exp' = y * g.
+struct Chain {
+    std::shared_ptr<Program> program;
+    RecomputeSpec spec;
+    std::string text;
+};
+
+Chain makeChain(int forwardOps) {
+    Chain c;
+    c.program = std::make_shared<Program>();
+    Program& p = *c.program;
+    p.generation = Generation::G2;
+    const TypeId t = p.types.tensor(DType::Float32, {4096, 4096});
+    const std::vector<TypeId> one{t};
+    auto add = [&](const char* name, std::vector<ValueId> operands) {
+        const OpId op = p.appendOp(Program::kGlobalBlock, name, operands, one,
+                                   {{"stop_gradient", Attribute::array({Attribute::boolean(false)})}});
+        return p.ops[op].results[0];
+    };
+    std::vector<ValueId> chain{add("pd_op.data", {})};
+    static const char* kinds[] = {"pd_op.sin", "pd_op.cos", "pd_op.sin", "pd_op.cos", "pd_op.exp"};
+    for (int i = 0; i < forwardOps - 1; ++i) chain.push_back(add(kinds[i % 5], {chain.back()}));
+    c.spec.fwdOpEndIdx = int(p.globalBlock().ops.size()) - 1;
+    ValueId g = add("pd_op.full", {});
+    c.spec.backwardOpStartIdx = int(p.globalBlock().ops.size());
+    for (int i = forwardOps - 2; i >= 0; --i) {
+        const std::string_view kind = kinds[i % 5];
+        const ValueId in = chain[size_t(i)], out = chain[size_t(i) + 1];
+        if (kind == "pd_op.exp") g = add("pd_op.multiply", {out, g});
+        else g = add("pd_op.multiply", {add(kind == "pd_op.sin" ? "pd_op.cos" : "pd_op.sin", {in}), g});
+    }
+    c.spec.inputs = {chain.front()};
+    c.spec.outputs = {chain.back()};
+    c.text = printProgram(p);
+    return c;
+}
+
+void wholeSolve(benchmark::State& state) {
+    const Chain chain = makeChain(int(state.range(0)));
+    const RecomputeConfig config = RecomputeConfig::seedDefaults();
+    size_t saved = 0;
+    for (auto _ : state) {
+        auto program = std::make_shared<Program>(parsePir(chain.text, "chain.pir"));
+        RecomputeSolver solver(program, chain.spec);
+        const SolveResult r = solver.solve(config);
+        if (!r.ok()) state.SkipWithError(r.error.c_str());
+        saved = r.plan.savedValues.size();
+        benchmark::DoNotOptimize(r.rewritten);
+    }
+    state.counters["ops"] = double(chain.program->globalBlock().ops.size());
+    state.counters["saved"] = double(saved);
+}
+
+void solveOnly(benchmark::State& state) {  // without parsing: program already in memory
+    const Chain chain = makeChain(int(state.range(0)));
+    const RecomputeConfig config = RecomputeConfig::seedDefaults();
+    SolveTimings sum;
+    double analysisMs = 0;
+    int n = 0;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RecomputeSolver solver(chain.program, chain.spec);
+        analysisMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const SolveResult r = solver.solve(config);
+        if (!r.ok()) state.SkipWithError(r.error.c_str());
+        sum.buildMs += r.timings.buildMs; sum.solveMs += r.timings.solveMs; sum.planMs += r.timings.planMs;
+        sum.rewriteMs += r.timings.rewriteMs; sum.memoryMs += r.timings.memoryMs;
+        ++n;
+        benchmark::DoNotOptimize(r.rewritten);
+    }
+    state.counters["ops"] = double(chain.program->globalBlock().ops.size());
+    state.counters["analysis_ms"] = analysisMs / n;
+    state.counters["build_ms"] = sum.buildMs / n;
+    state.counters["cut_ms"] = sum.solveMs / n;
+    state.counters["plan_ms"] = sum.planMs / n;
+    state.counters["rewrite_ms"] = sum.rewriteMs / n;
+    state.counters["memory_ms"] = sum.memoryMs / n;
+}
+
+void resolveAfterKnobChange(benchmark::State& state) {
+    const Chain chain = makeChain(int(state.range(0)));
+    RecomputeSolver solver(chain.program, chain.spec);
+    RecomputeConfig a = RecomputeConfig::seedDefaults(), b = a;
+    b.maxDistFromBw = 4;
+    b.distanceBase = 1.2;
+    (void)solver.solve(a);  // the analysis is built once per program
+    bool flip = false;
+    for (auto _ : state) {
+        const SolveResult r = solver.solve(flip ? a : b);
+        flip = !flip;
+        if (!r.ok()) state.SkipWithError(r.error.c_str());
+        benchmark::DoNotOptimize(r.rewritten);
+    }
+    state.counters["ops"] = double(chain.program->globalBlock().ops.size());
+}
+
+void copyProgram(benchmark::State& state) {  // the floor of a pass that returns a new Program
+    const Chain chain = makeChain(int(state.range(0)));
+    for (auto _ : state) {
+        Program copy(*chain.program);
+        benchmark::DoNotOptimize(copy.ops.data());
+    }
+}
+
+void parseOnly(benchmark::State& state) {
+    const Chain chain = makeChain(int(state.range(0)));
+    for (auto _ : state) {
+        Program p = parsePir(chain.text, "chain.pir");
+        benchmark::DoNotOptimize(p.ops.data());
+    }
+}
+
+}  // namespace
+
+BENCHMARK(copyProgram)->Arg(20000)->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(parseOnly)->Arg(20000)->Unit(benchmark::kMillisecond)->MinTime(0.3);
+// 20k forward ops -> 56k ops; 100k forward ops -> 280k ops; 3572 forward ops -> 10k ops.
+BENCHMARK(wholeSolve)->Arg(20000)->Arg(100000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
+BENCHMARK(solveOnly)->Arg(20000)->Arg(100000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
+BENCHMARK(resolveAfterKnobChange)->Arg(3572)->Unit(benchmark::kMillisecond)->MinTime(0.5);
+
+BENCHMARK_MAIN();

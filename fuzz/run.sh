@@ -1,12 +1,12 @@
 #!/bin/sh
 # Builds the libFuzzer target with clang++ (ASan + UBSan) and runs it for N seconds (default
-# 180) seeded with the corpus. Findings land in fuzz/findings/ (git-ignored by name).
+# 180) seeded with the corpus. Everything it writes stays in the build dir (build-fuzz/).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${FUZZ_BUILD:-$root/build-fuzz}
 seconds=${1:-180}
-mkdir -p "$out" "$out/corpus" "$here/findings"
+mkdir -p "$out" "$out/corpus" "$out/findings"
 cp "$root"/../shared/corpus/*/*.pir "$out/corpus/" 2>/dev/null || true
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" $(pkg-config --cflags Qt6Core) -fPIC \
@@ -14,5 +14,5 @@ clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
   "$root"/model/PirJsonReader.cpp "$root"/model/Program.cpp "$root"/model/Type.cpp \
   "$root"/model/Attribute.cpp "$root"/model/InternedString.cpp \
   $(pkg-config --libs Qt6Core) -o "$out/fuzz_pir_reader"
-cd "$here/findings"
+cd "$out/findings"
 "$out/fuzz_pir_reader" -max_total_time="$seconds" -max_len=4096 -timeout=5 -rss_limit_mb=2048 "$out/corpus"

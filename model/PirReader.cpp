@@ -985,18 +985,27 @@ private:
                 a.text.assign(at, p_);
                 return;
             }
-            // Unknown "(Type)value": kept verbatim up to the next ',', '}' or ']' at depth 0.
+            // Unknown "(Type)value": kept verbatim up to the next ',', '}' or ']' at depth 0;
+            // brackets and strings inside must balance on the line.
             const char* at = s - 1;
             int depth = 0;
             while (p_ < end_ && *p_ != '\n') {
                 const char d = *p_;
-                if (d == '[' || d == '(' || d == '<' || d == '{') ++depth;
-                else if (d == ']' || d == ')' || d == '>' || d == '}') {
+                if (d == '"') {
+                    ++p_;
+                    while (p_ < end_ && *p_ != '"' && *p_ != '\n') p_ += (*p_ == '\\' && p_ + 1 < end_ && p_[1] != '\n') ? 2 : 1;
+                    if (p_ >= end_ || *p_ != '"') fail(p_, "'\"' closing the string");
+                } else if (d == '[' || d == '(' || d == '<' || d == '{') {
+                    ++depth;
+                } else if (d == ']' || d == ')' || d == '>' || d == '}') {
                     if (depth == 0) break;
                     --depth;
-                } else if (d == ',' && depth == 0) break;
+                } else if (d == ',' && depth == 0) {
+                    break;
+                }
                 ++p_;
             }
+            if (depth != 0) fail(p_, "balanced brackets in the attribute value");
             a.kind = Attribute::Kind::Opaque;
             a.text.assign(at, p_);
             return;

@@ -47,10 +47,13 @@ int runInspect(const cli::Arguments& args) {
     read.programIndex = programIndexOption(args);
     const Program program = loadProgram(path, read);
 
+    // The file's program list, when it holds several (a second parse; skipped otherwise).
     std::vector<ProgramListing> listing;
-    {
+    bool several = read.programIndex >= 0;
+    for (const auto& w : program.warnings) several |= w.rfind("file holds", 0) == 0;
+    if (several) {
         const std::string text = readTextFile(path);
-        if (!text.empty() && text.find("\"base_code\"") == std::string::npos) listing = listPrograms(text, path);
+        if (text.find("\"base_code\"") == std::string::npos) listing = listPrograms(text, path);
     }
 
     // Spec: --spec FILE, else PROGRAM.spec.json beside it, else detected.

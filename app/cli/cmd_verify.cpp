@@ -8,6 +8,7 @@
 #include <QJsonObject>
 
 #include <iostream>
+#include <malloc.h>
 #include <memory>
 
 #include "algorithms/exec/CpuExecutor.h"
@@ -47,6 +48,9 @@ int runVerify(const cli::Arguments& args) {
     RecomputeConfig config = RecomputeConfig::seedDefaults();
     if (auto c = args.option("--config")) config = readConfigFile(*c);
 
+    // Large tensors: keep freed blocks in the heap instead of unmapping (and re-zeroing) them.
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     exec::CpuExecutor cpu;
     if (auto missing = cpu.unsupportedOps(*program); !missing.empty()) {
         std::string list;

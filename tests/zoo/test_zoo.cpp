@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <malloc.h>
 #include <filesystem>
 #include <unordered_set>
 
@@ -153,6 +154,12 @@ Checked solveAndVerify(std::shared_ptr<const Program> program, const RecomputeSp
 class TestZoo : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        // The torch-joint programs allocate 16-32 MiB tensors; glibc would mmap and unmap
+        // (and the kernel zero) each one. Keeping them in the heap halves the test's time.
+        mallopt(M_MMAP_THRESHOLD, 256 << 20);
+        mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    }
     void structureAndExecution_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<bool>("composite");

@@ -38,6 +38,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "model/PirWriter.h"
 #include "views/GraphViews.h"
@@ -509,7 +510,9 @@ QString MainWindow::exportView(const QString& path) {
         return writeAtomically(path, buffer.data());
     }
     if (ext == "png") {
-        const double scale = std::min(2.0, 12000.0 / std::max(target.width(), target.height()));
+        // At most 2x and ~24 megapixels: readers refuse bigger images.
+        const double scale = std::min({2.0, 12000.0 / std::max(target.width(), target.height()),
+                                       std::sqrt(24e6 / (target.width() * target.height()))});
         QImage img((target.size() * scale).toSize(), QImage::Format_ARGB32);
         img.fill(Qt::white);
         {

@@ -1,9 +1,9 @@
 #include "model/PirReader.h"
 
-#include <QByteArray>
-#include <QFile>
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -20,10 +20,22 @@ std::string_view defaultTensorSpelling(Generation g) {
 }
 
 std::string readTextFile(const std::string& path) {
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::ReadOnly)) throw Error(path + ": cannot open file: " + f.errorString().toStdString());
-    const QByteArray bytes = f.readAll();
-    return std::string(bytes.constData(), static_cast<size_t>(bytes.size()));
+    // Straight into the string (no QByteArray copy): inputs reach hundreds of MB.
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw Error(path + ": cannot open file: " + std::strerror(errno));
+    std::string text;
+    char buffer[1 << 16];
+    if (std::fseek(f, 0, SEEK_END) == 0) {
+        const long size = std::ftell(f);
+        if (size > 0) text.reserve(static_cast<size_t>(size));
+        std::fseek(f, 0, SEEK_SET);
+    }
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) throw Error(path + ": cannot read file");
+    return text;
 }
 
 namespace {
@@ -217,6 +229,20 @@ private:
     }
     void leave() { --nesting_; }
 
+    // Lines from here to the end of the text (or to the next pass banner).
+    size_t estimatedLines() const {
+        size_t lines = 1;
+        const char* q = p_;
+        while (q < end_) {
+            const void* nl = std::memchr(q, '\n', static_cast<size_t>(end_ - q));
+            if (!nl) break;
+            q = static_cast<const char*>(nl) + 1;
+            ++lines;
+            if (end_ - q >= 3 && q[0] == '=' && q[1] == '=' && q[2] == '=') break;
+        }
+        return lines;
+    }
+
     // ---------------- programs and blocks ----------------
     void parseProgram(Program& prog) {
         prog_ = &prog;
@@ -229,6 +255,12 @@ private:
         undefinedUses_ = 0;
         typeCache_.clear();    // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
+        // Reserve for about one op per line: growth would copy (and page in) the arrays
+        // twice over; unused reserve of these large blocks is never touched.
+        const size_t lines = estimatedLines();
+        prog.ops.reserve(lines);
+        prog.values.reserve(lines + lines / 8);
+        prog.blocks[Program::kGlobalBlock].ops.reserve(lines);
         if (*p_ == '{') {
             const char* open = p_++;
             parseBlockBody(Program::kGlobalBlock, /*braced=*/true);
@@ -247,10 +279,12 @@ private:
         }
         if (sawElision_) prog.warnings.push_back("program contains elision lines (\"...\"); they were skipped");
         // Drop vector growth slack (a third of the arrays' size on average).
-        prog.ops.shrink_to_fit();
-        prog.values.shrink_to_fit();
-        prog.blocks.shrink_to_fit();
-        for (Block& b : prog.blocks) b.ops.shrink_to_fit();
+        const auto fit = [](auto& v) {
+            if (v.capacity() > v.size() + v.size() / 8 + 16) v.shrink_to_fit();
+        };
+        fit(prog.ops);
+        fit(prog.values);
+        for (Block& b : prog.blocks) fit(b.ops);
         if (undefinedUses_ > 0)
             prog.warnings.push_back(std::to_string(undefinedUses_) +
                                     " value(s) used but not defined in the text; loaded as inputs of the global block");
@@ -721,7 +755,6 @@ private:
         else if (endsWith("tensor")) t.kind = Type::Kind::DenseTensor;
         else t.kind = Type::Kind::Opaque;
         if (t.kind != Type::Kind::Opaque) {
-            const char* contentStart = p_;
             bool ok = true;
             while (p_ < end_ && (isDigit(*p_) || *p_ == '-')) {
                 int64_t d = 0;
@@ -743,17 +776,18 @@ private:
                 leave();
                 return prog.types.intern(t);
             }
-            const std::string_view rest(contentStart, static_cast<size_t>(end_ - contentStart));
-            const bool nullInside =
-                rest.substr(0, std::min<size_t>(rest.size(), 64)).find("<<NULL TYPE>>") != std::string_view::npos;
-            if (gen_ != Generation::G0 && !sawElision_ && !lenient_ && !nullInside) {
-                if (ok && !dt) fail(dtypeStart, "an element type such as f32");
-                fail(p_, "'>' closing the type");
+            // G0 printed tensor<0x<<NULL TYPE>>>: kept verbatim; anything else is an error.
+            const std::string_view rest(dtypeStart, static_cast<size_t>(end_ - dtypeStart));
+            if (rest.size() >= 14 && rest.substr(0, 14) == "<<NULL TYPE>>>") {
+                p_ = dtypeStart + 14;
+                t = Type{};
+                t.kind = Type::Kind::Opaque;
+                t.text.assign(start, p_);
+                leave();
+                return prog.types.intern(t);
             }
-            // G0 printed things like tensor<0x<<NULL TYPE>>>: keep them verbatim.
-            p_ = contentStart;
-            t = Type{};
-            t.kind = Type::Kind::Opaque;
+            if (ok && !dt) fail(dtypeStart, "an element type such as f32");
+            fail(p_, "'>' closing the type");
         }
         int depth = 1;
         while (p_ < end_ && *p_ != '\n') {

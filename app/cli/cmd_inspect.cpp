@@ -6,6 +6,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 
@@ -45,7 +46,9 @@ int runInspect(const cli::Arguments& args) {
     const std::string& path = args.positional[0];
     ReadOptions read;
     read.programIndex = programIndexOption(args);
+    const auto start = std::chrono::steady_clock::now();
     const Program program = loadProgram(path, read);
+    const double readMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
     // The file's program list, when it holds several (a second parse; skipped otherwise).
     std::vector<ProgramListing> listing;
@@ -69,26 +72,34 @@ int runInspect(const cli::Arguments& args) {
         spec = detectSpec(program);
     }
 
-    std::map<std::string, size_t> histogram;
+    // Counted per interned name / type id first: no string work per op.
+    std::vector<size_t> perName(program.opNameCount(), 0);
     size_t liveOps = 0;
     for (OpId op = 0; op < program.ops.size(); ++op) {
         if (program.ops[op].dead || program.ops[op].parentBlock == kNoId) continue;
         ++liveOps;
-        ++histogram[std::string(program.opName(op))];
+        ++perName[program.ops[op].nameId];
     }
+    std::map<std::string, size_t> histogram;
+    for (uint32_t n = 0; n < perName.size(); ++n)
+        if (perName[n]) histogram[std::string(program.opNameById(n))] += perName[n];
+    std::vector<size_t> perType(program.types.size(), 0);
+    for (const Value& v : program.values) ++perType[v.type];
     struct DTypeTotal { size_t values = 0; int64_t bytes = 0; };
     std::map<std::string, DTypeTotal> dtypes;
     int64_t totalBytes = 0;
-    for (ValueId v = 0; v < program.values.size(); ++v) {
-        const Type& t = program.types[program.values[v].type];
-        std::string key = t.kind == Type::Kind::Null ? "null"
-                          : t.kind == Type::Kind::Vector ? "vec"
-                          : t.kind == Type::Kind::Opaque ? "other"
-                                                         : std::string(dtypeLongName(t.dtype));
+    for (TypeId id = 0; id < perType.size(); ++id) {
+        if (!perType[id]) continue;
+        const Type& t = program.types[id];
+        const std::string key = t.kind == Type::Kind::Null ? "null"
+                                : t.kind == Type::Kind::Vector ? "vec"
+                                : t.kind == Type::Kind::Opaque ? "other"
+                                                               : std::string(dtypeLongName(t.dtype));
         auto& d = dtypes[key];
-        ++d.values;
-        d.bytes += program.valueBytes(v);
-        totalBytes += t.kind == Type::Kind::Vector ? 0 : program.valueBytes(v);  // vec = its elements again
+        d.values += perType[id];
+        const int64_t bytes = program.types.bytes(id) * static_cast<int64_t>(perType[id]);
+        d.bytes += bytes;
+        if (t.kind != Type::Kind::Vector) totalBytes += bytes;  // a vec holds its elements again
     }
 
     if (args.has("--json")) {
@@ -107,6 +118,7 @@ int runInspect(const cli::Arguments& args) {
                                                                {"bytes", static_cast<qint64>(total.bytes)}});
         o.insert("dtypes", d);
         o.insert("total_bytes", static_cast<qint64>(totalBytes));
+        o.insert("timings_ms", QJsonObject{{"read", readMs}});
         o.insert("generation", QString::fromUtf8(generationName(program.generation).data(),
                                                  static_cast<qsizetype>(generationName(program.generation).size())));
         QJsonObject s = QJsonDocument::fromJson(QByteArray::fromStdString(specToJson(spec, program))).object();
@@ -137,7 +149,8 @@ int runInspect(const cli::Arguments& args) {
     std::cout << "generation: " << generationName(program.generation) << "\n"
               << "ops: " << program.globalBlock().ops.size() << " in the global block, " << liveOps << " in all "
               << program.blocks.size() << " block(s)\n"
-              << "values: " << program.values.size() << ", " << humanBytes(totalBytes) << " in all\n";
+              << "values: " << program.values.size() << ", " << humanBytes(totalBytes) << " in all\n"
+              << "read in " << static_cast<int64_t>(readMs) << " ms\n";
     std::vector<std::pair<std::string, size_t>> sorted(histogram.begin(), histogram.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::cout << "op histogram:\n";

@@ -749,9 +749,8 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     else throw Error("unknown model '" + o.model + "' (mlp, transformer, llama, conv)");
 
     const Block& g = p.globalBlock();
-    int64_t fwdEnd = static_cast<int64_t>(p.indexInBlock(p.values[loss].definingOp));
     ValueId seed = b.full(b.dims(loss), 1.0, o.dtype);  // the gradient seed, as Paddle adds it
-    int64_t bwdStart = static_cast<int64_t>(g.ops.size());
+    OpId seedOp = p.values[seed].definingOp;
     b.backward(loss, seed);
 
     out.loss = loss;
@@ -771,8 +770,20 @@ GeneratedProgram generateModel(const ZooOptions& o) {
         out.parameterGrads.push_back(gr);
         fetch(gr);
     }
-    out.spec.fwdOpEndIdx = static_cast<int>(fwdEnd);
-    out.spec.backwardOpStartIdx = static_cast<int>(bwdStart);
+    // Paddle's programs declare every parameter first; the builder made each where it was
+    // first used. Hoist them (order kept) and name values %0, %1, ... in program order.
+    std::vector<OpId> order;
+    order.reserve(g.ops.size());
+    for (OpId op : g.ops) if (p.opName(op) == "builtin.parameter") order.push_back(op);
+    for (OpId op : g.ops) if (p.opName(op) != "builtin.parameter") order.push_back(op);
+    p.blocks[Program::kGlobalBlock].ops = std::move(order);
+    p.invalidateCaches();
+    int64_t next = 0;
+    for (OpId op : g.ops)
+        for (ValueId r : p.ops[op].results) p.values[r].name = "%" + std::to_string(next++);
+    if (next > 0) p.noteValueName("%" + std::to_string(next - 1));
+    out.spec.fwdOpEndIdx = static_cast<int>(p.indexInBlock(p.values[loss].definingOp));
+    out.spec.backwardOpStartIdx = static_cast<int>(p.indexInBlock(seedOp)) + 1;
     for (OpId op : g.ops) {
         std::string_view n = p.opName(op);
         if (n == "pd_op.data" || n == "builtin.parameter") out.spec.inputs.push_back(p.ops[op].results[0]);

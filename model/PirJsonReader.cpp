@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -30,7 +31,7 @@ public:
         if (dialect == "1") return "pd_op." + rest;
         if (dialect == "2") return "cf." + rest;
         if (dialect == "3") return "custom_op." + rest;
-        if (dialect == "4") return "pd_kernel." + rest;
+        if (dialect == "4") return "pd_dist." + rest;
         return code;
     }
 
@@ -90,6 +91,15 @@ public:
         const std::string code = o.value("#").toString().toStdString();
         const QJsonValue d = o.value("D");
         Attribute a;
+        if (o.contains("VD") && (code == "0.a_f32" || code == "0.a_f64")) {  // nan, inf, -inf
+            const std::string special = o.value("VD").toString().toStdString();
+            const double value = special == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                 : special == "-inf" ? -std::numeric_limits<double>::infinity()
+                                                     : std::numeric_limits<double>::infinity();
+            a = code == "0.a_f32" ? Attribute::float32(value) : Attribute::float64(value);
+            a.spelling = special;
+            return a;
+        }
         if (code == "0.a_bool") return Attribute::boolean(d.toBool());
         if (code == "0.a_i32") return Attribute::int32(static_cast<int64_t>(d.toDouble()));
         if (code == "0.a_i64") return Attribute::int64(static_cast<int64_t>(d.toDouble()));
@@ -136,6 +146,12 @@ public:
         for (const QJsonValue& arg : b.value("args").toArray()) {
             const QJsonObject a = arg.toObject();
             const ValueId v = prog_.addBlockArgument(blockId, type(a.value("TT")), "%arg_" + std::to_string(argCount_++));
+            ids_[a.value("%").toInt()] = v;
+        }
+        for (const QJsonValue& arg : b.value("kwargs").toArray()) {
+            const QJsonObject a = arg.toObject();
+            const ValueId v = prog_.addBlockArgument(blockId, type(a.value("TT")), "%arg_" + std::to_string(argCount_++),
+                                                     a.value("key").toString().toStdString());
             ids_[a.value("%").toInt()] = v;
         }
         for (const QJsonValue& opValue : b.value("ops").toArray()) op(opValue.toObject(), blockId, depth);

@@ -185,7 +185,6 @@ private:
         size_t next = 0, nextArg = 0;
         // Pre-order, results before the op's regions: the order the printer meets names.
         std::vector<std::pair<BlockId, size_t>> stack{{Program::kGlobalBlock, 0}};
-        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) names_[a] = prog_.values[a].name;
         std::vector<bool> argsNamed(prog_.blocks.size(), false);
         while (!stack.empty()) {
             auto& [b, i] = stack.back();
@@ -203,6 +202,9 @@ private:
             for (auto r = op.regions.rbegin(); r != op.regions.rend(); ++r)
                 for (auto blk = r->rbegin(); blk != r->rend(); ++blk) stack.push_back({*blk, 0});
         }
+        // Values a fragment uses without defining: numbered after everything else so they
+        // cannot collide with the renumbered results.
+        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) names_[a] = "%" + std::to_string(next++);
     }
 
     void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }

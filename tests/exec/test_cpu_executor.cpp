@@ -325,6 +325,45 @@ private slots:
         RunResult r2 = ex.run(b.p, b.in, noResident);
         QCOMPARE(r2.ops[1].liveBytes, int64_t(16));     // x freed after its last use
     }
+    void cancelStopsARun() {
+        P b;
+        ValueId x = b.data("x", DType::Float32, {2}, {1, 2});
+        b.fetch(b.op("pd_op.exp", {x}, {b.t(DType::Float32, {2})})[0]);
+        std::atomic<bool> stop{true};
+        RunOptions o;
+        o.cancel = &stop;
+        CpuExecutor ex;
+        RunResult r = ex.run(b.p, b.in, o);
+        QVERIFY(r.cancelled);
+        QVERIFY(r.fetches.empty());
+    }
+    void captureValuesByName() {
+        P b;
+        ValueId x = b.data("x", DType::Float32, {2}, {0, 1});
+        ValueId e = b.op("pd_op.exp", {x}, {b.t(DType::Float32, {2})})[0];
+        b.op("pd_op.exp", {e}, {b.t(DType::Float32, {2})});
+        RunOptions o;
+        o.captureValues = {b.p.values[e].name};
+        CpuExecutor ex;
+        RunResult r = ex.run(b.p, b.in, o);
+        QCOMPARE(r.values.size(), size_t(1));
+        expectNear(r.values.at(b.p.values[e].name).toDoubles(), {1, std::exp(1.0)}, 1e-6);
+    }
+    void asyncVerifyRunsOffThread() {
+        P b;
+        ValueId x = b.data("x", DType::Float32, {2}, {0, 1});
+        b.fetch(b.op("pd_op.exp", {x}, {b.t(DType::Float32, {2})})[0]);
+        auto prog = std::make_shared<const Program>(b.p);
+        VerifyOutcome out = verifyProgramsAsync(prog, prog, {}).result();
+        QVERIFY(out.error.empty());
+        QVERIFY(out.report && out.report->equivalent);
+        P bad;
+        bad.op("pd_op.frobnicate", {}, {bad.t(DType::Float32, {1})});
+        auto badProg = std::make_shared<const Program>(bad.p);
+        VerifyOutcome failed = verifyProgramsAsync(badProg, badProg, {}).result();
+        QVERIFY(!failed.report);
+        QVERIFY(failed.error.find("pd_op.frobnicate") != std::string::npos);
+    }
     void verifyReportsFirstDifference() {
         RunResult a, c;
         a.fetches.push_back({"fetch0", "%3", Tensor::fromDoubles(DType::Float32, {2}, {1, 2})});

@@ -269,12 +269,14 @@ private slots:
     void generatedProgramsSurviveRecompute() {
         QFETCH(QString, model);
         QFETCH(bool, composite);
-        GeneratedProgram g = generateModel(small(model.toStdString(), composite));
-        Checked c = solveAndVerify(g.program, g.spec);
-        QVERIFY2(c.report.equivalent, c.report.summary().c_str());
-        QCOMPARE(c.report.bitwiseEqual, c.report.compared);
-        QCOMPARE(c.original.peakBytes, c.solved.originalMemory.peakBytes);
-        QCOMPARE(c.rewritten.peakBytes, c.solved.rewrittenMemory.peakBytes);
+        for (DType dt : {DType::Float32, DType::BFloat16}) {
+            GeneratedProgram g = generateModel(small(model.toStdString(), composite, dt));
+            Checked c = solveAndVerify(g.program, g.spec);
+            QVERIFY2(c.report.equivalent, c.report.summary().c_str());
+            QCOMPARE(c.report.bitwiseEqual, c.report.compared);
+            QCOMPARE(c.original.peakBytes, c.solved.originalMemory.peakBytes);
+            QCOMPARE(c.rewritten.peakBytes, c.solved.rewrittenMemory.peakBytes);
+        }
     }
     void recomputeHappensOnPrimPrograms() {
         GeneratedProgram g = generateModel(small("transformer", false));

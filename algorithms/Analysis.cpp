@@ -119,6 +119,10 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     for (ValueId v : spec_.outputs)
         if (validValue(v)) flags_[v] |= kOutput;
 
+    if (spec_.fwdOpEndIdx == -1) {
+        error_ = "no forward/backward split: fwd_op_end_idx is -1 (nothing detected); give a spec (--spec)";
+        return;
+    }
     if (spec_.fwdOpEndIdx < 0 || spec_.fwdOpEndIdx >= n) {
         error_ = "fwd_op_end_idx " + std::to_string(spec_.fwdOpEndIdx) + " is out of range: the program has " +
                  std::to_string(n) + " ops in its global block";

@@ -5,6 +5,9 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <malloc.h>
+#include <string_view>
 
 #include "algorithms/Solver.h"
 #include "model/PirReader.h"
@@ -136,4 +139,18 @@ BENCHMARK(wholeSolve)->Arg(20000)->Arg(100000)->Unit(benchmark::kMillisecond)->M
 BENCHMARK(solveOnly)->Arg(20000)->Arg(100000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 BENCHMARK(resolveAfterKnobChange)->Arg(3572)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 
-BENCHMARK_MAIN();
+// Keeps freed memory in the process (glibc otherwise returns big blocks to the kernel and
+// every solve page-faults them in again, which dominates on this VM). RX_BENCH_MALLOC=default
+// measures without it.
+int main(int argc, char** argv) {
+    const char* mode = std::getenv("RX_BENCH_MALLOC");
+    if (!mode || std::string_view(mode) != "default") {
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

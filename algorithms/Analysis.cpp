@@ -276,26 +276,34 @@ void Analysis::computeDistances() {
 }
 
 void Analysis::computeProducerGraph() {
+    // Consumers of each global op (deduplicated per op), then producers by transposition.
     const Program& p = *program_;
     const auto& gops = p.globalBlock().ops;
     const size_t n = gops.size();
-    std::vector<std::pair<uint32_t, uint32_t>> edges;  // (producer index, consumer index)
-    for (size_t i = 0; i < n; ++i)
+    consOff_.assign(n + 1, 0);
+    cons_.clear();
+    std::vector<uint32_t> tmp;
+    for (size_t i = 0; i < n; ++i) {
+        tmp.clear();
         for (ValueId r : p.ops[gops[i]].results)
             for (const Use& use : p.uses(r)) {
                 const uint32_t c = opIndex(use.ancestor);
-                if (c != kNoId && c != i) edges.push_back({uint32_t(i), c});
+                if (c != kNoId && c != i) tmp.push_back(c);
             }
-    std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    consOff_.assign(n + 1, 0);
+        if (tmp.size() > 1) {
+            std::sort(tmp.begin(), tmp.end());
+            tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
+        }
+        cons_.insert(cons_.end(), tmp.begin(), tmp.end());
+        consOff_[i + 1] = uint32_t(cons_.size());
+    }
     prodOff_.assign(n + 1, 0);
-    for (auto [a, b] : edges) { ++consOff_[a + 1]; ++prodOff_[b + 1]; }
-    for (size_t i = 0; i < n; ++i) { consOff_[i + 1] += consOff_[i]; prodOff_[i + 1] += prodOff_[i]; }
-    cons_.resize(edges.size());
-    prod_.resize(edges.size());
-    std::vector<uint32_t> fc(consOff_.begin(), consOff_.end() - 1), fp(prodOff_.begin(), prodOff_.end() - 1);
-    for (auto [a, b] : edges) { cons_[fc[a]++] = b; prod_[fp[b]++] = a; }
+    for (uint32_t c : cons_) ++prodOff_[c + 1];
+    for (size_t i = 0; i < n; ++i) prodOff_[i + 1] += prodOff_[i];
+    prod_.resize(cons_.size());
+    std::vector<uint32_t> fill(prodOff_.begin(), prodOff_.end() - 1);
+    for (size_t i = 0; i < n; ++i)
+        for (uint32_t k = consOff_[i]; k < consOff_[i + 1]; ++k) prod_[fill[cons_[k]]++] = uint32_t(i);
 }
 
 int64_t Analysis::realInputsSize(ValueId v) const {

@@ -15,21 +15,29 @@ std::string_view valueSideName(ValueSide s) {
 }
 
 void sortValuesByName(const Program& program, std::vector<ValueId>& values) {
-    auto key = [&](ValueId v) {
+    // Keys computed once: "%N" sorts by N, other names after them by text.
+    struct Key { int64_t num; ValueId v; };
+    std::vector<Key> keys;
+    keys.reserve(values.size());
+    for (ValueId v : values) {
         const std::string& n = program.values[v].name;
         int64_t num = -1;
         if (n.size() > 1 && n[0] == '%') {
             auto [ptr, ec] = std::from_chars(n.data() + 1, n.data() + n.size(), num);
             if (ec != std::errc() || ptr != n.data() + n.size()) num = -1;
         }
-        return std::pair<int64_t, const std::string*>(num < 0 ? INT64_MAX : num, &n);
-    };
-    std::sort(values.begin(), values.end(), [&](ValueId a, ValueId b) {
-        auto ka = key(a), kb = key(b);
-        if (ka.first != kb.first) return ka.first < kb.first;
-        if (*ka.second != *kb.second) return *ka.second < *kb.second;
-        return a < b;
+        keys.push_back({num < 0 ? INT64_MAX : num, v});
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+        if (a.num != b.num) return a.num < b.num;
+        if (a.num == INT64_MAX) {
+            const std::string& na = program.values[a.v].name;
+            const std::string& nb = program.values[b.v].name;
+            if (na != nb) return na < nb;
+        }
+        return a.v < b.v;
     });
+    for (size_t i = 0; i < keys.size(); ++i) values[i] = keys[i].v;
 }
 
 namespace {

@@ -621,7 +621,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     };
     k["pd_op.shape"] = shapeKernel;
     k["pd_op.shape64"] = shapeKernel;
-    auto identity = [](Context& c) { c.setOutShared(0, c.inputs[0]->tensor); if (c.inputs[0]->isList) c.fail("expected a tensor"); };
+    auto identity = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
     k["pd_op.assign"] = identity;
     k["pd_op.fetch"] = identity;
     k["builtin.shadow_output"] = [](Context&) {};
@@ -1599,7 +1599,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     // tensor as it is.
     for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
                              "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
-        k[name] = [](Context& c) { c.setOutShared(0, c.inputs[0]->tensor); if (c.inputs[0]->isList) c.fail("expected a tensor"); };
+        k[name] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
     k["pd_op.batchnorm"] = k["pd_op.batch_norm"];  // the seed's spelling in COMPUTE_INTENSIVE_OPS
     return k;
 }
@@ -1664,6 +1664,43 @@ std::vector<std::string> CpuExecutor::unsupportedOps(const Program& program) con
     return missing;
 }
 
+CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
+    Cost cost;
+    const Block& block = program.globalBlock();
+    auto staticDims = [&](ValueId v, std::vector<int64_t>& d) {
+        if (v == kNoId) return false;
+        const Type& t = program.types[program.values[v].type];
+        if (t.kind != Type::Kind::DenseTensor) return false;
+        for (int64_t x : t.dims) if (x < 0) return false;
+        d = t.dims;
+        return true;
+    };
+    for (OpId op : block.ops) {
+        const Operation& o = program.ops[op];
+        for (ValueId r : o.results) {
+            int64_t n = program.types.elementCount(program.values[r].type);
+            if (n > cost.largestElements) { cost.largestElements = n; cost.largestValue = program.values[r].name; }
+        }
+        std::string_view name = program.opName(op);
+        std::vector<int64_t> a, b, out;
+        if ((name == "pd_op.matmul" || name == "pd_op.matmul_grad") && o.operands.size() >= 2 &&
+            staticDims(o.operands[0], a) && staticDims(o.operands[1], b) && !a.empty() && !b.empty()) {
+            // work = elements of the product times the shared dim; the grad does it twice
+            bool tx = o.attribute("transpose_x") && o.attribute("transpose_x")->boolValue;
+            int64_t k = a.size() == 1 ? a[0] : (tx ? a[a.size() - 2] : a.back());
+            int64_t prod = 1;
+            if (name == "pd_op.matmul" && !o.results.empty() && staticDims(o.results[0], out)) for (int64_t x : out) prod *= x;
+            else { for (int64_t x : a) prod *= x; prod = prod / std::max<int64_t>(k, 1) * (b.size() == 1 ? 1 : b.back()); }
+            cost.multiplyAdds += prod * k * (name == "pd_op.matmul" ? 1 : 2);
+        } else if ((name == "pd_op.conv2d" || name == "pd_op.conv2d_grad") && o.operands.size() >= 2 &&
+                   staticDims(o.operands[0], a) && staticDims(o.operands[1], b) && a.size() == 4 && b.size() == 4) {
+            // upper bound: every output position of a stride-1 conv, times the filter size
+            cost.multiplyAdds += a[0] * b[0] * a[2] * a[3] * b[1] * b[2] * b[3] * (name == "pd_op.conv2d" ? 1 : 2);
+        }
+    }
+    return cost;
+}
+
 RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
     std::vector<std::string> missing = unsupportedOps(program);
     if (!missing.empty()) {
@@ -1671,6 +1708,15 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
         for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
         throw Error("the CPU executor has no kernel for: " + list);
     }
+    // Refuse work that would exhaust memory or run for hours, before anything runs.
+    Cost cost = estimateCost(program);
+    if (options.maxElementsPerValue > 0 && cost.largestElements > options.maxElementsPerValue)
+        throw Error("the CPU executor would need " + std::to_string(cost.largestElements) + " elements for " + cost.largestValue +
+                    " (limit " + std::to_string(options.maxElementsPerValue) + ", RunOptions::maxElementsPerValue)");
+    if (options.maxMultiplyAdds > 0 && cost.multiplyAdds > options.maxMultiplyAdds)
+        throw Error("the CPU executor would need about " + std::to_string(cost.multiplyAdds) +
+                    " multiply-adds for matmul/conv2d (limit " + std::to_string(options.maxMultiplyAdds) +
+                    ", RunOptions::maxMultiplyAdds)");
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
     const Block& block = program.globalBlock();

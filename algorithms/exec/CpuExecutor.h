@@ -19,6 +19,15 @@ public:
 
     // Every op name this backend has a kernel for, sorted.
     static std::vector<std::string> supportedOps();
+
+    // What a run would cost: the largest value (elements) and the multiply-adds of matmul
+    // and conv2d ops (static shapes only). run() refuses programs over RunOptions' limits.
+    struct Cost {
+        int64_t largestElements = 0;
+        std::string largestValue;
+        int64_t multiplyAdds = 0;
+    };
+    static Cost estimateCost(const Program& program);
 };
 
 // The seeded random tensor an input `name` of this type receives (what run() uses for

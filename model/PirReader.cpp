@@ -760,6 +760,7 @@ private:
                 int64_t d = 0;
                 auto [ptr, ec] = std::from_chars(p_, end_, d);
                 if (ec != std::errc() || ptr == p_) { ok = false; break; }
+                if (d < -1) fail(p_, "a dimension (-1 for dynamic, or a size >= 0)");
                 p_ = ptr;
                 t.dims.push_back(d);
                 if (p_ < end_ && *p_ == 'x') ++p_;

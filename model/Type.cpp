@@ -1,6 +1,7 @@
 #include "model/Type.h"
 
 #include <array>
+#include <cstdint>
 
 namespace rx {
 namespace {
@@ -62,14 +63,16 @@ TypeId TypeTable::intern(const Type& type) {
     case Type::Kind::DenseTensor:
     case Type::Kind::SelectedRows:
     case Type::Kind::TensorArray: {
+        // Saturating: absurd dims from hand-written text must not overflow.
         int64_t n = 1;
         for (int64_t d : type.dims)
-            if (d != -1) n *= d;
-        bytes = n * dtypeBytes(type.dtype);
+            if (d != -1 && __builtin_mul_overflow(n, d, &n)) n = INT64_MAX;
+        if (__builtin_mul_overflow(n, static_cast<int64_t>(dtypeBytes(type.dtype)), &bytes)) bytes = INT64_MAX;
         break;
     }
     case Type::Kind::Vector:
-        for (TypeId e : type.elements) bytes += bytes_[e];
+        for (TypeId e : type.elements)
+            if (__builtin_add_overflow(bytes, bytes_[e], &bytes)) bytes = INT64_MAX;
         break;
     default: break;
     }
@@ -84,7 +87,7 @@ int64_t TypeTable::elementCount(TypeId id) const {
     if (t.kind != Type::Kind::DenseTensor && t.kind != Type::Kind::SelectedRows) return 0;
     int64_t n = 1;
     for (int64_t d : t.dims)
-        if (d != -1) n *= d;
+        if (d != -1 && __builtin_mul_overflow(n, d, &n)) return INT64_MAX;
     return n;
 }
 

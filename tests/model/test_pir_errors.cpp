@@ -108,6 +108,15 @@ private slots:
         const std::string text = "{\n" + dataOp("%0") + op("%1", "pd_op.relu", "%0", kTensor, "builtin.tensor[4xf32]") + "}\n";
         expectError(text, "[4xf32]", 0, 0, "expected '<' after the type name 'builtin.tensor', found '['");
     }
+    void negativeDimension() {
+        const std::string text = "{\n" + dataOp("%0") + op("%1", "pd_op.relu", "%0", kTensor, "builtin.tensor<4x-2xf32>") + "}\n";
+        expectError(text, "-2xf32", 0, 0, "expected a dimension (-1 for dynamic, or a size >= 0), found '-'");
+    }
+    void hugeDimensionsSaturateInsteadOfOverflowing() {
+        const std::string text = "{\n    (%0) = \"x\" () {} : () -> builtin.tensor<4611686018427387904x4611686018427387904xf32>\n}\n";
+        const Program p = parsePir(text, "huge.pir");
+        QCOMPARE(p.valueBytes(0), INT64_MAX);
+    }
     void truncatedInsideAnOp() {
         const std::string full = "{\n" + dataOp("%0") + op("%1", "pd_op.relu", "%0", kTensor, kTensor) + "}\n";
         const std::string text = full.substr(0, full.find("{stop_gradient:[false]} : (builtin") + 16);

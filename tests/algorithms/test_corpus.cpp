@@ -1,12 +1,16 @@
 // The seed's docstring example end to end, the torch-joint corpus, the embedded
 // no-need-buffer table and the config file format.
 #include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include "algorithms/Solver.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
+#include "model/Diagnostic.h"
 
 using namespace rx;
 
@@ -76,6 +80,42 @@ private slots:
         QCOMPARE(u.cut.sinkSide, r.cut.sinkSide);
         QCOMPARE(u.cut.valueUnits, r.cut.valueUnits);
         QVERIFY(r.cut.solvedNodes < u.cut.solvedNodes);
+    }
+
+    void networkExports() {
+        auto program = std::make_shared<Program>(readPirFile(shared("corpus/cases/docstring-before-recompute.pir")));
+        const RecomputeSpec spec = readSpecFile(shared("corpus/cases/docstring-before-recompute.spec.json"), *program);
+        RecomputeSolver solver(program, spec);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY(r.ok());
+        const FlowNetwork& net = *r.network;
+        QCOMPARE(net.nodeCount(), size_t(14));
+        const std::string json = net.toJson(*program, &r.cut.sinkSide);
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &err);
+        QCOMPARE(err.error, QJsonParseError::NoError);
+        QCOMPARE(doc.object()["nodes"].toArray().size(), qsizetype(14));
+        const QJsonArray edges = doc.object()["edges"].toArray();
+        QCOMPARE(edges.size(), qsizetype(net.arcs.size()));
+        int cut = 0, inf = 0;
+        for (const auto& e : edges) {
+            const QJsonObject o = e.toObject();
+            if (o["cut"].toBool()) {
+                ++cut;
+                QCOMPARE(o["from"].toString(), QString("%0_in"));
+                QCOMPARE(o["capacity"].toDouble(), 73819750.0);
+            }
+            if (o["capacity"].toString() == "inf") ++inf;
+        }
+        QCOMPARE(cut, 1);
+        QVERIFY(inf > 0);
+        const std::string dot = net.toDot(*program, &r.cut.sinkSide);
+        QVERIFY(dot.rfind("digraph", 0) == 0);
+        QVERIFY(dot.find("\"%0_in\" -> \"%0_out\" [label=\"73819750\", color=red") != std::string::npos);
+        const std::string dimacs = net.toDimacs(*program);
+        QVERIFY(dimacs.find("p max " + std::to_string(net.nodes.size()) + " " + std::to_string(net.arcs.size())) != std::string::npos);
+        QVERIFY(dimacs.find("\nn 1 s\nn 2 t\n") != std::string::npos);
+        QVERIFY_THROWS_EXCEPTION(rx::Error, net.writeFile("/tmp/network.txt", *program));
     }
 
     void torchJointCorpusSolves_data() {

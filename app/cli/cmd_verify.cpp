@@ -57,6 +57,15 @@ int runVerify(const cli::Arguments& args) {
         for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
         throw Error(path + ": cannot run on the CPU executor, no kernel for: " + list);
     }
+    {   // refuse hours of work before solving (run() checks the same limits)
+        exec::RunOptions limits;
+        exec::CpuExecutor::Cost cost = exec::CpuExecutor::estimateCost(*program);
+        if (cost.multiplyAdds > limits.maxMultiplyAdds || cost.largestElements > limits.maxElementsPerValue)
+            throw Error(path + ": too large for the CPU executor: " + std::to_string(cost.multiplyAdds) +
+                        " multiply-adds, largest value " + cost.largestValue + " with " + std::to_string(cost.largestElements) +
+                        " elements (limits " + std::to_string(limits.maxMultiplyAdds) + ", " +
+                        std::to_string(limits.maxElementsPerValue) + ")");
+    }
     exec::VerifyOptions vo;
     vo.seed = static_cast<uint64_t>(numberOption(args, "--seed", 0));
     vo.rtol = numberOption(args, "--rtol", 0);

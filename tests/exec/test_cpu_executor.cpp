@@ -364,6 +364,24 @@ private slots:
         QVERIFY(!failed.report);
         QVERIFY(failed.error.find("pd_op.frobnicate") != std::string::npos);
     }
+    void oversizedWorkIsRefusedBeforeRunning() {
+        P b;
+        ValueId x = b.data("x", DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+        ValueId y = b.data("y", DType::Float32, {3, 2}, {1, 2, 3, 4, 5, 6});
+        b.fetch(b.op("pd_op.matmul", {x, y}, {b.t(DType::Float32, {2, 2})})[0]);
+        CpuExecutor::Cost cost = CpuExecutor::estimateCost(b.p);
+        QCOMPARE(cost.multiplyAdds, int64_t(12));
+        QCOMPARE(cost.largestElements, int64_t(6));
+        RunOptions o;
+        o.maxMultiplyAdds = 11;
+        CpuExecutor ex;
+        QVERIFY_THROWS_EXCEPTION(Error, ex.run(b.p, b.in, o));
+        o.maxMultiplyAdds = 0;
+        o.maxElementsPerValue = 5;
+        QVERIFY_THROWS_EXCEPTION(Error, ex.run(b.p, b.in, o));
+        o.maxElementsPerValue = 6;
+        QCOMPARE(ex.run(b.p, b.in, o).fetches.size(), size_t(1));
+    }
     void verifyReportsFirstDifference() {
         RunResult a, c;
         a.fetches.push_back({"fetch0", "%3", Tensor::fromDoubles(DType::Float32, {2}, {1, 2})});

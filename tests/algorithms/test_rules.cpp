@@ -428,6 +428,36 @@ private slots:
         }
     }
 
+    // Recompute paths deeper than the seed's recursion limit are walked iteratively and flagged.
+    void deepRecomputePath() {
+        ProgramBuilder b;
+        const TypeId t = b.f32({16});
+        const ValueId x = b.op("pd_op.data", {}, t);
+        ValueId cur = x;
+        RecomputeConfig c = kDefaults;
+        for (int i = 0; i < 1500; ++i) {
+            cur = b.op("pd_op.exp", {cur}, t);
+            c.pinnedRecomputed.push_back(b.name(cur));  // the distance bias would save the last one
+        }
+        const ValueId out = b.op("pd_op.exp", {cur}, t);
+        const int fwdEnd = b.index();
+        b.op("pd_op.multiply", {cur, cur}, t);
+        c.maxDistFromBw = 100000;  // nothing too far: the cut falls on the input
+        RecomputeSolver solver(b.program, makeSpec(fwdEnd, fwdEnd + 1, {x}, {out}));
+        const SolveResult r = solver.solve(c);
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(b.names(r.plan.savedValues), std::vector<std::string>{b.name(x)});
+        QCOMPARE(r.plan.recomputeOps.size(), size_t(1500));
+        QCOMPARE(r.plan.maxRecomputeDepth, size_t(1500));
+        QVERIFY(!r.plan.warnings.empty() && r.plan.warnings.back().find("RecursionError") != std::string::npos);
+        QCOMPARE(r.clones.size(), size_t(1500));
+        // clones sit just before the backward multiply, in program order
+        const auto& order = r.rewritten->globalBlock().ops;
+        QCOMPARE(order.size(), size_t(fwdEnd + 2 + 1500));
+        QCOMPARE(order[size_t(fwdEnd) + 1], r.clones.front());
+        QCOMPARE(order[size_t(fwdEnd) + 1500], r.clones.back());
+    }
+
     // A re-solve reuses the analysis; concurrent solves give identical results.
     void concurrentSolves() {
         ProgramBuilder b;

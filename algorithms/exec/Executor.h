@@ -24,8 +24,8 @@ struct RunInputs {
 };
 
 struct RunOptions {
-    // Also return every value of the global block that is still alive at its definition
-    // (costly; for debugging), keyed by value name. Fetches are always returned.
+    // Also return every tensor value of the global block, keyed by value name (costly; for
+    // debugging). Fetches are always returned.
     bool keepAllValues = false;
     bool recordOpTimes = true;
     // Keep data/parameter values for the whole run (as the memory model counts them); when
@@ -62,7 +62,7 @@ struct OpRecord {
 
 struct RunResult {
     std::vector<FetchedValue> fetches;      // in program order
-    std::map<std::string, Tensor> values;   // only with RunOptions::keepAllValues
+    std::map<std::string, Tensor> values;   // RunOptions::keepAllValues / captureValues
     std::vector<OpRecord> ops;              // one per executed top-level op, in order
     int64_t peakBytes = 0;                  // max over ops of OpRecord::peakBytes
     int64_t inputBytes = 0;                 // bytes of data/parameter values

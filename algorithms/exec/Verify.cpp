@@ -1,4 +1,5 @@
 #include "algorithms/exec/Verify.h"
+#include "algorithms/exec/VerifyAsync.h"
 
 #include <QtConcurrent/QtConcurrent>
 #include <cmath>

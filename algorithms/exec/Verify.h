@@ -7,8 +7,6 @@
 #include <optional>
 #include <string>
 
-#include <QFuture>
-
 #include "algorithms/exec/Executor.h"
 
 namespace rx::exec {
@@ -50,15 +48,5 @@ VerifyReport compareRuns(const RunResult& original, const RunResult& rewritten, 
 // A program without pd_op.fetch is compared on its sinks (values nobody reads), by name.
 VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& options,
                             Executor* executor = nullptr);
-
-// The same off the calling thread (for the explorer): the programs are kept alive by the
-// future's task; exceptions surface from QFuture::result() as QUnhandledException-wrapped
-// rx::Error, so callers should prefer `verifyProgramsNoThrow` semantics below.
-struct VerifyOutcome {
-    std::optional<VerifyReport> report;
-    std::string error;                 // set when a program could not run
-};
-QFuture<VerifyOutcome> verifyProgramsAsync(std::shared_ptr<const Program> original, std::shared_ptr<const Program> rewritten,
-                                           VerifyOptions options);
 
 }  // namespace rx::exec

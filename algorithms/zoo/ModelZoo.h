@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/Analysis.h"  // RecomputeSpec
 #include "model/Program.h"
+#include "model/RecomputeSpec.h"
 
 namespace rx::zoo {
 

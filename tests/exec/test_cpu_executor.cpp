@@ -6,6 +6,7 @@
 
 #include "algorithms/exec/CpuExecutor.h"
 #include "algorithms/exec/Verify.h"
+#include "algorithms/exec/VerifyAsync.h"
 #include "model/Diagnostic.h"
 
 using namespace rx;

@@ -1131,9 +1131,33 @@ private:
     std::unordered_map<std::string_view, uint32_t> opNameCache_;
 };
 
+// Zero-width characters (U+200B..U+200D, U+2060, U+FEFF) that web pages sprinkle into
+// pasted text, even inside names. Returns how many were removed into `out` (0: untouched).
+size_t stripZeroWidth(std::string_view text, std::string& out) {
+    size_t removed = 0;
+    size_t copiedTo = 0;  // text[copiedTo, i) is not yet in `out`
+    for (size_t i = 0; i + 2 < text.size(); ++i) {
+        const auto b0 = static_cast<unsigned char>(text[i]);
+        if (b0 != 0xE2 && b0 != 0xEF) continue;
+        const auto b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);
+        const bool zeroWidth = (b0 == 0xE2 && b1 == 0x80 && (b2 == 0x8B || b2 == 0x8C || b2 == 0x8D)) ||
+                               (b0 == 0xE2 && b1 == 0x81 && b2 == 0xA0) || (b0 == 0xEF && b1 == 0xBB && b2 == 0xBF);
+        if (!zeroWidth) continue;
+        if (removed == 0) out.reserve(text.size());
+        out.append(text.substr(copiedTo, i - copiedTo));
+        copiedTo = i + 3;
+        ++removed;
+        i += 2;
+    }
+    if (removed) out.append(text.substr(copiedTo));
+    return removed;
+}
+
 }  // namespace
 
-std::vector<ProgramListing> listPrograms(std::string_view text, const std::string& fileName) {
+std::vector<ProgramListing> listPrograms(std::string_view original, const std::string& fileName) {
+    std::string cleaned;
+    const std::string_view text = stripZeroWidth(original, cleaned) ? std::string_view(cleaned) : original;
     std::vector<ProgramListing> out;
     Parser parser(text, fileName);
     parser.parseAll([&](int index, ParsedProgram&& parsed) {
@@ -1142,7 +1166,10 @@ std::vector<ProgramListing> listPrograms(std::string_view text, const std::strin
     return out;
 }
 
-Program parsePir(std::string_view text, const std::string& fileName, const ReadOptions& options) {
+Program parsePir(std::string_view original, const std::string& fileName, const ReadOptions& options) {
+    std::string cleaned;
+    const size_t zeroWidth = stripZeroWidth(original, cleaned);
+    const std::string_view text = zeroWidth ? std::string_view(cleaned) : original;
     std::optional<Program> chosen;
     int count = 0;
     {
@@ -1159,6 +1186,9 @@ Program parsePir(std::string_view text, const std::string& fileName, const ReadO
         throw Error(SourceLocation{fileName, 0, 0},
                     "program " + std::to_string(options.programIndex) + " requested, but the file holds " +
                         std::to_string(count) + " program(s) (0.." + std::to_string(count - 1) + ")");
+    if (zeroWidth)
+        chosen->warnings.push_back(std::to_string(zeroWidth) +
+                                   " zero-width character(s) removed (columns in messages count without them)");
     if (count > 1 && options.programIndex < 0)
         chosen->warnings.push_back("file holds " + std::to_string(count) + " programs; loaded the last (program " +
                                    std::to_string(count - 1) + ")");

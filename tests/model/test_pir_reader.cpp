@@ -226,6 +226,20 @@ private slots:
         QCOMPARE(p.types[p.values[globalOp(p, 1).results[0]].type].kind, Type::Kind::Opaque);
     }
 
+    void zeroWidthCharactersAnywhere() {
+        // Like the CINN doc before its 1334 U+FEFF were stripped: inside names and numbers too.
+        const std::string clean = readTextFile(corpusDir() + "/pir-real/recompute-docstring-sin-cos.pir");
+        std::string dirty;
+        for (size_t i = 0; i < clean.size(); ++i) {
+            dirty += clean[i];
+            if (i % 7 == 3) dirty += (i % 2) ? "\xEF\xBB\xBF" : "\xE2\x80\x8B";
+        }
+        const Program p = parsePir(dirty, "dirty.pir");
+        QCOMPARE(printProgram(p), printProgram(parsePir(clean, "clean.pir")));
+        QVERIFY(!p.warnings.empty());
+        QCOMPARE(listPrograms(dirty, "dirty.pir").size(), size_t(1));
+    }
+
     void jsonMatchesTheTextProgram() {
         const Program json = readPirJsonFile(corpusDir() + "/pir-json/save-load-doc-fc-relu-scale.json");
         const Program text = load("pir-real/save-load-doc-fc-relu-scale.pir");

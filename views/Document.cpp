@@ -113,8 +113,7 @@ void Document::installProgram(std::shared_ptr<Program> program, const QString& p
                         .arg(parseMs, 0, 'f', 1)
                         .arg(specDetected_ ? tr("detected") : QString::fromStdString(loaded.specFile)));
     for (const auto& w : program_->warnings) Q_EMIT logMessage(tr("Warning: %1").arg(QString::fromStdString(w)));
-    Q_EMIT programChanged();
-    Q_EMIT specChanged();
+    Q_EMIT programChanged();  // implies a new spec: views rebuild once, not twice
     solveNow();
 }
 

@@ -317,6 +317,15 @@ bool GraphCanvas::sameStructure(const VisualGraph& g) const {
 }
 
 void GraphCanvas::restyle(const VisualGraph& g) {
+    if (job_ && pending_.nodes.size() == g.nodes.size() && pending_.edges.size() == g.edges.size()) {
+        bool same = true;
+        for (size_t i = 0; i < g.nodes.size() && same; ++i) same = g.nodes[i].key == pending_.nodes[i].key;
+        for (size_t i = 0; i < g.edges.size() && same; ++i) same = g.edges[i].from == pending_.edges[i].from && g.edges[i].to == pending_.edges[i].to;
+        if (same) {  // the layout under way fits: only the look changes
+            pending_ = g;
+            return;
+        }
+    }
     if (!sameStructure(g)) return showGraph(g, true);
     for (size_t i = 0; i < g.nodes.size(); ++i) nodeItems_[i]->setNode(g.nodes[i]);
     for (size_t i = 0; i < g.edges.size() && i < edgeItems_.size(); ++i) edgeItems_[i]->setEdge(g.edges[i]);

@@ -151,8 +151,8 @@ void ProgramView::rebuild(bool relayout) {
         g = buildProgramGraph(doc_->program(), overview_, opt, doc_->planMarks());
     }
     whole_->setEnabled(!(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
-    if (!relayout && canvas_->sameStructure(g)) canvas_->restyle(g);
-    else canvas_->showGraph(std::move(g), !relayout);
+    if (!relayout) canvas_->restyle(g);  // relayouts only if the structure changed
+    else canvas_->showGraph(std::move(g), false);
 }
 
 void ProgramView::onResult(const std::vector<ValueId>& changed) {
@@ -286,8 +286,8 @@ void FlowView::rebuild(bool force) {
     VisualGraph g = buildFlowGraph(doc_->program(), *r, state_, &total);
     whole_->setEnabled(!state_.whole && total > FlowViewState::kMaxPairs);
     dirty_ = false;
-    if (!force && canvas_->sameStructure(g)) canvas_->restyle(g);
-    else canvas_->showGraph(std::move(g), !force);
+    if (!force) canvas_->restyle(g);
+    else canvas_->showGraph(std::move(g), false);
 }
 
 void FlowView::onSelection(ModelKey key, QObject* origin) {

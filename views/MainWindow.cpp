@@ -38,6 +38,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 #include <cmath>
 
 #include "model/PirWriter.h"
@@ -144,9 +145,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
     connect(flowView_->canvas(), &GraphCanvas::keyContextMenu, this, [this](ModelKey k, QPoint pos) {
         if (k.kind == ModelKey::Kind::Value) showValueMenu(k.id, pos);
     });
-    connect(&verifyWatcher_, &QFutureWatcher<exec::VerifyOutcome>::finished, this, [this] {
+    connect(&verifyWatcher_, &QFutureWatcher<VerifyRun>::finished, this, [this] {
         verifyAction_->setEnabled(true);
-        const exec::VerifyOutcome out = verifyWatcher_.result();
+        const VerifyRun out = verifyWatcher_.result();
         if (!out.report) {
             showError(tr("Verify: %1").arg(QString::fromStdString(out.error)));
             return;
@@ -648,7 +649,17 @@ void MainWindow::verify() {
     if (!r || !r->rewritten) return showError(tr("Verify: no rewritten program yet"));
     verifyAction_->setEnabled(false);
     log(tr("Verify: running original and rewritten on the CPU…"));
-    verifyWatcher_.setFuture(exec::verifyProgramsAsync(doc_->programPtr(), r->rewritten, exec::VerifyOptions{}));
+    // The shared pointers keep both programs alive while the worker runs them.
+    std::shared_ptr<const Program> original = doc_->programPtr(), rewritten = r->rewritten;
+    verifyWatcher_.setFuture(QtConcurrent::run([original, rewritten]() {
+        VerifyRun run;
+        try {
+            run.report = exec::verifyPrograms(*original, *rewritten, exec::VerifyOptions{});
+        } catch (const std::exception& e) {
+            run.error = e.what();
+        }
+        return run;
+    }));
 }
 
 }  // namespace rx

@@ -4,6 +4,7 @@
 // banner, drag and drop, recent files, export and verify.
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <optional>
 
 #include "algorithms/exec/Verify.h"
 #include "views/Document.h"
@@ -16,6 +17,12 @@ class QMenu;
 class QAction;
 
 namespace rx {
+
+// Outcome of a verify run on a worker thread.
+struct VerifyRun {
+    std::optional<exec::VerifyReport> report;
+    std::string error;
+};
 
 class ProgramView;
 class FlowView;
@@ -95,7 +102,7 @@ private:
     QLabel* statusNumbers_;
     QLabel* statusTimes_;
     QAction* verifyAction_;
-    QFutureWatcher<exec::VerifyOutcome> verifyWatcher_;
+    QFutureWatcher<VerifyRun> verifyWatcher_;
 };
 
 }  // namespace rx

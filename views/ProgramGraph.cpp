@@ -296,12 +296,18 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         return valueNode[v];
     };
 
-    QSet<quint64> seen;
+    // Edges, deduplicated per node pair; `multiplicity` counts the values an edge stands for.
+    QHash<quint64, int> edgeIndex;
+    std::vector<int> multiplicity;
     auto addEdge = [&](int from, int to, ValueId v) {
         if (from < 0 || to < 0 || from == to) return;
         const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
-        if (seen.contains(k)) return;
-        seen.insert(k);
+        if (auto it = edgeIndex.find(k); it != edgeIndex.end()) {
+            ++multiplicity[size_t(*it)];
+            return;
+        }
+        edgeIndex.insert(k, int(g.edges.size()));
+        multiplicity.push_back(1);
         VisualEdge e;
         e.from = from;
         e.to = to;
@@ -329,9 +335,40 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             }
         }
     }
+    // An overview with collapsed groups: dot's cost grows with edges, and a group touches
+    // most others through parameters and activations. Keep the chain between neighbouring
+    // groups plus the heaviest other edges (at most 2 per node), drawn by weight; forward→
+    // backward edges do not constrain ranks so the two halves stand side by side.
+    if (!overview.whole()) {
+        std::vector<size_t> order(g.edges.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        auto adjacent = [&](const VisualEdge& e) { return std::abs(e.from - e.to) == 1; };
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            const bool aa = adjacent(g.edges[a]), bb = adjacent(g.edges[b]);
+            return aa != bb ? aa : multiplicity[a] > multiplicity[b];
+        });
+        const size_t keep = std::min(order.size(), 2 * g.nodes.size() + 8);
+        std::vector<VisualEdge> kept;
+        kept.reserve(keep);
+        std::sort(order.begin(), order.begin() + long(keep));
+        for (size_t k = 0; k < keep; ++k) {
+            VisualEdge e = g.edges[order[k]];
+            const int m = multiplicity[order[k]];
+            e.width = std::min(4.0, 1.0 + std::log2(double(m)) * 0.5);
+            if (m > 1) e.label = QString::number(m);
+            if ((g.nodes[e.from].flags & kFlagBackward) != (g.nodes[e.to].flags & kFlagBackward)) {
+                e.constraint = false;
+                e.dashed = true;
+            }
+            kept.push_back(e);
+        }
+        g.edges = std::move(kept);
+    }
 
     const size_t n = g.nodes.size();
     g.engine = LayoutService::chooseEngine(n, g.edges.size());
+    // Spline routing is most of dot's time on an overview; straight edges keep it < 0.3 s.
+    if (!overview.whole() && g.engine == LayoutEngine::Dot) g.engine = LayoutEngine::DotLines;
     // Legend
     if (options.overlay != Overlay::None) {
         const char* names[] = {"", "Size", "Weight", "Distance to backward"};

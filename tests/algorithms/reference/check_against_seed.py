@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-checks `recompute-cli solve` against seed_reference.py (the seed ported onto a
 stand-in IR, networkx min cut) on the corpus cases and on seeded random joint programs.
-Usage: check_against_seed.py RECOMPUTE_CLI SHARED_DIR [COUNT]. Exit 77 (skip) without networkx."""
+Usage: check_against_seed.py RECOMPUTE_CLI SHARED_DIR [COUNT] [MAX_OPS]. Exit 77 (skip) without networkx."""
 import json, os, random, subprocess, sys, tempfile
 
 try:
@@ -13,6 +13,7 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 cli, shared = sys.argv[1], sys.argv[2]
 count = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+max_ops = int(sys.argv[4]) if len(sys.argv) > 4 else 30  # forward/backward ops per random program
 nnb = os.path.join(shared, "data", "no_need_buffer.tsv")
 TYPES = ["8x8xf32", "8x1xf32", "2x8xf32", "8xf32", "0xf32", "16x8xf32", "4x4xf16"]
 
@@ -36,7 +37,7 @@ def random_program(seed, path):
         inputs += op("pd_op.data", [], [T()]); fw.append(inputs[-1])
     unary = ["pd_op.exp", "pd_op.sin", "pd_op.relu", "pd_op.cast", "pd_op.tanh", "pd_op.dropout", "pd_op.sum", "pd_op.slice", "pd_op.reshape", "pd_op.uniform_like"]
     binary = ["pd_op.add", "pd_op.multiply", "pd_op.matmul", "pd_op.divide", "pd_op.subtract"]
-    for _ in range(4 + rng.randrange(30)):
+    for _ in range(4 + rng.randrange(max_ops)):
         k = rng.randrange(10)
         if k < 4: fw += op(rng.choice(unary), [recent(fw)], [T()])
         elif k < 8: fw += op(rng.choice(binary), [recent(fw), recent(fw)], [T()])
@@ -53,7 +54,7 @@ def random_program(seed, path):
     g = op("pd_op.full", [], [types[fw[-1]]])
     bwd = len(lines) - 1
     bw = list(g)
-    for _ in range(3 + rng.randrange(30)):
+    for _ in range(3 + rng.randrange(max_ops)):
         k = rng.randrange(20)
         f = rng.choice(fw)
         if k == 0:

@@ -383,6 +383,35 @@ private slots:
         o.maxElementsPerValue = 6;
         QCOMPARE(ex.run(b.p, b.in, o).fetches.size(), size_t(1));
     }
+    void shapeGradKernels() {
+        P b;
+        ValueId x = b.data("x", DType::Float32, {2, 1, 3}, {1, 2, 3, 4, 5, 6});
+        auto sq = b.op("pd_op.squeeze", {x, b.ints({1})}, {b.t(DType::Float32, {2, 3}), b.t(DType::Float32, {0, 2, 1, 3})});
+        b.fetch(b.op("pd_op.squeeze_grad", {sq[1], sq[0]}, {b.t(DType::Float32, {2, 1, 3})})[0]);
+        ValueId s = b.op("pd_op.full", {}, {b.t(DType::Float32, {1})}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(3)}})[0];
+        b.fetch(b.op("pd_op.scale_grad", {sq[0], s}, {b.t(DType::Float32, {2, 3})})[0]);
+        b.fetch(b.op("pd_op.cast_grad", {x, b.data("g16", DType::Float16, {2}, {0.5, 1.5})}, {b.t(DType::Float32, {2})})[0]);
+        // concat_grad splits the gradient back; split_grad concatenates it.
+        TypeId a = b.t(DType::Float32, {2, 1}), c = b.t(DType::Float32, {2, 2});
+        ValueId pa = b.data("pa", DType::Float32, {2, 1}, {0, 0}), pc = b.data("pc", DType::Float32, {2, 2}, {0, 0, 0, 0});
+        ValueId vec = b.op("builtin.combine", {pa, pc}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        ValueId axis = b.op("pd_op.full", {}, {b.t(DType::Int32, {1})}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(1)}})[0];
+        ValueId g = b.data("g", DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
+        ValueId grads = b.op("pd_op.concat_grad", {vec, g, axis}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        auto parts = b.op("builtin.split", {grads}, {a, c});
+        b.fetch(parts[0]); b.fetch(parts[1]);
+        ValueId back = b.op("builtin.combine", {parts[0], parts[1]}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        b.fetch(b.op("pd_op.split_grad", {back, axis}, {b.t(DType::Float32, {2, 3})})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {1, 2, 3, 4, 5, 6});
+        QCOMPARE(r.fetches[0].tensor.dims, (std::vector<int64_t>{2, 1, 3}));
+        expectNear(values(r, 1), {3, 6, 9, 12, 15, 18});
+        expectNear(values(r, 2), {0.5, 1.5});
+        QCOMPARE(r.fetches[2].tensor.dtype, DType::Float32);
+        expectNear(values(r, 3), {1, 4});
+        expectNear(values(r, 4), {2, 3, 5, 6});
+        expectNear(values(r, 5), {1, 2, 3, 4, 5, 6});
+    }
     void verifyReportsFirstDifference() {
         RunResult a, c;
         a.fetches.push_back({"fetch0", "%3", Tensor::fromDoubles(DType::Float32, {2}, {1, 2})});

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-exec build/app/recompute-explorer "${@:-resources/examples/transformer-2layer.pir}"
+exec build/app/recompute-explorer "${@:-resources/examples/transformer_layer.prim.pir}"

@@ -1893,6 +1893,13 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
         for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
         throw Error("the CPU executor has no kernel for: " + list);
     }
+    for (OpId op : program.globalBlock().ops)
+        for (ValueId r : program.ops[op].results) {
+            const Type& t = program.types[program.values[r].type];
+            if (t.kind == Type::Kind::DenseTensor && !isSupportedDType(t.dtype))
+                throw Error("the CPU executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.values[r].name +
+                            ", defined by " + std::string(program.opName(op)) + ")");
+        }
     // Refuse work that would exhaust memory or run for hours, before anything runs.
     Cost cost = estimateCost(program);
     if (options.maxElementsPerValue > 0 && cost.largestElements > options.maxElementsPerValue)

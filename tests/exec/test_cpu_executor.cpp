@@ -298,6 +298,17 @@ private slots:
             QVERIFY(std::string(e.what()).find("pd_op.frobnicate") != std::string::npos);
         }
     }
+    void unsupportedDTypesAreNamedBeforeRunning() {
+        P b;
+        b.op("pd_op.full", {}, {b.t(DType::Complex64, {2})}, {{"shape", Attribute::intArray({2})}, {"value", Attribute::float32(1)}});
+        CpuExecutor ex;
+        try {
+            ex.run(b.p, b.in, {});
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("c64") != std::string::npos);
+        }
+    }
     void declaredTypesAreChecked() {
         P b;
         ValueId x = b.data("x", DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});

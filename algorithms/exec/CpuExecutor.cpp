@@ -343,36 +343,42 @@ const std::unordered_map<std::string_view, double (*)(double)>& unaryTable() {
     return t;
 }
 
-double binaryApply(std::string_view op, double a, double b, bool integer) {
-    if (op == "pd_op.add") return a + b;
-    if (op == "pd_op.subtract") return a - b;
-    if (op == "pd_op.multiply") return a * b;
-    if (op == "pd_op.divide") return integer ? (b == 0 ? 0.0 : std::trunc(a / b)) : a / b;
-    if (op == "pd_op.floor_divide") return b == 0 ? 0.0 : std::floor(a / b);
-    if (op == "pd_op.remainder") { if (b == 0) return 0.0; double r = std::fmod(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
-    if (op == "pd_op.maximum") return std::max(a, b);
-    if (op == "pd_op.minimum") return std::min(a, b);
-    if (op == "pd_op.elementwise_pow") return std::pow(a, b);
-    if (op == "pd_op.equal") return a == b;
-    if (op == "pd_op.not_equal") return a != b;
-    if (op == "pd_op.less_than") return a < b;
-    if (op == "pd_op.less_equal") return a <= b;
-    if (op == "pd_op.greater_than") return a > b;
-    if (op == "pd_op.greater_equal") return a >= b;
-    if (op == "pd_op.logical_and") return (a != 0) && (b != 0);
-    if (op == "pd_op.logical_or") return (a != 0) || (b != 0);
-    if (op == "pd_op.logical_xor") return (a != 0) != (b != 0);
-    if (op == "pd_op.bitwise_and") return static_cast<double>(static_cast<int64_t>(a) & static_cast<int64_t>(b));
-    if (op == "pd_op.bitwise_or") return static_cast<double>(static_cast<int64_t>(a) | static_cast<int64_t>(b));
-    if (op == "pd_op.bitwise_xor") return static_cast<double>(static_cast<int64_t>(a) ^ static_cast<int64_t>(b));
-    return NAN;
+// The op is resolved to its index in kBinaryOps once per kernel, not per element.
+double binaryApply(int op, double a, double b, bool integer) {
+    switch (op) {
+    case 0: return a + b;
+    case 1: return a - b;
+    case 2: return a * b;
+    case 3: return integer ? (b == 0 ? 0.0 : std::trunc(a / b)) : a / b;
+    case 4: return b == 0 ? 0.0 : std::floor(a / b);
+    case 5: { if (b == 0) return 0.0; double r = std::fmod(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }
+    case 6: return std::max(a, b);
+    case 7: return std::min(a, b);
+    case 8: return std::pow(a, b);
+    case 9: return a == b;
+    case 10: return a != b;
+    case 11: return a < b;
+    case 12: return a <= b;
+    case 13: return a > b;
+    case 14: return a >= b;
+    case 15: return (a != 0) && (b != 0);
+    case 16: return (a != 0) || (b != 0);
+    case 17: return (a != 0) != (b != 0);
+    case 18: return static_cast<double>(static_cast<int64_t>(a) & static_cast<int64_t>(b));
+    case 19: return static_cast<double>(static_cast<int64_t>(a) | static_cast<int64_t>(b));
+    case 20: return static_cast<double>(static_cast<int64_t>(a) ^ static_cast<int64_t>(b));
+    default: return NAN;
+    }
 }
-const char* kBinaryOps[] = {
-    "pd_op.add", "pd_op.subtract", "pd_op.multiply", "pd_op.divide", "pd_op.floor_divide",
-    "pd_op.remainder", "pd_op.maximum", "pd_op.minimum", "pd_op.elementwise_pow", "pd_op.equal",
-    "pd_op.not_equal", "pd_op.less_than", "pd_op.less_equal", "pd_op.greater_than",
-    "pd_op.greater_equal", "pd_op.logical_and", "pd_op.logical_or", "pd_op.logical_xor",
-    "pd_op.bitwise_and", "pd_op.bitwise_or", "pd_op.bitwise_xor"};
+// Index = the case of binaryApply.
+const char* const kBinaryOps[] = {
+    "pd_op.add", "pd_op.subtract", "pd_op.multiply", "pd_op.divide",
+    "pd_op.floor_divide", "pd_op.remainder", "pd_op.maximum", "pd_op.minimum",
+    "pd_op.elementwise_pow", "pd_op.equal", "pd_op.not_equal", "pd_op.less_than",
+    "pd_op.less_equal", "pd_op.greater_than", "pd_op.greater_equal", "pd_op.logical_and",
+    "pd_op.logical_or", "pd_op.logical_xor", "pd_op.bitwise_and", "pd_op.bitwise_or",
+    "pd_op.bitwise_xor",
+};
 
 // ---------- shape helpers ----------
 Dims inferReshape(const Context& c, const Dims& in, Dims shape) {
@@ -689,17 +695,23 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         if (c.outDType(0) == DType::Bool) for (double& e : v) e = e != 0.0;
         c.setOutDoubles(0, x.dims, v);
     };
-    for (const char* name : kBinaryOps) {
-        std::string n = name;
-        k[n] = [n](Context& c) {
+    for (int code = 0; code < static_cast<int>(std::size(kBinaryOps)); ++code) {
+        const int n = code;
+        k[kBinaryOps[code]] = [n](Context& c) {
             const Tensor& a = c.x(0);
             const Tensor& b = c.x(1);
             Dims od = broadcastDims(c, a.dims, b.dims);
-            std::vector<int64_t> ia = broadcastIndex(a.dims, od), ib = broadcastIndex(b.dims, od);
             std::vector<double> av = a.toDoubles(), bv = b.toDoubles();
             bool integer = !isFloat(c.outDType(0)) && c.outDType(0) != DType::Bool;
-            std::vector<double> out(ia.size());
-            for (size_t i = 0; i < ia.size(); ++i) out[i] = binaryApply(n, av[ia[i]], bv[ib[i]], integer);
+            std::vector<double> out(static_cast<size_t>(numelOf(od)));
+            if (a.dims == od && b.dims == od) {  // no broadcasting: skip the index maps
+                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[i], bv[i], integer);
+            } else if (a.dims == od && b.numel() == 1) {
+                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[i], bv[0], integer);
+            } else {
+                std::vector<int64_t> ia = broadcastIndex(a.dims, od), ib = broadcastIndex(b.dims, od);
+                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[ia[i]], bv[ib[i]], integer);
+            }
             c.setOutDoubles(0, od, out);
         };
     }

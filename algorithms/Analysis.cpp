@@ -215,6 +215,10 @@ void Analysis::computeUsers() {
         std::sort(tmp.begin(), tmp.end());
         tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
     };
+    size_t totalUses = 0;
+    for (ValueId v : graphValues_) totalUses += p.uses(v).size();
+    userList_.reserve(totalUses + totalUses / 4);
+    fwdUseList_.reserve(totalUses);
     for (ValueId v = 0; v < nValues; ++v) {
         const bool global = cls_[v] != ValueClass::Other;
         if (global) {

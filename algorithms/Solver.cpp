@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "model/Diagnostic.h"
+
 namespace rx {
 
 namespace {
@@ -61,7 +63,13 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
     auto t = Clock::now();
     const OpClasses classes = a.classify(config);
     const auto fusion = fusionLoop(config, classes);
-    auto network = std::make_shared<FlowNetwork>(buildFlowNetwork(a, config, classes, *fusion));
+    std::shared_ptr<FlowNetwork> network;
+    try {
+        network = std::make_shared<FlowNetwork>(buildFlowNetwork(a, config, classes, *fusion));
+    } catch (const Error& e) {  // a config that cannot be represented exactly
+        res.error = e.what();
+        return finish();
+    }
     res.network = network;
     res.timings.buildMs = msSince(t);
 

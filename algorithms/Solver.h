@@ -3,8 +3,8 @@
 // Analysis), solve() per config. solve() is const and thread-safe; a re-solve after a knob
 // change reuses the analysis and the cached fusion-loop judge. Failures of the seed's
 // algorithm (∞ path, missing source/sink, zero-input recompute path, missing distance,
-// placement assertion) come back in SolveResult::error, never as exceptions; a config the
-// solver cannot represent exactly throws rx::Error.
+// placement assertion) come back in SolveResult::error, never as exceptions, and so does a
+// config the solver cannot represent exactly (e.g. minimum_weight with 7 decimals).
 #include <map>
 #include <memory>
 #include <mutex>

@@ -96,7 +96,9 @@ public:
         f.setPointSizeF(8.5);
         setFont(f);
         const QFontMetrics fm(f);
-        int w = fm.horizontalAdvance(title_) + 20;
+        QFont bold = f;
+        bold.setBold(true);
+        int w = QFontMetrics(bold).horizontalAdvance(title_) + 24;
         for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 44);
         setFixedSize(w, 28 + int(entries_.size()) * 18 + 4);
         setVisible(!entries_.empty());
@@ -300,6 +302,18 @@ void GraphCanvas::build(const LayoutResult& result) {
         centerOn(oldCenter);
     } else {
         fit();
+        // A graph that only fits as a sliver opens readable instead, at its focus (the
+        // first node flagged as focus-worthy: saved, cut, recomputed), the minimap shows the rest.
+        if (transform().m11() < 0.45) {
+            setTransform(QTransform::fromScale(0.85, 0.85));
+            QPointF focus = bounds.topLeft() + QPointF(bounds.width() / 2, 0);
+            for (NodeItem* item : nodeItems_)
+                if (item->node().flags & (kFlagSaved | kFlagRecomputed)) {
+                    focus = item->pos();
+                    break;
+                }
+            centerOn(focus);
+        }
     }
     if (previous.valid()) selectKey(previous, keepViewPending_);
     minimap_->rebuild();
@@ -350,7 +364,8 @@ void GraphCanvas::selectKey(ModelKey key, bool center) {
     if (!item) item = edgeByKey_.value(keyHash(key));
     if (item) {
         item->setSelected(true);
-        if (center) ensureVisible(item, 80, 80);
+        if (center && !mapToScene(viewport()->rect()).boundingRect().adjusted(40, 40, -40, -40).contains(item->sceneBoundingRect()))
+            centerOn(item);
     }
     selecting_ = false;
 }
@@ -478,7 +493,7 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
 void GraphCanvas::placeOverlays() {
     const QRect vp = viewport()->rect();
     minimap_->move(vp.right() - minimap_->width() - 10, vp.bottom() - minimap_->height() - 10);
-    legend_->move(10, 10);
+    legend_->move(10, vp.bottom() - legend_->height() - 10);  // clusters label their top-left
     busy_->move((vp.width() - busy_->width()) / 2, 10);
     emptyLabel_->setGeometry(vp);
 }

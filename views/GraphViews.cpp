@@ -96,6 +96,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
+        if (doc_->selection().valid()) onSelection(doc_->selection(), nullptr);  // the new picture shows it
     });
     connect(canvas_, &GraphCanvas::layoutFailed, this, [this](const QString& m) { info_->setText(m); });
 }
@@ -273,6 +274,7 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
+        canvas_->selectKey(doc_->selection());
     });
 }
 

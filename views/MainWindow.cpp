@@ -28,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -35,6 +36,7 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTime>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -161,7 +163,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
-    if (!settings.contains("window/geometry")) resize(1560, 960);
+    if (!settings.contains("window/geometry")) {
+        resize(1560, 960);
+        // Dock sizes only apply once the window has its size.
+        QTimer::singleShot(0, this, [this] {
+            auto* inspector = findChild<QDockWidget*>("inspectorDock");
+            auto* tuning = findChild<QDockWidget*>("tuningDock");
+            auto* outline = findChild<QDockWidget*>("outlineDock");
+            auto* summary = findChild<QDockWidget*>("summaryDock");
+            resizeDocks({outline, inspector}, {250, 370}, Qt::Horizontal);
+            resizeDocks({inspector, tuning}, {height() * 45 / 100, height() * 40 / 100}, Qt::Vertical);
+            resizeDocks({summary}, {200}, Qt::Vertical);
+        });
+    }
     updateRecentMenu();
     updateStatus();
 }
@@ -186,16 +200,22 @@ void MainWindow::buildDocks() {
     log_->setMaximumBlockCount(5000);
     auto* dOutline = dock(tr("Outline"), "outlineDock", outline_, Qt::LeftDockWidgetArea);
     auto* dInspector = dock(tr("Inspector"), "inspectorDock", inspector_, Qt::RightDockWidgetArea);
-    auto* dTuning = dock(tr("Tuning"), "tuningDock", tuning_, Qt::RightDockWidgetArea);
+    // In a scroll area so the inspector above can take most of the height.
+    auto* tuningScroll = new QScrollArea(this);
+    tuningScroll->setWidget(tuning_);
+    tuningScroll->setWidgetResizable(true);
+    tuningScroll->setFrameShape(QFrame::NoFrame);
+    tuningScroll->setMinimumHeight(120);
+    auto* dTuning = dock(tr("Tuning"), "tuningDock", tuningScroll, Qt::RightDockWidgetArea);
     auto* dSummary = dock(tr("Summary"), "summaryDock", summary_, Qt::BottomDockWidgetArea);
     auto* dLog = dock(tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     splitDockWidget(dInspector, dTuning, Qt::Vertical);
     tabifyDockWidget(dSummary, dLog);
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
-    resizeDocks({dInspector}, {340}, Qt::Horizontal);
+    resizeDocks({dInspector}, {360}, Qt::Horizontal);
     resizeDocks({dSummary}, {190}, Qt::Vertical);
-    resizeDocks({dInspector, dTuning}, {330, 470}, Qt::Vertical);
+    resizeDocks({dInspector, dTuning}, {450, 350}, Qt::Vertical);
 }
 
 void MainWindow::buildActions() {

@@ -672,7 +672,7 @@ void SummaryPanel::refresh() {
         QFont f = axis->labelsFont();
         f.setPointSizeF(7.5);
         axis->setLabelsFont(f);
-        if (auto* va = qobject_cast<QValueAxis*>(axis)) va->setLabelFormat("%.0f");
+        if (auto* va = qobject_cast<QValueAxis*>(axis)) va->setLabelFormat("%.3g");
     }
     chart_->setChart(chart);
     previous_ = r;

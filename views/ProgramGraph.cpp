@@ -317,6 +317,10 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             e.color = pal.savedFill;
             e.width = 2.4;
         }
+        // Forward→backward edges do not constrain ranks: the backward stands beside the
+        // forward (both top-down) instead of hanging below it with every edge stretched.
+        if (split.known() && !(g.nodes[from].flags & kFlagBackward) && (g.nodes[to].flags & kFlagBackward))
+            e.constraint = false;
         g.edges.push_back(e);
     };
 

@@ -152,9 +152,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
         const VerifyRun out = verifyWatcher_.result();
         if (!out.report) {
             showError(tr("Verify: %1").arg(QString::fromStdString(out.error)));
+            Q_EMIT verifyFinished(false, QString::fromStdString(out.error));
             return;
         }
         const QString s = QString::fromStdString(out.report->summary());
+        Q_EMIT verifyFinished(out.report->equivalent, s);
         log(tr("Verify: %1").arg(s));
         statusBar()->showMessage(out.report->equivalent ? tr("Verified: rewritten program is equivalent") : tr("Verify: DIFFERENT"), 8000);
         if (!out.report->equivalent) showError(tr("Verify found a difference: %1").arg(s));

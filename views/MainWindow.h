@@ -63,6 +63,12 @@ public:
     QString exportView(const QString& path);      // .svg .png .pdf: the current graph tab
     QString loadConfig(const QString& path);
     QString saveSpec();
+    // Runs original and rewritten on the CPU executor off the UI thread; `verifyFinished`
+    // reports the summary (also logged, and shown as an error when they differ).
+    void verify();
+
+Q_SIGNALS:
+    void verifyFinished(bool equivalent, const QString& summary);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -81,7 +87,6 @@ private:
     void openDialog();
     void exportDialog();
     void specDialog();
-    void verify();
     void log(const QString& message);
 
     Document* doc_;

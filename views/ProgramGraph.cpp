@@ -145,7 +145,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     size_t shownOps = 0;
     for (const auto& s : overview.segments())
         if (s.expanded) shownOps += s.end - s.begin;
-    const bool values = options.showValues == 1 || (options.showValues == -1 && shownOps <= 250);
+    const bool values = shownOps > 0 && (options.showValues == 1 || (options.showValues == -1 && shownOps <= 250));
 
     if (split.known()) {
         g.clusters.push_back(VisualCluster{QObject::tr("Forward"), pal.clusterFwd});

@@ -171,6 +171,13 @@ private Q_SLOTS:
         QCOMPARE(doc()->result()->plan.reasons[target].side, ValueSide::Recomputed);
     }
 
+    void verifyRunsOffTheUiThread() {
+        QSignalSpy spy(window_, &MainWindow::verifyFinished);
+        window_->verify();
+        QVERIFY(spy.wait(60000));
+        QVERIFY2(spy.first().at(0).toBool(), qPrintable(spy.first().at(1).toString()));
+    }
+
     void exportsReadBack() {
         const QString dir = tmp_.path();
         QVERIFY(window_->exportRewritten(dir + "/r.pir").isEmpty());

@@ -145,8 +145,8 @@ BENCHMARK(resolveAfterKnobChange)->Arg(3572)->Unit(benchmark::kMillisecond)->Min
 int main(int argc, char** argv) {
     const char* mode = std::getenv("RX_BENCH_MALLOC");
     if (!mode || std::string_view(mode) != "default") {
-        mallopt(M_MMAP_THRESHOLD, 1 << 30);
-        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+        mallopt(M_MMAP_MAX, 0);              // big arrays from the heap, not fresh mmaps
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);  // and keep it
     }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

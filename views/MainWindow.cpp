@@ -321,7 +321,7 @@ void MainWindow::buildActions() {
 }
 
 QStringList MainWindow::exampleNames() {
-    return {"transformer_layer.prim.pir", "docstring-before-recompute.pir", "mlp.prim.pir"};
+    return {"generated-transformer.pir", "transformer_layer.prim.pir", "docstring-before-recompute.pir", "mlp.prim.pir"};
 }
 
 bool MainWindow::openExample(const QString& name) {

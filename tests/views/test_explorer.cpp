@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -236,6 +237,31 @@ private Q_SLOTS:
         // saved values are cut at their v_in→v_out arc, drawn as the pair node's red border
         QCOMPARE(savedNodes + cutEdges, int(doc()->result()->cut.cutArcs.size()));
         window_->tabs()->setCurrentIndex(0);
+    }
+
+    void rewrittenViewMarksClones() {
+        auto r = doc()->result();
+        QVERIFY(r && !r->clones.empty());
+        window_->programView()->setShowRewritten(true);
+        GraphCanvas* canvas = window_->programView()->canvas();
+        waitLayout(canvas);
+        int clones = 0;
+        for (const auto& n : canvas->graph().nodes) clones += (n.flags & kFlagClone) != 0;
+        QCOMPARE(clones, int(r->clones.size()));
+        window_->programView()->setShowRewritten(false);
+        waitLayout(canvas);
+    }
+
+    void searchByValueIdAndOpName() {
+        auto* search = window_->findChild<QLineEdit*>("searchBox");
+        QVERIFY(search);
+        search->setText("%12");
+        QTest::keyClick(search, Qt::Key_Return);
+        QCOMPARE(doc()->selection(), (ModelKey{ModelKey::Kind::Value, doc()->findValue("%12")}));
+        search->setText("matmul");
+        QTest::keyClick(search, Qt::Key_Return);
+        QCOMPARE(doc()->selection().kind, ModelKey::Kind::Op);
+        QVERIFY(QString::fromUtf8(doc()->program().opName(doc()->selection().id).data()).contains("matmul"));
     }
 
     void malformedFileKeepsLastGoodState() {

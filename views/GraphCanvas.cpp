@@ -99,7 +99,7 @@ public:
         QFont bold = f;
         bold.setBold(true);
         int w = QFontMetrics(bold).horizontalAdvance(title_) + 24;
-        for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 44);
+        for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 58);
         setFixedSize(w, 28 + int(entries_.size()) * 18 + 4);
         setVisible(!entries_.empty());
         update();

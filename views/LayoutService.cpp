@@ -189,7 +189,10 @@ LayoutResult LayoutService::runGraphviz(const LayoutRequest& req) {
     for (size_t i = 0; i < req.clusters.size(); ++i) {
         std::snprintf(buf, sizeof buf, "cluster_%zu", i);
         clusters[i] = agsubg(g, buf, 1);
-        agsafeset(clusters[i], cstr("label"), cstr(""), cstr(""));
+        // A label of the same size as the one the view draws, so dot reserves its room.
+        agsafeset(clusters[i], cstr("label"), const_cast<char*>(req.clusters[i].toUtf8().constData()), cstr(""));
+        agsafeset(clusters[i], cstr("labeljust"), cstr("l"), cstr(""));
+        agsafeset(clusters[i], cstr("fontsize"), cstr("14"), cstr(""));
         agsafeset(clusters[i], cstr("margin"), cstr("14"), cstr(""));
     }
     std::vector<Agnode_t*> nodes(req.nodes.size());

@@ -44,6 +44,7 @@
 #include <cmath>
 
 #include "model/PirWriter.h"
+#include "views/GenerateDialog.h"
 #include "views/GraphViews.h"
 #include "views/Panels.h"
 #include "views/SpecSupport.h"
@@ -227,6 +228,7 @@ void MainWindow::buildActions() {
     QMenu* examples = file->addMenu(tr("Open &Example"));
     for (const QString& name : exampleNames()) examples->addAction(name, this, [this, name] { openExample(name); });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Generate Model…"), this, &MainWindow::showGenerateDialog);
     QAction* reload = file->addAction(tr("Re&load"), this, [this] {
         if (!doc_->filePath().isEmpty()) openFile(doc_->filePath());
     });
@@ -343,6 +345,20 @@ bool MainWindow::openFile(const QString& path) {
     if (!doc_->open(path, &error)) return false;  // the banner shows it; the old program stays
     addRecent(QFileInfo(path).absoluteFilePath());
     return true;
+}
+
+GenerateDialog* MainWindow::showGenerateDialog() {
+    if (!generateDialog_) {
+        generateDialog_ = new GenerateDialog(this);
+        connect(generateDialog_, &GenerateDialog::generated, this, [this](const QString& path, const QString& summary) {
+            log(summary);
+            openFile(path);
+        });
+    }
+    generateDialog_->show();
+    generateDialog_->raise();
+    generateDialog_->activateWindow();
+    return generateDialog_;
 }
 
 void MainWindow::openDialog() {

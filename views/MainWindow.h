@@ -31,6 +31,7 @@ class OutlinePanel;
 class InspectorPanel;
 class TuningPanel;
 class SummaryPanel;
+class GenerateDialog;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -66,6 +67,8 @@ public:
     // Runs original and rewritten on the CPU executor off the UI thread; `verifyFinished`
     // reports the summary (also logged, and shown as an error when they differ).
     void verify();
+    // File ▸ Generate Model…: shows the (one, remembered) dialog; a written program opens like File ▸ Open.
+    GenerateDialog* showGenerateDialog();
 
 Q_SIGNALS:
     void verifyFinished(bool equivalent, const QString& summary);
@@ -108,6 +111,7 @@ private:
     QLabel* statusTimes_;
     QAction* verifyAction_;
     QFutureWatcher<VerifyRun> verifyWatcher_;
+    GenerateDialog* generateDialog_ = nullptr;
 };
 
 }  // namespace rx

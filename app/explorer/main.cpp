@@ -15,6 +15,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <malloc.h>
 #include <fstream>
 
 #include "algorithms/zoo/ModelZoo.h"
@@ -57,6 +58,9 @@ QString generateProgram(int ops) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Keep freed arrays in-process: page faults from glibc returning them to the kernel dominated solve time (as app/cli/main.cpp).
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     QApplication app(argc, argv);
     QApplication::setApplicationName("recompute-explorer");
     QApplication::setOrganizationName("recompute-explorer");

@@ -53,11 +53,19 @@ bool isSupportedDType(DType t) {
     switch (t) {
     case DType::Bool: case DType::Float16: case DType::BFloat16: case DType::Float32:
     case DType::Float64: case DType::Int32: case DType::Int64: case DType::Int8:
-    case DType::UInt8: case DType::Int16:
+    case DType::UInt8: case DType::Int16: case DType::Complex64: case DType::Complex128:
         return true;
     default:
         return false;
     }
+}
+
+DType complexComponentDType(DType t) {
+    return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : DType::Invalid;
+}
+
+DType complexOfDType(DType t) {
+    return t == DType::Float32 ? DType::Complex64 : t == DType::Float64 ? DType::Complex128 : DType::Invalid;
 }
 
 Tensor::Tensor(DType t, std::vector<int64_t> d) : dtype(t), dims(std::move(d)) {
@@ -85,6 +93,8 @@ double Tensor::get(int64_t i) const {
     case DType::Int32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
     case DType::Float64: { double v; std::memcpy(&v, p + 8 * i, 8); return v; }
     case DType::Int64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<double>(v); }
+    case DType::Complex64: { float v; std::memcpy(&v, p + 8 * i, 4); return v; }
+    case DType::Complex128: { double v; std::memcpy(&v, p + 16 * i, 8); return v; }
     default: return 0.0;
     }
 }
@@ -102,7 +112,28 @@ void Tensor::set(int64_t i, double v) {
     case DType::Int32: { int32_t x = std::isfinite(v) ? static_cast<int32_t>(v) : 0; std::memcpy(p + 4 * i, &x, 4); break; }
     case DType::Float64: std::memcpy(p + 8 * i, &v, 8); break;
     case DType::Int64: { int64_t x = std::isfinite(v) ? static_cast<int64_t>(v) : 0; std::memcpy(p + 8 * i, &x, 8); break; }
+    case DType::Complex64: case DType::Complex128: setComplex(i, {v, 0.0}); break;
     default: break;
+    }
+}
+
+std::complex<double> Tensor::getComplex(int64_t i) const {
+    const uint8_t* p = bytes.data();
+    if (dtype == DType::Complex64) { float v[2]; std::memcpy(v, p + 8 * i, 8); return {v[0], v[1]}; }
+    if (dtype == DType::Complex128) { double v[2]; std::memcpy(v, p + 16 * i, 16); return {v[0], v[1]}; }
+    return {get(i), 0.0};
+}
+
+void Tensor::setComplex(int64_t i, std::complex<double> v) {
+    uint8_t* p = bytes.data();
+    if (dtype == DType::Complex64) {
+        float x[2] = {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+        std::memcpy(p + 8 * i, x, 8);
+    } else if (dtype == DType::Complex128) {
+        double x[2] = {v.real(), v.imag()};
+        std::memcpy(p + 16 * i, x, 16);
+    } else {
+        set(i, v.real());
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <QtConcurrent/QtConcurrent>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <sstream>
 
@@ -60,12 +61,15 @@ VerifyReport compareRuns(const RunResult& a, const RunResult& b, const VerifyOpt
         bool reported = false;
         for (int64_t k = 0; k < fa.tensor.numel(); ++k) {
             if (std::memcmp(fa.tensor.bytes.data() + k * eb, fb.tensor.bytes.data() + k * eb, eb) == 0) continue;
-            double x = fa.tensor.get(k), y = fb.tensor.get(k);
-            if (std::isnan(x) && std::isnan(y)) continue;
-            double d = std::fabs(x - y);
+            // Complex elements compare by the modulus of their difference (reported: real parts).
+            std::complex<double> cx = fa.tensor.getComplex(k), cy = fb.tensor.getComplex(k);
+            double x = cx.real(), y = cy.real();
+            bool nanX = std::isnan(cx.real()) || std::isnan(cx.imag()), nanY = std::isnan(cy.real()) || std::isnan(cy.imag());
+            if (nanX && nanY) continue;
+            double d = std::abs(cx - cy);
             if (!std::isnan(d)) r.maxAbsDifference = std::max(r.maxAbsDifference, d);
             // Bitwise mode: any differing bits (even -0 vs 0) are a difference.
-            bool ok = !bitwise && !std::isnan(d) && d <= o.atol + o.rtol * std::fabs(y);
+            bool ok = !bitwise && !std::isnan(d) && d <= o.atol + o.rtol * std::abs(cy);
             if (!ok && !reported) { differ({fa.valueName, fa.fetchName, k, x, y, "value"}); reported = true; }
         }
     }

@@ -175,6 +175,7 @@ std::vector<GradCase> cases() {
     c.push_back(unary("square", {"x0", "g"}));
     c.push_back(unary("log", {"x0", "g"}, 2.0));
     c.push_back(unary("abs", {"x0", "g"}));
+    c.push_back(unary("angle", {"x0", "g"}));  // real x: flat (0 or pi), grad 0
     c.push_back(unary("erf", {"x0", "g"}));
     c.push_back(unary("pow", {"x0", "g"}, 2.0, {{"y", Attribute::float64(3.0)}}));
     GradCase gelu = unary("gelu", {"x0", "g"}, 0, {{"approximate", Attribute::boolean(false)}});
@@ -270,7 +271,10 @@ private slots:
         for (const GradCase& c : cases()) covered.insert(c.grad);
         for (const char* elsewhere : {"pd_op.scale_grad", "pd_op.cast_grad", "pd_op.assign_grad", "pd_op.squeeze_grad",
                                       "pd_op.unsqueeze_grad", "pd_op.flatten_grad", "pd_op.expand_as_grad", "pd_op.concat_grad",
-                                      "pd_op.split_grad", "pd_op.sin_grad", "pd_op.cos_grad"})
+                                      "pd_op.split_grad", "pd_op.sin_grad", "pd_op.cos_grad",
+                                      // complex grads: finite differences in test_complex_kernels.cpp
+                                      "pd_op.as_complex_grad", "pd_op.as_real_grad", "pd_op.complex_grad",
+                                      "pd_op.real_grad", "pd_op.imag_grad"})
             covered.insert(elsewhere);
         for (const std::string& op : CpuExecutor::supportedOps())
             if (op.size() > 5 && op.compare(op.size() - 5, 5, "_grad") == 0)

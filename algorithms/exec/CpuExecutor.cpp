@@ -1985,6 +1985,41 @@ void addComplexKernels(std::unordered_map<std::string, Kernel>& k, std::unordere
             c.setOut(0, complexTensor(c, 0, od, out));
         });
     }
+    // (x, y, [out,] out_grad) -> x_grad, y_grad, Paddle's complex rules: multiply dx = g * conj(y),
+    // dy = g * conj(x); divide dx = g / conj(y), dy = -g * conj(x / y^2); each summed back over
+    // broadcast dims. A real x or y (mixed operands) gets the real part.
+    const char* const arithGrad[] = {"pd_op.add_grad", "pd_op.subtract_grad", "pd_op.multiply_grad", "pd_op.divide_grad"};
+    for (int op = 0; op < 4; ++op) {
+        extend(arithGrad[op], [op](Context& c) {
+            const Tensor& x = c.x(0);
+            const Tensor& y = c.x(1);
+            const Tensor& g = c.x(c.operandCount() - 1);
+            const Dims& od = g.dims;
+            std::vector<int64_t> ix = broadcastIndex(x.dims, od), iy = broadcastIndex(y.dims, od);
+            std::vector<Cplx> xv = complexValues(x), yv = complexValues(y), gv = complexValues(g);
+            std::vector<double> dxr(gv.size()), dxi(gv.size()), dyr(gv.size()), dyi(gv.size());
+            for (size_t i = 0; i < gv.size(); ++i) {
+                Cplx a = xv[ix[i]], b = yv[iy[i]], dx, dy;
+                switch (op) {
+                case 0: dx = gv[i]; dy = gv[i]; break;
+                case 1: dx = gv[i]; dy = -gv[i]; break;
+                case 2: dx = gv[i] * std::conj(b); dy = gv[i] * std::conj(a); break;
+                default: dx = gv[i] / std::conj(b); dy = -gv[i] * std::conj(a / (b * b)); break;
+                }
+                dxr[i] = dx.real(); dxi[i] = dx.imag(); dyr[i] = dy.real(); dyi[i] = dy.imag();
+            }
+            auto store = [&](size_t result, const Dims& d, const std::vector<double>& re, const std::vector<double>& im) {
+                if (c.outputs.size() <= result || c.resultIsNull(result)) return;
+                std::vector<double> r = reduceToShape(re, od, d), i = reduceToShape(im, od, d);
+                if (!isComplexDType(c.outDType(result))) { c.setOutDoubles(result, d, r); return; }
+                std::vector<Cplx> v(r.size());
+                for (size_t e = 0; e < v.size(); ++e) v[e] = Cplx(r[e], i[e]);
+                c.setOut(result, complexTensor(c, result, d, v));
+            };
+            store(0, x.dims, dxr, dxi);
+            store(1, y.dims, dyr, dyi);
+        });
+    }
     // Kernels that move bytes without reading them as numbers work on complex as they are;
     // full / full_like store (value, 0).
     for (const char* name : {"pd_op.assign", "pd_op.fetch", "builtin.shadow_output", "builtin.combine", "builtin.split",

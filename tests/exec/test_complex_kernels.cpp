@@ -227,6 +227,10 @@ private slots:
             {"pd_op.angle", "pd_op.angle_grad", {z}, DType::Float64, {4}, {"x0", "g"}, {0}},
             {"pd_op.abs", "pd_op.abs_grad", {z}, DType::Float64, {4}, {"x0", "g"}, {0}},
         };
+        Tensor a = c128({2, 2}, {{0.3, 0.4}, {-0.7, 0.2}, {0.5, -0.9}, {-0.6, -0.1}}), b = c128({2}, {{1.2, -0.5}, {-0.8, 0.9}});
+        for (const char* op : {"add", "subtract", "multiply", "divide"})
+            cases.push_back({std::string("pd_op.") + op, std::string("pd_op.") + op + "_grad", {a, b}, DType::Complex128, {2, 2},
+                             {"x0", "x1", "g"}, {0, 1}});
         for (const GradCase& gc : cases) {
             checkGrad(gc);
             if (QTest::currentTestFailed()) QFAIL(gc.grad.c_str());

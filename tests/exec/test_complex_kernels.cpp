@@ -236,6 +236,29 @@ private slots:
             if (QTest::currentTestFailed()) QFAIL(gc.grad.c_str());
         }
     }
+    void everySeedRecomputableOpHasAKernel() {
+        // The seed's DEFAULT_RECOMPUTABLE_OPS list, read from the seed source itself.
+        QFile f(QString(RX_SHARED_DIR) + "/seed/recompute.py.txt");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::string text = f.readAll().toStdString();
+        size_t at = text.find("DEFAULT_RECOMPUTABLE_OPS");
+        QVERIFY(at != std::string::npos);
+        size_t open = text.find("= [", at), close = text.find(']', open);
+        QVERIFY(open != std::string::npos && close != std::string::npos);
+        std::vector<std::string> all = CpuExecutor::supportedOps(), missing;
+        int listed = 0;
+        for (size_t q = text.find('"', open); q < close; q = text.find('"', q + 1)) {
+            size_t end = text.find('"', q + 1);
+            std::string op = text.substr(q + 1, end - q - 1);
+            q = end;
+            ++listed;
+            if (!std::binary_search(all.begin(), all.end(), op)) missing.push_back(op);
+        }
+        QVERIFY(listed > 50);
+        std::string text2;
+        for (const std::string& m : missing) text2 += m + " ";
+        QVERIFY2(missing.empty(), text2.c_str());
+    }
     void complexStepSurvivesRecompute() {
         // Forward: z = as_complex(x) * as_complex(w), out = as_real(z). Backward (Paddle's
         // complex multiply_grad: dx = g * conj(w), dw = g * conj(x)) reads the forward's

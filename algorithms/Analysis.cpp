@@ -95,6 +95,13 @@ const std::vector<uint32_t>* NoNeedBufferTable::operandSlots(std::string_view op
 
 namespace {
 bool isSplitOrSlice(std::string_view n) { return n == "builtin.split" || n == "builtin.slice"; }
+// By interned name id: no string compare per value on the hot paths.
+struct SplitSliceIds {
+    uint32_t split, slice;
+    explicit SplitSliceIds(const Program& p)
+        : split(p.findOpName("builtin.split")), slice(p.findOpName("builtin.slice")) {}
+    bool contains(uint32_t nameId) const { return nameId != kNoId && (nameId == split || nameId == slice); }
+};
 }  // namespace
 
 Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& spec,
@@ -149,18 +156,27 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     unchanged_ = !anyBackward || spec_.backwardOpStartIdx >= n;
 
     // used exactly once (one slot) by split/slice
-    for (ValueId v = 0; v < nValues; ++v) {
-        auto uses = p.uses(v);
-        if (uses.size() == 1 && uses[0].ancestor != kNoId && isSplitOrSlice(p.opName(uses[0].ancestor)))
-            flags_[v] |= kSplitOnce;
-    }
+    const SplitSliceIds splitSlice(p);
+    if (splitSlice.split != kNoId || splitSlice.slice != kNoId)
+        for (ValueId v = 0; v < nValues; ++v) {
+            auto uses = p.uses(v);
+            if (uses.size() == 1 && uses[0].ancestor != kNoId && splitSlice.contains(p.ops[uses[0].ancestor].nameId))
+                flags_[v] |= kSplitOnce;
+        }
 
     // §5 bw-no-need-buffer values: operands of [bwd_start..end] minus need-buffer reads.
     {
         std::vector<uint8_t> seen(nValues, 0);  // 1 = operand, 2 = need buffer
+        // The table's entry per interned op name, looked up once per name (not once per op).
+        std::vector<const std::vector<uint32_t>*> slotsByName(p.opNameCount(), nullptr);
+        std::vector<uint8_t> slotsLooked(p.opNameCount(), 0);
         for (int64_t i = std::max<int64_t>(spec_.backwardOpStartIdx, 0); i < n; ++i) {
             const Operation& op = p.ops[gops[i]];
-            const std::vector<uint32_t>* slots = table.operandSlots(p.opName(gops[i]));
+            if (!slotsLooked[op.nameId]) {
+                slotsLooked[op.nameId] = 1;
+                slotsByName[op.nameId] = table.operandSlots(p.opNameById(op.nameId));
+            }
+            const std::vector<uint32_t>* slots = slotsByName[op.nameId];
             for (ValueId v : op.operands) {
                 if (v == kNoId) continue;
                 seen[v] |= 1;
@@ -212,8 +228,10 @@ void Analysis::computeUsers() {
                 for (ValueId r : p.ops[a].results) expand(r);
             }
         }
-        std::sort(tmp.begin(), tmp.end());
-        tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
+        if (tmp.size() > 1) {
+            std::sort(tmp.begin(), tmp.end());
+            tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
+        }
     };
     size_t totalUses = 0;
     for (ValueId v : graphValues_) totalUses += p.uses(v).size();

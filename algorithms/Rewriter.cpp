@@ -11,7 +11,10 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     const auto gops = a.globalOps();
     const size_t nOrigValues = orig.values.size();
 
-    auto program = std::make_shared<Program>(orig);
+    // One copy, sized for the clones (copying and then reserving would move every op again).
+    size_t extraValues = 0;
+    for (OpId op : plan.recomputeOps) extraValues += orig.ops[op].results.size();
+    auto program = std::make_shared<Program>(orig, plan.recomputeOps.size(), extraValues);
     Program& np = *program;
 
     // Clone the subgraph ops in program order, mapping operands (subgraph inputs map to
@@ -20,14 +23,10 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     for (ValueId x : plan.subgraphInputs) map[x] = x;
     std::vector<uint8_t> isRecompute(orig.ops.size(), 0);
     for (OpId op : plan.recomputeOps) isRecompute[op] = 1;
-    // Reserve once: growing ops/values op by op re-touches (and page-faults) the whole arrays.
-    {
-        size_t extraValues = 0;
-        for (OpId op : plan.recomputeOps) extraValues += orig.ops[op].results.size();
-        np.ops.reserve(np.ops.size() + plan.recomputeOps.size());
-        np.values.reserve(np.values.size() + extraValues);
-    }
+    res.clones.reserve(plan.recomputeOps.size());
+    res.cloneOf.reserve(plan.recomputeOps.size());
     std::vector<OpId> anchor;  // first backward user of the original's first result (orig op id)
+    anchor.reserve(plan.recomputeOps.size());
     std::vector<TypeId> types;
     std::vector<ValueId> operands;
     for (OpId op : gops) {

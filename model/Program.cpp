@@ -48,8 +48,19 @@ Program::Program() {
     blocks.emplace_back();  // the global block
 }
 
+Program::Program(const Program& o, size_t extraOps, size_t extraValues)
+    : blocks(o.blocks), types(o.types), generation(o.generation), warnings(o.warnings), fragment(o.fragment),
+      operandTypeOverrides(o.operandTypeOverrides), opNames_(o.opNames_), opNameIds_(o.opNameIds_),
+      nextNumericName_(o.nextNumericName_) {
+    // Every data member but the lazy caches (rebuilt on demand); keep in step with Program.h.
+    ops.reserve(o.ops.size() + extraOps);
+    ops.assign(o.ops.begin(), o.ops.end());
+    values.reserve(o.values.size() + extraValues);
+    values.assign(o.values.begin(), o.values.end());
+}
+
 uint32_t Program::internOpName(std::string_view name) {
-    auto it = opNameIds_.find(std::string(name));
+    auto it = opNameIds_.find(name);
     if (it != opNameIds_.end()) return it->second;
     const auto id = static_cast<uint32_t>(opNames_.size());
     opNames_.emplace_back(name);
@@ -58,7 +69,7 @@ uint32_t Program::internOpName(std::string_view name) {
 }
 
 uint32_t Program::findOpName(std::string_view name) const {
-    auto it = opNameIds_.find(std::string(name));
+    auto it = opNameIds_.find(name);
     return it == opNameIds_.end() ? kNoId : it->second;
 }
 

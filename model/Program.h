@@ -88,6 +88,9 @@ struct Use {
 class Program {
 public:
     Program();
+    // A copy of `other` with room for `extraOps` more ops and `extraValues` more values, so a
+    // pass that appends to the copy (the rewriter's clones) does not move the arrays again.
+    Program(const Program& other, size_t extraOps, size_t extraValues);
 
     // ---- storage (read freely; mutate through the API below so caches stay valid) ----
     std::vector<Operation> ops;
@@ -156,7 +159,12 @@ private:
     void rebuildIndex() const;
 
     std::vector<std::string> opNames_;
-    std::unordered_map<std::string, uint32_t> opNameIds_;
+    // Transparent lookup: interning a name already seen allocates nothing.
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> opNameIds_;
     int64_t nextNumericName_ = 0;
 
     // CSR use lists

@@ -1137,6 +1137,14 @@ size_t stripZeroWidth(std::string_view text, std::string& out) {
     size_t removed = 0;
     size_t copiedTo = 0;  // text[copiedTo, i) is not yet in `out`
     for (size_t i = 0; i + 2 < text.size(); ++i) {
+        // Skip plain ASCII eight bytes at a time (the zero-width characters start with a byte >= 0x80).
+        while (i + 8 <= text.size()) {
+            uint64_t word;
+            std::memcpy(&word, text.data() + i, sizeof word);
+            if (word & 0x8080808080808080ull) break;
+            i += 8;
+        }
+        if (i + 2 >= text.size()) break;
         const auto b0 = static_cast<unsigned char>(text[i]);
         if (b0 != 0xE2 && b0 != 0xEF) continue;
         const auto b1 = static_cast<unsigned char>(text[i + 1]), b2 = static_cast<unsigned char>(text[i + 2]);

@@ -215,7 +215,8 @@ OpId Program::ancestorInBlock(OpId op, BlockId block) const {
 void Program::rebuildUses() const {
     // Pre-order walk from the global block gives "program order" for nested uses too.
     std::vector<uint32_t> counts(values.size() + 1, 0);
-    std::vector<Use> flat;
+    struct FlatUse { Use use; ValueId value; };
+    std::vector<FlatUse> flat;
     flat.reserve(ops.size() * 2);
     std::vector<std::pair<BlockId, size_t>> stack;
     stack.push_back({kGlobalBlock, 0});
@@ -230,7 +231,9 @@ void Program::rebuildUses() const {
         for (uint32_t k = 0; k < o.operands.size(); ++k) {
             const ValueId v = o.operands[k];
             if (v == kNoId) continue;
-            flat.push_back({op, k, v});  // ancestor filled below; reuse field for value temporarily
+            // The op's own block is known here: no walk up for the common same-block use.
+            const BlockId vb = values[v].block;
+            flat.push_back({Use{op, k, vb == b ? op : ancestorInBlock(op, vb)}, v});
             ++counts[v];
         }
         // Push regions in reverse so the first region's blocks are visited first.
@@ -241,10 +244,7 @@ void Program::rebuildUses() const {
     for (size_t v = 0; v < values.size(); ++v) useOffsets_[v + 1] = useOffsets_[v] + counts[v];
     useEntries_.assign(flat.size(), Use{});
     std::vector<uint32_t> fill(useOffsets_.begin(), useOffsets_.end() - 1);
-    for (const Use& u : flat) {
-        const ValueId v = u.ancestor;
-        useEntries_[fill[v]++] = Use{u.user, u.operandIndex, ancestorInBlock(u.user, values[v].block)};
-    }
+    for (const FlatUse& f : flat) useEntries_[fill[f.value]++] = f.use;
     usesValid_ = true;
 }
 

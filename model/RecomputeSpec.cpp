@@ -176,14 +176,27 @@ RecomputeSpec detectSpec(const Program& program) {
     return spec;
 }
 
-std::optional<std::string> specPathFor(const std::string& programPath) {
+std::string specPathBeside(const std::string& programPath) {
     const QFileInfo info(QString::fromStdString(programPath));
     QString base = info.fileName();
     const int dot = base.lastIndexOf('.');
     if (dot > 0) base = base.left(dot);
-    const QString candidate = info.dir().filePath(base + ".spec.json");
-    if (!QFileInfo::exists(candidate) || candidate == info.filePath()) return std::nullopt;
+    return info.dir().filePath(base + ".spec.json").toStdString();
+}
+
+std::optional<std::string> specPathFor(const std::string& programPath) {
+    if (programPath.empty()) return std::nullopt;
+    const QString candidate = QString::fromStdString(specPathBeside(programPath));
+    if (!QFileInfo::exists(candidate) || candidate == QFileInfo(QString::fromStdString(programPath)).filePath())
+        return std::nullopt;
     return candidate.toStdString();
+}
+
+ResolvedSpec resolveSpec(const Program& program, const std::string& programPath,
+                         const std::optional<std::string>& specFile) {
+    if (specFile) return {readSpecFile(*specFile, program), *specFile};
+    if (auto beside = specPathFor(programPath)) return {readSpecFile(*beside, program), *beside};
+    return {detectSpec(program), {}};
 }
 
 }  // namespace rx

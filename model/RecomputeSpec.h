@@ -32,7 +32,18 @@ void writeSpecFile(const RecomputeSpec&, const Program&, const std::string& path
 // with op_role 0 where op_role attributes exist); backward starts right after.
 RecomputeSpec detectSpec(const Program&);
 
-// "x.pir" -> "x.spec.json" beside it, if that file exists.
+// "x.pir" -> "x.spec.json" in the same folder, whether or not it exists.
+std::string specPathBeside(const std::string& programPath);
+// specPathBeside(programPath), if that file exists.
 std::optional<std::string> specPathFor(const std::string& programPath);
+
+// The spec a command or the explorer works with: the given spec file, else PROGRAM.spec.json
+// beside the program, else detection. `source` is the file read, empty when detected.
+struct ResolvedSpec {
+    RecomputeSpec spec;
+    std::string source;
+};
+ResolvedSpec resolveSpec(const Program&, const std::string& programPath,
+                         const std::optional<std::string>& specFile = std::nullopt);
 
 }  // namespace rx

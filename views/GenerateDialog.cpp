@@ -1,5 +1,7 @@
 #include "views/GenerateDialog.h"
 
+#include "model/RecomputeSpec.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -59,12 +61,6 @@ QComboBox* combo(const char* name, const QStringList& items) {
 
 }  // namespace
 
-QString specPathForProgram(const QString& programPath) {
-    QString base = programPath;
-    if (base.endsWith(".pir")) base.chop(4);
-    return base + ".spec.json";
-}
-
 GenerateOutcome generateAndWrite(const zoo::ZooOptions& options, const QString& programPath) {
     GenerateOutcome out;
     out.programPath = programPath;
@@ -77,7 +73,7 @@ GenerateOutcome generateAndWrite(const zoo::ZooOptions& options, const QString& 
         const zoo::GeneratedProgram g = zoo::generateModel(options);
         const auto t1 = std::chrono::steady_clock::now();
         const QString error = writeAll({{programPath, QByteArray::fromStdString(printProgram(*g.program))},
-                                        {specPathForProgram(programPath), QByteArray::fromStdString(zoo::specJson(g))}});
+                                        {QString::fromStdString(specPathBeside(programPath.toStdString())), QByteArray::fromStdString(zoo::specJson(g))}});
         if (!error.isEmpty()) throw Error(error.toStdString());
         const auto t2 = std::chrono::steady_clock::now();
         auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };

@@ -28,7 +28,6 @@ struct GenerateOutcome {
 // Generates the model and writes PROGRAM.pir plus PROGRAM.spec.json through QSaveFile (a
 // failure leaves no half-written file). Never throws; safe to call on any thread.
 GenerateOutcome generateAndWrite(const zoo::ZooOptions& options, const QString& programPath);
-QString specPathForProgram(const QString& programPath);
 
 class GenerateDialog : public QDialog {
     Q_OBJECT

@@ -610,8 +610,8 @@ void MainWindow::exportDialog() {
 
 QString MainWindow::saveSpec() {
     if (!doc_->hasProgram() || doc_->filePath().isEmpty()) return tr("no program file");
-    const QString path = QString::fromStdString(ui::specFileFor(doc_->filePath().toStdString()));
-    return writeAtomically(path, QByteArray::fromStdString(ui::programSpecToJson(doc_->spec(), doc_->program())));
+    const QString path = QString::fromStdString(specPathBeside(doc_->filePath().toStdString()));
+    return writeAtomically(path, QByteArray::fromStdString(specToJson(doc_->spec(), doc_->program())));
 }
 
 void MainWindow::specDialog() {
@@ -642,7 +642,7 @@ void MainWindow::specDialog() {
     form->addRow(tr("outputs"), outputs);
     form->addRow(tr("grad outputs"), grads);
     auto* note = new QLabel(tr("Value names as in the file, comma separated. Saved as %1.")
-                                .arg(QFileInfo(QString::fromStdString(ui::specFileFor(doc_->filePath().toStdString()))).fileName()), &dlg);
+                                .arg(QFileInfo(QString::fromStdString(specPathBeside(doc_->filePath().toStdString()))).fileName()), &dlg);
     note->setWordWrap(true);
     form->addRow(note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dlg);

@@ -1,9 +1,10 @@
 #pragma once
-// The explorer's access to recompute specs: loads PROGRAM.spec.json beside a program or
-// detects the split as Paddle's training entry point does (FORMATS.md).
+// The explorer's access to recompute specs: PROGRAM.spec.json beside a program, or the split
+// detected as Paddle's training entry point does it (model/RecomputeSpec.h, FORMATS.md).
 #include <string>
+#include <string_view>
 
-#include "algorithms/Analysis.h"  // RecomputeSpec (model/RecomputeSpec.h when present)
+#include "model/RecomputeSpec.h"
 
 namespace rx::ui {
 
@@ -13,13 +14,9 @@ struct LoadedSpec {
     std::string specFile;      // the file it came from, if any
 };
 
-std::string specFileFor(const std::string& programPath);
 // Reads the spec file beside `programPath` if one exists, else detects. Throws rx::Error for
 // a malformed spec file.
 LoadedSpec loadOrDetectSpec(const Program& program, const std::string& programPath);
-RecomputeSpec detectProgramSpec(const Program& program);
-RecomputeSpec readProgramSpec(const std::string& path, const Program& program);
-std::string programSpecToJson(const RecomputeSpec& spec, const Program& program);
 // Value lookup by the file's name; kNoId if absent.
 ValueId findValueByName(const Program& program, std::string_view name);
 

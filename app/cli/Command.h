@@ -1,6 +1,8 @@
 #pragma once
 // The CLI is a set of subcommands; each lives in its own cmd_*.cpp and registers itself
 // with a static RegisterCommand, so adding a command touches no shared file.
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +19,12 @@ struct Arguments {
 
     bool has(const std::string& flag) const;
     std::optional<std::string> option(const std::string& key) const;
+    // Numeric options: `fallback` when absent; rx::Error naming the option when the value is
+    // not a whole number / number, or below `minimum`.
+    int64_t integer(const std::string& key, int64_t fallback,
+                    int64_t minimum = std::numeric_limits<int64_t>::min()) const;
+    double number(const std::string& key, double fallback,
+                  double minimum = -std::numeric_limits<double>::infinity()) const;
 };
 
 struct Command {

@@ -10,22 +10,10 @@
 
 namespace {
 
-int parseProgramIndex(const rx::cli::Arguments& args) {
-    const auto value = args.option("--program");
-    if (!value) return -1;
-    try {
-        size_t used = 0;
-        const int n = std::stoi(*value, &used);
-        if (used == value->size() && n >= 0) return n;
-    } catch (const std::exception&) {
-    }
-    throw rx::Error("--program expects a program index (0, 1, ...), found '" + *value + "'");
-}
-
 int runConvert(const rx::cli::Arguments& args) {
     if (args.positional.size() != 2) throw rx::Error("usage: recompute-cli convert IN OUT [--generation G1|G2|G3] [--renumber]");
     rx::ReadOptions read;
-    read.programIndex = parseProgramIndex(args);
+    read.programIndex = static_cast<int>(args.integer("--program", -1, 0));
     const rx::Program program = rx::loadProgram(args.positional[0], read);
     rx::WriteOptions write;
     write.renumber = args.has("--renumber");

@@ -14,44 +14,24 @@ namespace {
 
 using namespace rx;
 
-int64_t intOption(const cli::Arguments& args, const std::string& key, int64_t def) {
-    auto v = args.option(key);
-    if (!v) return def;
-    try {
-        size_t used = 0;
-        long long n = std::stoll(*v, &used);
-        if (used == v->size()) return n;
-    } catch (const std::exception&) {
-    }
-    throw Error(key + " expects an integer, found '" + *v + "'");
-}
-
-std::string specPathForOutput(const std::string& out) {
-    std::string base = out;
-    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".pir") == 0) base.resize(base.size() - 4);
-    return base + ".spec.json";
-}
-
 int runGenerate(const cli::Arguments& args) {
     if (args.positional.size() != 1)
         throw Error("usage: recompute-cli generate MODEL [options] -o PROGRAM.pir (models: mlp, transformer, llama, conv)");
     zoo::ZooOptions o;
     o.model = args.positional[0];
-    o.layers = static_cast<int>(intOption(args, "--layers", o.layers));
-    o.hidden = intOption(args, "--hidden", o.hidden);
-    o.heads = intOption(args, "--heads", o.heads);
-    o.seq = intOption(args, "--seq", o.seq);
-    o.batch = intOption(args, "--batch", o.batch);
-    o.ffn = intOption(args, "--ffn", o.ffn);
+    o.layers = static_cast<int>(args.integer("--layers", o.layers));
+    o.hidden = args.integer("--hidden", o.hidden);
+    o.heads = args.integer("--heads", o.heads);
+    o.seq = args.integer("--seq", o.seq);
+    o.batch = args.integer("--batch", o.batch);
+    o.ffn = args.integer("--ffn", o.ffn);
     if (auto d = args.option("--dtype")) {
         auto t = parseDTypeShort(*d);
         if (!t) t = parseDTypeLong(*d);
         if (!t) throw Error("--dtype expects f32, f16, bf16 or f64, found '" + *d + "'");
         o.dtype = *t;
     }
-    if (auto p = args.option("--dropout")) {
-        try { o.dropout = std::stod(*p); } catch (const std::exception&) { throw Error("--dropout expects a number"); }
-    }
+    o.dropout = args.number("--dropout", o.dropout, 0.0);
     if (args.has("--composite") && args.has("--prim")) throw Error("--composite and --prim exclude each other");
     o.composite = args.has("--composite");
     if (auto g = args.option("--generation")) {
@@ -67,7 +47,7 @@ int runGenerate(const cli::Arguments& args) {
     zoo::GeneratedProgram g = zoo::generateModel(o);
     auto t1 = std::chrono::steady_clock::now();
     writeProgramFile(*g.program, *out);
-    const std::string specPath = specPathForOutput(*out);
+    const std::string specPath = specPathBeside(*out);
     writeSpecFile(g.spec, *g.program, specPath);
     auto t2 = std::chrono::steady_clock::now();
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };

@@ -19,18 +19,6 @@ namespace {
 
 using namespace rx;
 
-int programIndexOption(const cli::Arguments& args) {
-    const auto value = args.option("--program");
-    if (!value) return -1;
-    try {
-        size_t used = 0;
-        const int n = std::stoi(*value, &used);
-        if (used == value->size() && n >= 0) return n;
-    } catch (const std::exception&) {
-    }
-    throw Error("--program expects a program index (0, 1, ...), found '" + *value + "'");
-}
-
 std::string humanBytes(int64_t b) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = static_cast<double>(b);
@@ -45,7 +33,7 @@ int runInspect(const cli::Arguments& args) {
     if (args.positional.size() != 1) throw Error("usage: recompute-cli inspect PROGRAM [--json] [--program N] [--spec FILE]");
     const std::string& path = args.positional[0];
     ReadOptions read;
-    read.programIndex = programIndexOption(args);
+    read.programIndex = static_cast<int>(args.integer("--program", -1, 0));
     const auto start = std::chrono::steady_clock::now();
     const Program program = loadProgram(path, read);
     const double readMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -60,17 +48,9 @@ int runInspect(const cli::Arguments& args) {
     }
 
     // Spec: --spec FILE, else PROGRAM.spec.json beside it, else detected.
-    RecomputeSpec spec;
-    std::string specSource = "detected";
-    if (const auto specFile = args.option("--spec")) {
-        spec = readSpecFile(*specFile, program);
-        specSource = *specFile;
-    } else if (const auto beside = specPathFor(path)) {
-        spec = readSpecFile(*beside, program);
-        specSource = *beside;
-    } else {
-        spec = detectSpec(program);
-    }
+    ResolvedSpec resolved = resolveSpec(program, path, args.option("--spec"));
+    RecomputeSpec spec = std::move(resolved.spec);
+    const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
 
     // Counted per interned name / type id first: no string work per op.
     std::vector<size_t> perName(program.opNameCount(), 0);

@@ -63,18 +63,9 @@ int runSolve(const cli::Arguments& args) {
     auto program = std::make_shared<Program>(loadProgram(path));
     const double parseMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
-    RecomputeSpec spec;
-    std::string specSource;
-    if (auto s = args.option("--spec")) {
-        spec = readSpecFile(*s, *program);
-        specSource = *s;
-    } else if (auto s2 = specPathFor(path)) {
-        spec = readSpecFile(*s2, *program);
-        specSource = *s2;
-    } else {
-        spec = detectSpec(*program);
-        specSource = "detected";
-    }
+    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
+    RecomputeSpec spec = std::move(resolved.spec);
+    const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
     RecomputeConfig config = RecomputeConfig::seedDefaults();
     if (auto c = args.option("--config")) config = readConfigFile(*c);
 

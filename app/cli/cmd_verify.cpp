@@ -1,14 +1,12 @@
 // recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]
 // Solves with the seed's algorithm (or the given config), then runs the original and the
 // rewritten program on the CPU with the same seeded inputs and compares every fetched value.
-// Solver.h first: Analysis.h declares a member named `slots`, which Qt headers #define away.
 #include "algorithms/Solver.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 
 #include <iostream>
-#include <malloc.h>
 #include <memory>
 
 #include "algorithms/exec/CpuExecutor.h"
@@ -23,34 +21,17 @@ namespace {
 
 using namespace rx;
 
-double numberOption(const cli::Arguments& args, const std::string& key, double def) {
-    auto v = args.option(key);
-    if (!v) return def;
-    try {
-        size_t used = 0;
-        double d = std::stod(*v, &used);
-        if (used == v->size() && d >= 0) return d;
-    } catch (const std::exception&) {
-    }
-    throw Error(key + " expects a non-negative number, found '" + *v + "'");
-}
-
 int runVerify(const cli::Arguments& args) {
     if (args.positional.size() != 1)
         throw Error("usage: recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]");
     const std::string& path = args.positional[0];
     auto program = std::make_shared<Program>(loadProgram(path));
-    RecomputeSpec spec;
-    std::string specSource = "detected";
-    if (auto f = args.option("--spec")) { spec = readSpecFile(*f, *program); specSource = *f; }
-    else if (auto beside = specPathFor(path)) { spec = readSpecFile(*beside, *program); specSource = *beside; }
-    else spec = detectSpec(*program);
+    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
+    RecomputeSpec spec = std::move(resolved.spec);
+    const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
     RecomputeConfig config = RecomputeConfig::seedDefaults();
     if (auto c = args.option("--config")) config = readConfigFile(*c);
 
-    // Large tensors: keep freed blocks in the heap instead of unmapping (and re-zeroing) them.
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     exec::CpuExecutor cpu;
     if (auto missing = cpu.unsupportedOps(*program); !missing.empty()) {
         std::string list;
@@ -67,9 +48,9 @@ int runVerify(const cli::Arguments& args) {
                         std::to_string(limits.maxElementsPerValue) + ")");
     }
     exec::VerifyOptions vo;
-    vo.seed = static_cast<uint64_t>(numberOption(args, "--seed", 0));
-    vo.rtol = numberOption(args, "--rtol", 0);
-    vo.atol = numberOption(args, "--atol", 0);
+    vo.seed = static_cast<uint64_t>(args.integer("--seed", 0, 0));
+    vo.rtol = args.number("--rtol", 0, 0);
+    vo.atol = args.number("--atol", 0, 0);
     vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
 
     RecomputeSolver solver(program, spec);

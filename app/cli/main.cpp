@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <limits>
+#include <sstream>
 
 #include <malloc.h>
 
@@ -24,6 +26,41 @@ std::optional<std::string> Arguments::option(const std::string& key) const {
     auto it = options.find(key);
     if (it == options.end()) return std::nullopt;
     return it->second;
+}
+
+namespace {
+std::string lowerBound(double minimum) {
+    if (minimum == -std::numeric_limits<double>::infinity() ||
+        minimum == double(std::numeric_limits<int64_t>::min()))
+        return "";
+    std::ostringstream out;
+    out << " >= " << minimum;
+    return out.str();
+}
+}  // namespace
+
+int64_t Arguments::integer(const std::string& key, int64_t fallback, int64_t minimum) const {
+    const auto value = option(key);
+    if (!value) return fallback;
+    try {
+        size_t used = 0;
+        const long long n = std::stoll(*value, &used);
+        if (used == value->size() && n >= minimum) return n;
+    } catch (const std::exception&) {
+    }
+    throw rx::Error(key + " expects an integer" + lowerBound(double(minimum)) + ", found '" + *value + "'");
+}
+
+double Arguments::number(const std::string& key, double fallback, double minimum) const {
+    const auto value = option(key);
+    if (!value) return fallback;
+    try {
+        size_t used = 0;
+        const double d = std::stod(*value, &used);
+        if (used == value->size() && d >= minimum) return d;
+    } catch (const std::exception&) {
+    }
+    throw rx::Error(key + " expects a number" + lowerBound(minimum) + ", found '" + *value + "'");
 }
 
 }  // namespace rx::cli

@@ -4,7 +4,9 @@
 // layer_norm, full ops with typed scalars, combine/vec types, fetch. Memory is counted by
 // replacing operator new/delete: "heap_B_per_op" is what the Program keeps alive per op
 // (usable size + 8 B malloc header per block), "peak_B_per_op" the peak during parsing.
-// Run: build-ir/bench/bench_reader [--benchmark_filter=Parse]
+// Also: one op with 5k/50k/500k results (linear in results per op) and a tiny file naming
+// %67108863 (peak heap not sized by the largest value number).
+// Run: build/bench/bench_reader [--benchmark_filter=Parse]
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
@@ -186,6 +188,46 @@ void BM_ParsePir(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 
+// One op with `range(0)` results (split-like), then a user of its last result: the reader
+// must stay linear in results per op (a pairwise duplicate check took 4.5 s at 50k).
+void BM_ParseWideOp(benchmark::State& state) {
+    const auto n = static_cast<size_t>(state.range(0));
+    std::string results, types;
+    for (size_t i = 0; i < n; ++i) {
+        if (i) {
+            results += ", ";
+            types += ", ";
+        }
+        results += "%" + std::to_string(i);
+        types += "builtin.tensor<4xf32>";
+    }
+    const std::string text = "{\n    (" + results + ") = \"pd_op.split\" () {} : () -> " + types + "\n}\n";
+    for (auto _ : state) {
+        rx::Program p = rx::parsePir(text, "wide.pir");
+        benchmark::DoNotOptimize(p.values.data());
+    }
+    state.counters["results"] = static_cast<double>(n);
+}
+
+// A 160-byte file naming %67108863: peak heap while reading must not follow the number.
+void BM_ParseHugeValueNumber(benchmark::State& state) {
+    const std::string text =
+        "{\n    (%67108863) = \"pd_op.data\" () {} : () -> builtin.tensor<4xf32>\n"
+        "    (%1) = \"pd_op.relu\" (%67108863) {} : (builtin.tensor<4xf32>) -> builtin.tensor<4xf32>\n}\n";
+    int64_t peak = 0;
+    for (auto _ : state) {
+        const int64_t before = gLive.load();
+        gPeak.store(before);
+        {
+            rx::Program p = rx::parsePir(text, "huge.pir");
+            benchmark::DoNotOptimize(p.values.data());
+        }
+        peak = gPeak.load() - before;
+    }
+    state.counters["text_B"] = static_cast<double>(text.size());
+    state.counters["peak_B"] = static_cast<double>(peak);
+}
+
 void BM_PrintPir(benchmark::State& state) {
     const int n = static_cast<int>(state.range(0));
     const rx::Program p = rx::parsePir(programText(n), "generated.pir");
@@ -214,6 +256,8 @@ void BM_PrintPirRenumberG3(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_ParsePir)->Arg(10000)->Arg(100000)->Arg(300000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
+BENCHMARK(BM_ParseWideOp)->Arg(5000)->Arg(50000)->Arg(500000)->Unit(benchmark::kMillisecond)->MinTime(0.2);
+BENCHMARK(BM_ParseHugeValueNumber)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
 BENCHMARK(BM_PrintPir)->Arg(10000)->Arg(100000)->Arg(300000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 BENCHMARK(BM_PrintPirRenumberG3)->Arg(100000)->Unit(benchmark::kMillisecond)->MinTime(0.5);
 

@@ -1,6 +1,7 @@
 #include "model/PirReader.h"
 
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 
 #include "model/PirJsonReader.h"
+#include "model/PirValueScope.h"
 
 namespace rx {
 
@@ -121,10 +123,16 @@ public:
 
 private:
     // ---------------- positions and errors ----------------
+    // Counted on from the previous call when `at` lies after it: a pass log asks once per
+    // program, in order, which stays linear in the file.
     int lineOf(const char* at) const {
-        int line = 1;
-        for (const char* q = begin_; q < at && q < end_; ++q) line += (*q == '\n');
-        return line;
+        if (at < lineCountedTo_) {
+            lineCountedTo_ = begin_;
+            linesBefore_ = 1;
+        }
+        for (const char* q = lineCountedTo_; q < at && q < end_; ++q) linesBefore_ += (*q == '\n');
+        lineCountedTo_ = std::max(lineCountedTo_, std::min(at, end_));
+        return linesBefore_;
     }
     SourceLocation locate(const char* at) const {
         SourceLocation loc;
@@ -248,7 +256,6 @@ private:
         prog_ = &prog;
         prog.generation = gen_;
         scope_.clear();
-        numericScope_.clear();
         scopeLog_.clear();
         sawElision_ = false;
         lenient_ = false;
@@ -323,36 +330,32 @@ private:
         scopeLog_.resize(scopeMark);
     }
 
-    static constexpr uint32_t kMaxNumericName = 1u << 26;
-    // "%123" -> 123; kNoId for other names ("%arg_0", "%007").
+    // Bound to the names of a result list while it is read, so a repeat in the list is found.
+    static constexpr ValueId kPendingResult = kNoId - 1;
+
+    // "%123" -> 123; kNoId for other names ("%arg_0", "%007", ten digits or more).
     static uint32_t numericName(std::string_view name) {
-        if (name.size() < 2 || name.size() > 9 || (name[1] == '0' && name.size() > 2)) return kNoId;
-        uint32_t n = 0;
+        if (name.size() < 2 || name.size() > 10 || (name[1] == '0' && name.size() > 2)) return kNoId;
+        uint64_t n = 0;
         for (size_t i = 1; i < name.size(); ++i) {
             if (!isDigit(name[i])) return kNoId;
-            n = n * 10 + static_cast<uint32_t>(name[i] - '0');
+            n = n * 10 + static_cast<uint64_t>(name[i] - '0');
         }
-        return n < kMaxNumericName ? n : kNoId;
+        return n < kNoId ? static_cast<uint32_t>(n) : kNoId;
     }
     ValueId lookup(std::string_view name) const {
         const uint32_t n = numericName(name);
-        if (n != kNoId) return n < numericScope_.size() ? numericScope_[n] : kNoId;
-        auto it = scope_.find(name);
-        return it == scope_.end() ? kNoId : it->second;
+        return n != kNoId ? scope_.lookup(n) : scope_.lookup(name);
     }
     void bind(std::string_view name, ValueId v) {
         const uint32_t n = numericName(name);
-        if (n == kNoId) {
-            scope_[name] = v;
-            return;
-        }
-        if (n >= numericScope_.size()) numericScope_.resize(std::max<size_t>(n + 1, numericScope_.size() * 2), kNoId);
-        numericScope_[n] = v;
+        if (n != kNoId) scope_.bind(n, v);
+        else scope_.bind(name, v);
     }
     void unbind(std::string_view name) {
         const uint32_t n = numericName(name);
-        if (n == kNoId) scope_.erase(name);
-        else if (n < numericScope_.size()) numericScope_[n] = kNoId;
+        if (n != kNoId) scope_.unbind(n);
+        else scope_.unbind(name);
     }
 
     void define(std::string_view name, ValueId v, const char* at) {
@@ -436,11 +439,10 @@ private:
                 skipWs();
                 const char* at = p_;
                 const std::string_view name = valueName();
-                for (size_t i = nameBase; i < resultNames_.size(); ++i)
-                    if (resultNames_[i].first == name)
-                        failMessage(at, "expected a value name not defined before, found '" + std::string(name) +
-                                            "' defined twice");
+                // A name in scope, or earlier in this list (bound as pending just below), is
+                // defined twice: one lookup per name keeps wide ops linear.
                 if (lookup(name) != kNoId) define(name, 0, at);  // reports "defined twice"
+                bind(name, kPendingResult);
                 resultNames_.emplace_back(name, at);
                 skipWs();
                 if (p_ < end_ && *p_ == ',') { ++p_; continue; }
@@ -448,6 +450,8 @@ private:
                 break;
             }
         }
+        // Results enter scope only after the op's regions (below).
+        for (size_t i = nameBase; i < resultNames_.size(); ++i) unbind(resultNames_[i].first);
         skipWs();
         expect('=', "'=' after the result list");
         skipWs();
@@ -1114,14 +1118,14 @@ private:
     const std::string& file_;
     Generation gen_;
     Program* prog_ = nullptr;
+    mutable const char* lineCountedTo_ = begin_;
+    mutable int linesBefore_ = 1;
     int nesting_ = 0;
     bool sawNewline_ = false;
     bool sawElision_ = false;
     bool lenient_ = false;
     size_t undefinedUses_ = 0;
-    // Names in scope. "%N" (nearly all) index a flat vector: no hashing, no node per value.
-    std::unordered_map<std::string_view, ValueId> scope_;
-    std::vector<ValueId> numericScope_;
+    ValueScope scope_;
     std::vector<std::string_view> scopeLog_;
     std::vector<std::pair<std::string_view, const char*>> resultNames_;
     std::vector<std::string_view> pendingKeywords_;

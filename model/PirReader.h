@@ -1,8 +1,8 @@
 #pragma once
-// Reader for Paddle PIR text as every printer generation wrote it (G0-G3, docs/FORMATS.md),
-// hand-written for speed: one pass over the bytes, no regex, names looked up as views into
-// the text. Malformed input throws rx::Error "file:line:col: expected X, found Y" and yields
-// no partial program.
+// Reader for Paddle PIR text as every printer generation wrote it (G0-G3, docs/FORMATS.md):
+// files, pass logs and fragments in; the grammar itself is in PirLexer.h / PirParser.h (one
+// pass over the bytes, names looked up as views into the text). Malformed input throws
+// rx::Error "file:line:col: expected X, found Y" and yields no partial program.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,3 +1,5 @@
+// PIR text writer: programs, blocks, operations, types and attributes, each printed by the
+// inverse of the PirParser function of the same name (parseOperation / printOperation ...).
 #include "model/PirWriter.h"
 
 #include <QFile>
@@ -27,10 +29,11 @@ void appendFloat(std::string& out, double v) {
     out.append(buf, static_cast<size_t>(n));
 }
 
+// attribute (inverse of PirParser's parseAttribute).
 // `sameGeneration`: printing in the generation the attribute was read in, so an attribute
 // that carries its spelling keeps its own prefix choice (`typed`); otherwise G1/G2 print
 // every prefix Paddle prints.
-void appendAttribute(std::string& out, const Attribute& a, Generation g, bool sameGeneration) {
+void printAttribute(std::string& out, const Attribute& a, Generation g, bool sameGeneration) {
     const bool typed = isTypedGeneration(g) && (sameGeneration && !a.spelling.empty() ? a.typed : true);
     using K = Attribute::Kind;
     const auto number = [&](const char* prefix) {
@@ -77,7 +80,7 @@ void appendAttribute(std::string& out, const Attribute& a, Generation g, bool sa
         out += g == Generation::G0 ? "array[" : "[";
         for (size_t i = 0; i < a.elements.size(); ++i) {
             if (i) out += ',';
-            appendAttribute(out, a.elements[i], g, sameGeneration);
+            printAttribute(out, a.elements[i], g, sameGeneration);
         }
         out += ']';
         break;
@@ -122,31 +125,34 @@ public:
         if (renumber_) computeNames();
     }
 
-    std::string run() {
+    // program ::= '{' block-body '}' | block-body
+    std::string printProgram() {
         out_.reserve(prog_.ops.size() * 256 + 16);
         // Fragments (and programs that use values nobody defines) print without the outer
         // braces, so that reading them back is as lenient as it was the first time.
         const bool fragment = prog_.fragment || !prog_.globalBlock().args.empty();
         if (!fragment) out_ += "{\n";
-        block(Program::kGlobalBlock, fragment ? 0 : 1);
+        printBlock(Program::kGlobalBlock, fragment ? 0 : 1);
         if (!fragment) out_ += "}\n";
         return std::move(out_);
     }
 
-    const std::string& type(TypeId t) {
+    // type, spelled once per TypeId.
+    const std::string& printType(TypeId t) {
         if (t >= typeText_.size()) {
             static const std::string kNull = "<<NULL TYPE>>";
             return kNull;
         }
         if (!typeDone_[t]) {
-            typeText_[t] = spellType(t);
+            typeText_[t] = printTypeUncached(t);
             typeDone_[t] = true;
         }
         return typeText_[t];
     }
 
 private:
-    std::string spellType(TypeId id) {
+    // type ::= '<<NULL TYPE>>' | vector-type | tensor-type | opaque-type
+    std::string printTypeUncached(TypeId id) {
         const Type& t = prog_.types[id];
         std::string s;
         switch (t.kind) {
@@ -156,7 +162,7 @@ private:
             s = "vec[";
             for (size_t i = 0; i < t.elements.size(); ++i) {
                 if (i) s += ',';
-                s += type(t.elements[i]);
+                s += printType(t.elements[i]);
             }
             return s + "]";
         case Type::Kind::DenseTensor:
@@ -209,41 +215,44 @@ private:
 
     void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }
 
-    void block(BlockId b, int depth) {
+    // block-body ::= block-arguments? operation*
+    void printBlock(BlockId b, int depth) {
         const Block& blk = prog_.blocks[b];
-        if (b != Program::kGlobalBlock && (blk.argsPrinted || !blk.args.empty() || !blk.kwargs.empty())) {
-            indent(depth);
-            out_ += '^';
-            bool first = true;
-            const auto arg = [&](ValueId a) {
-                if (!first) out_ += ", ";
-                first = false;
-                if (!prog_.values[a].keyword.empty()) {
-                    out_ += prog_.values[a].keyword.str();
-                    out_ += '=';
-                }
-                out_ += name(a);
-                if (blk.argTypesPrinted || !blk.argsPrinted) {
-                    out_ += ": ";
-                    out_ += type(prog_.values[a].type);
-                }
-            };
-            for (ValueId a : blk.args) arg(a);
-            for (ValueId a : blk.kwargs) arg(a);
-            out_ += '\n';
-        }
-        for (OpId op : blk.ops) operation(op, depth);
+        if (b != Program::kGlobalBlock && (blk.argsPrinted || !blk.args.empty() || !blk.kwargs.empty()))
+            printBlockArguments(blk, depth);
+        for (OpId op : blk.ops) printOperation(op, depth);
     }
 
-    void operation(OpId id, int depth) {
+    // block-arguments ::= '^' block-argument (',' block-argument)*
+    // block-argument  ::= (bare-id '=')? value-name (':' type)?
+    void printBlockArguments(const Block& blk, int depth) {
+        indent(depth);
+        out_ += '^';
+        bool first = true;
+        const auto arg = [&](ValueId a) {
+            if (!first) out_ += ", ";
+            first = false;
+            if (!prog_.values[a].keyword.empty()) {
+                out_ += prog_.values[a].keyword.str();
+                out_ += '=';
+            }
+            out_ += name(a);
+            if (blk.argTypesPrinted || !blk.argsPrinted) {
+                out_ += ": ";
+                out_ += printType(prog_.values[a].type);
+            }
+        };
+        for (ValueId a : blk.args) arg(a);
+        for (ValueId a : blk.kwargs) arg(a);
+        out_ += '\n';
+    }
+
+    // operation ::= value-list '=' op-name op-id? operand-list attr-dict? function-type? region-list?
+    void printOperation(OpId id, int depth) {
         const Operation& op = prog_.ops[id];
         indent(depth);
-        out_ += '(';
-        for (size_t i = 0; i < op.results.size(); ++i) {
-            if (i) out_ += ", ";
-            out_ += name(op.results[i]);
-        }
-        out_ += ") = ";
+        printResultList(op);
+        out_ += " = ";
         const std::string_view opName = prog_.opName(id);
         if (op.syntax & OpSyntax::kBareName) {
             out_ += opName;
@@ -258,6 +267,26 @@ private:
             out_ += ']';
         }
         if (!(op.syntax & OpSyntax::kNoSpaceBeforeOperands) || op.printedId != kNoId) out_ += ' ';
+        printOperandList(op);
+        if (!((op.syntax & OpSyntax::kNoAttributeDict) && op.attributes.empty())) printAttributeDict(op);
+        if (!(op.syntax & OpSyntax::kNoSignature)) printFunctionType(id, op);
+        printRegionList(op, depth);
+        out_ += '\n';
+    }
+
+    // value-list ::= '(' (value-name (',' value-name)*)? ')'
+    void printResultList(const Operation& op) {
+        out_ += '(';
+        for (size_t i = 0; i < op.results.size(); ++i) {
+            if (i) out_ += ", ";
+            out_ += name(op.results[i]);
+        }
+        out_ += ')';
+    }
+
+    // operand-list ::= '(' (operand (',' operand)*)? ')'
+    // operand      ::= (bare-id '=')? (value-name | '<<NULL VALUE>>')
+    void printOperandList(const Operation& op) {
         out_ += '(';
         for (size_t i = 0; i < op.operands.size(); ++i) {
             if (i) out_ += ", ";
@@ -268,55 +297,68 @@ private:
             out_ += op.operands[i] == kNoId ? std::string_view("<<NULL VALUE>>") : std::string_view(name(op.operands[i]));
         }
         out_ += ')';
-        if (!((op.syntax & OpSyntax::kNoAttributeDict) && op.attributes.empty())) {
-            out_ += " {";
-            for (size_t i = 0; i < op.attributes.size(); ++i) {
-                if (i) out_ += ',';
-                out_ += op.attributes[i].name;
-                out_ += ':';
-                appendAttribute(out_, op.attributes[i].value, gen_, sameGeneration_);
-            }
-            out_ += '}';
+    }
+
+    // attr-dict ::= '{' (bare-id ':' attribute (',' bare-id ':' attribute)*)? '}'
+    void printAttributeDict(const Operation& op) {
+        out_ += " {";
+        for (size_t i = 0; i < op.attributes.size(); ++i) {
+            if (i) out_ += ',';
+            out_ += op.attributes[i].name;
+            out_ += ':';
+            printAttribute(out_, op.attributes[i].value, gen_, sameGeneration_);
         }
-        if (!(op.syntax & OpSyntax::kNoSignature)) {
-            if (!(op.syntax & OpSyntax::kArrowOnlySignature)) {
-                out_ += " : (";
-                const auto overrideIt = prog_.operandTypeOverrides.empty() ? prog_.operandTypeOverrides.end()
-                                                                           : prog_.operandTypeOverrides.find(id);
-                const bool useOverride =
-                    overrideIt != prog_.operandTypeOverrides.end() && overrideIt->second.size() == op.operands.size();
-                for (size_t i = 0; i < op.operands.size(); ++i) {
-                    if (i) out_ += ", ";
-                    const TypeId t = useOverride ? overrideIt->second[i]
-                                     : op.operands[i] == kNoId ? kNullType
-                                                               : prog_.values[op.operands[i]].type;
-                    out_ += type(t);
-                }
-                out_ += ")";
+        out_ += '}';
+    }
+
+    // function-type ::= ':' '(' (type (',' type)*)? ')' '->' result-types | '->' result-types
+    void printFunctionType(OpId id, const Operation& op) {
+        if (!(op.syntax & OpSyntax::kArrowOnlySignature)) {
+            out_ += " : (";
+            const auto overrideIt = prog_.operandTypeOverrides.empty() ? prog_.operandTypeOverrides.end()
+                                                                       : prog_.operandTypeOverrides.find(id);
+            const bool useOverride =
+                overrideIt != prog_.operandTypeOverrides.end() && overrideIt->second.size() == op.operands.size();
+            for (size_t i = 0; i < op.operands.size(); ++i) {
+                if (i) out_ += ", ";
+                const TypeId t = useOverride ? overrideIt->second[i]
+                                 : op.operands[i] == kNoId ? kNullType
+                                                           : prog_.values[op.operands[i]].type;
+                out_ += printType(t);
             }
-            out_ += " ->";
-            for (size_t i = 0; i < op.results.size(); ++i) {
-                out_ += i ? ", " : " ";
-                out_ += type(prog_.values[op.results[i]].type);
-            }
+            out_ += ")";
         }
+        out_ += " ->";
+        for (size_t i = 0; i < op.results.size(); ++i) {
+            out_ += i ? ", " : " ";
+            out_ += printType(prog_.values[op.results[i]].type);
+        }
+    }
+
+    // region-list ::= region ('else' region)*          the first on the op's line or the next
+    void printRegionList(const Operation& op, int depth) {
         for (size_t r = 0; r < op.regions.size(); ++r) {
             if (r == 0) {
                 if (op.syntax & OpSyntax::kRegionOnNewLine) {
                     out_ += '\n';
                     indent(depth);
-                    out_ += "{\n";
+                    out_ += '{';
                 } else {
-                    out_ += " {\n";
+                    out_ += " {";
                 }
             } else {
-                out_ += " else {\n";
+                out_ += " else {";
             }
-            for (BlockId b : op.regions[r]) block(b, depth + 1);
-            indent(depth);
-            out_ += '}';
+            printRegion(op.regions[r], depth);
         }
+    }
+
+    // region ::= '{' block-body '}'          (the '{' printed by the caller)
+    void printRegion(const std::vector<BlockId>& region, int depth) {
         out_ += '\n';
+        for (BlockId b : region) printBlock(b, depth + 1);
+        indent(depth);
+        out_ += '}';
     }
 
     const Program& prog_;
@@ -332,7 +374,7 @@ private:
 }  // namespace
 
 std::string printProgram(const Program& program, const WriteOptions& options) {
-    return Writer(program, options).run();
+    return Writer(program, options).printProgram();
 }
 
 void writeProgramFile(const Program& program, const std::string& path, const WriteOptions& options) {
@@ -348,12 +390,12 @@ std::string printType(const Program& program, TypeId type, Generation g) {
     WriteOptions o;
     o.generation = g;
     Writer w(program, o);
-    return w.type(type);
+    return w.printType(type);
 }
 
 std::string printAttribute(const Attribute& a, Generation g) {
     std::string out;
-    appendAttribute(out, a, g, false);
+    printAttribute(out, a, g, false);
     return out;
 }
 

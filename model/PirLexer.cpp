@@ -91,7 +91,10 @@ size_t PirLexer::estimatedLines() const {
         if (!nl) break;
         q = static_cast<const char*>(nl) + 1;
         ++lines;
-        if (end_ - q >= 3 && q[0] == '=' && q[1] == '=' && q[2] == '=') break;
+        // The next program of a pass log: a banner, or a '{' at the start of a line (nested
+        // regions are indented). Only a capacity hint, so stopping early is harmless; not
+        // stopping would make many small programs quadratic.
+        if (q < end_ && (*q == '{' || startsWith(q, "===") || startsWith(q, "IRPrinting"))) break;
     }
     return lines;
 }

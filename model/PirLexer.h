@@ -112,7 +112,8 @@ public:
     std::string describe(const char* at) const;
     [[noreturn]] void emitError(const char* at, std::string_view expected) const;
     [[noreturn]] void emitErrorMessage(const char* at, const std::string& message) const;
-    // Lines from the cursor to the end of the text or the next pass banner ("===").
+    // Lines from the cursor to the end of the text or the next program (a pass banner, or a
+    // '{' opening a line).
     size_t estimatedLines() const;
 
 private:

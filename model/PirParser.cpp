@@ -192,7 +192,6 @@ private:
     }
 
     // region-list ::= region ('else' region)*
-    // region      ::= '{' block-body '}'
     // At the '{' of the first region of op `id`, which may open on the op's line or the next.
     void parseRegionList(OpId id) {
         for (;;) {
@@ -210,6 +209,7 @@ private:
         }
     }
 
+    // region ::= '{' block-body '}'          a new block of op `id`'s next region
     void parseRegion(OpId id) {
         Program& prog = *prog_;
         enterNesting(lex_.pos());
@@ -605,6 +605,7 @@ private:
         return t;
     }
 
+    // type ::= '<<NULL TYPE>>' | vector-type | tensor-type | opaque-type      (not in the cache)
     TypeId parseTypeUncached() {
         if (lex_.atToken(K::NullType)) {
             lex_.advance(13);
@@ -841,7 +842,8 @@ private:
         lex_.emitError(at, "an attribute value");
     }
 
-    // An untyped number: floating point if it looks so or the attribute's name says so.
+    // untyped-number ::= number            (G0/G3, and G1/G2 values printed without a prefix)
+    // Floating point if it looks so or the attribute's name says so.
     void parseUntypedNumber(Attribute& a, std::string_view key, bool inArray) {
         const char* q = lex_.pos();
         const char* end = lex_.bufferEnd();

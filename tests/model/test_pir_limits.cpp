@@ -134,6 +134,23 @@ private slots:
                                                  "mem.pir"));
     }
 
+    void manyProgramsInOneFileReadInLinearTime() {
+        // A pass log of 30k small programs without banners: the capacity estimate of each
+        // program once scanned to the end of the file (quadratic).
+        constexpr int kPrograms = 30000;
+        std::string text;
+        for (int i = 0; i < kPrograms; ++i)
+            text += "{\n    (%" + std::to_string(i) + ") = \"pd_op.data\" () {} : () -> builtin.tensor<4xf32>\n}\n";
+        const auto start = std::chrono::steady_clock::now();
+        const auto listing = listPrograms(text, "log.pir");
+        const Program last = parsePir(text, "log.pir");
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QCOMPARE(listing.size(), size_t(kPrograms));
+        QCOMPARE(listing.back().line, 3 * (kPrograms - 1) + 1);
+        QCOMPARE(last.values.at(0).name, "%" + std::to_string(kPrograms - 1));
+        QVERIFY2(seconds < 5.0, std::to_string(seconds).c_str());
+    }
+
     void emptyProgramsAreValid() {
         for (const std::string text : {"{}", "{\n}\n", "  {  }  \n", "{\n\n}"}) {
             const Program p = parsePir(text, "empty.pir");

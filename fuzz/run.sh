@@ -10,7 +10,8 @@ mkdir -p "$out" "$out/corpus" "$out/findings"
 cp "$root"/../shared/corpus/*/*.pir "$out/corpus/" 2>/dev/null || true
 clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" $(pkg-config --cflags Qt6Core) -fPIC \
-  "$here/fuzz_pir_reader.cpp" "$root"/model/PirReader.cpp "$root"/model/PirWriter.cpp \
+  "$here/fuzz_pir_reader.cpp" "$root"/model/PirReader.cpp "$root"/model/PirLexer.cpp "$root"/model/PirParser.cpp \
+  "$root"/model/PirWriter.cpp \
   "$root"/model/PirJsonReader.cpp "$root"/model/Program.cpp "$root"/model/Type.cpp \
   "$root"/model/Attribute.cpp "$root"/model/InternedString.cpp \
   $(pkg-config --libs Qt6Core) -o "$out/fuzz_pir_reader"

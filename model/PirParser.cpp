@@ -52,6 +52,13 @@ bool isIntArrayAttributeName(std::string_view key) {
 
 using K = Token::Kind;
 
+// How a list of the grammar is bracketed, and what it allows between elements.
+enum class Delimiter { None, Paren, Square, Brace };
+struct ListStyle {
+    bool crossNewlines = true;   // trivia between elements may span lines
+    bool trailingComma = false;  // "(a, )" accepted (operand lists as some printers wrote them)
+};
+
 class PirParser {
 public:
     PirParser(std::string_view text, const std::string& file) : lex_(text, file), gen_(detectGeneration(text)) {}
@@ -88,12 +95,6 @@ public:
 
 private:
     // ================= lists =================
-    enum class Delimiter { None, Paren, Square, Brace };
-    struct ListStyle {
-        bool crossNewlines = true;   // trivia between elements may span lines
-        bool trailingComma = false;  // "(a, )" accepted (operand lists as some printers wrote them)
-    };
-
     // list ::= open (element (',' element)*)? close      open/close: '(' ')', '[' ']', '{' '}'
     //        | element (',' element)*                     Delimiter::None
     // The one loop behind every list of the grammar, like MLIR's parseCommaSeparatedList.

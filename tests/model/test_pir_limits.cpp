@@ -90,6 +90,28 @@ private slots:
         QCOMPARE(printProgram(p), text);
     }
 
+    void manyOperandsAndVectorElementsReadInLinearTime() {
+        // builtin.combine of 200k values into one vec[...] type of 200k elements.
+        constexpr size_t kCount = 200000;
+        std::string text = "{\n" + wideOp(kCount, numbered);
+        std::string operands, types, vec;
+        for (size_t i = 0; i < kCount; ++i) {
+            operands += (i ? ", " : "") + numbered(i);
+            types += (i ? ", " : "") + std::string("builtin.tensor<4xf32>");
+            vec += (i ? "," : "") + std::string("builtin.tensor<4xf32>");
+        }
+        text += "    (%c) = \"builtin.combine\" (" + operands + ") {} : (" + types + ") -> vec[" + vec + "]\n}\n";
+        const auto start = std::chrono::steady_clock::now();
+        const Program p = parsePir(text, "combine.pir");
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const Operation& combine = p.ops[p.globalBlock().ops[1]];
+        QCOMPARE(combine.operands.size(), kCount);
+        QCOMPARE(combine.operands[kCount - 1], p.ops[p.globalBlock().ops[0]].results[kCount - 1]);
+        QCOMPARE(p.types[p.values[combine.results[0]].type].elements.size(), kCount);
+        QVERIFY2(seconds < 10.0, std::to_string(seconds).c_str());
+        QCOMPARE(printProgram(p), text);
+    }
+
     void duplicateResultInAWideListIsRejectedWhereItIs() {
         // The repeat is the last name of 50k: found by the hash set, reported at its column.
         constexpr size_t kCount = 50000;

@@ -343,7 +343,7 @@ public:
             };
             if (const JsonValue* a = optionalArray(o, "A", "[is_distributed, is_parameter, need_clip, name]")) {
                 Step sa(*this, "A");
-                if (a->Size() != 4) fail("a parameter's \"A\" needs 4 elements, found " + std::to_string(a->Size()));
+                if (a->Size() < 4) fail("a parameter's \"A\" needs 4 elements, found " + std::to_string(a->Size()));
                 const char* names[] = {"is_distributed", "is_parameter", "need_clip"};
                 for (rapidjson::SizeType i = 0; i < 3; ++i) {
                     Step si(*this, size_t(i));
@@ -354,7 +354,7 @@ public:
             }
             if (const JsonValue* oa = optionalArray(o, "OA", "[persistable, stop_gradient, trainable]")) {
                 Step sa(*this, "OA");
-                if (oa->Size() != 3) fail("a parameter's \"OA\" needs 3 elements, found " + std::to_string(oa->Size()));
+                if (oa->Size() < 3) fail("a parameter's \"OA\" needs 3 elements, found " + std::to_string(oa->Size()));
                 const char* names[] = {"persistable", "stop_gradient", "trainable"};
                 for (rapidjson::SizeType i = 0; i < 3; ++i) {
                     Step si(*this, size_t(i));

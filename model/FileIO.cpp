@@ -90,6 +90,15 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     mode_t mode = 0666;
     if (::stat(target_.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) throw Error(path_ + ": cannot write file: it is a directory");
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            // A stream (/dev/stdout, a pipe, /dev/null) cannot be replaced atomically: write
+            // straight to it.
+            fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd_ < 0) throw Error(path_ + ": cannot write file: " + reason(errno));
+            stream_ = true;
+            buffer_.resize(kWriteBuffer);
+            return;
+        }
         if (!S_ISREG(st.st_mode))
             throw Error(path_ + ": cannot write file: it is " + kindOf(st.st_mode) + ", expected a regular file or a new name");
         mode = st.st_mode & 07777;
@@ -163,6 +172,12 @@ void AtomicFile::drain() {
 
 void AtomicFile::commit() {
     drain();
+    if (stream_) {
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0) throw Error(path_ + ": cannot write file: close failed: " + reason(errno));
+        return;
+    }
     if (::fsync(fd_) != 0) fail("fsync failed", errno);
     if (::close(fd_) != 0) {
         fd_ = -1;

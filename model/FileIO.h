@@ -22,7 +22,8 @@ std::string readFile(const std::string& path, uint64_t maxBytes = kDefaultMaxRea
 // target's folder (so the rename stays on one file system); commit() flushes, fsyncs and
 // renames it over the target. Until then the old file is untouched; on any error, or when
 // the object dies uncommitted, the temporary is removed. Writes are buffered: stream large
-// outputs through write()/put() instead of building them in memory.
+// outputs through write()/put() instead of building them in memory. An existing character
+// device or FIFO (/dev/stdout, a pipe) is written directly: a stream has no old content.
 class AtomicFile {
 public:
     explicit AtomicFile(std::string path);
@@ -53,6 +54,7 @@ private:
     std::string target_;     // where the rename goes (a symlink's destination)
     std::string temporary_;
     int fd_ = -1;
+    bool stream_ = false;    // a device or FIFO, written in place
     std::vector<char> buffer_;
     size_t used_ = 0;
 };

@@ -120,6 +120,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"report has {key}", key in d)
     check("cut_value is the exact number", d["cut_value"] == 73819750, str(d.get("cut_value")))
     check("network.json parses with edges", "edges" in json.load(open(net)))
+    r = run("solve", prog, "--report", "/dev/stdout")
+    check("--report /dev/stdout streams the report", r.returncode == 0 and '"cut_value": 73819750' in r.stdout, r.stderr)
 
     # --- the command line (CLI11) ---
     r = run("--help")

@@ -202,9 +202,24 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(folder + "/x.pir"));
     }
 
-    void refusesToWriteOverADirectoryOrDevice() {
+    void refusesADirectoryAndWritesStreamsInPlace() {
         QVERIFY(errorOf([&] { writeFileAtomic(dir(), "x"); }).find("it is a directory") != std::string::npos);
-        QVERIFY(errorOf([&] { writeFileAtomic("/dev/null", "x"); }).find("a character device") != std::string::npos);
+        // /dev/stdout, pipes: no old content to keep, so written directly (no temporary).
+        QVERIFY(errorOf([&] { writeFileAtomic("/dev/null", "x"); }).empty());
+        const std::string fifo = dir() + "/out.fifo";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        std::fflush(nullptr);
+        const pid_t writer = ::fork();
+        if (writer == 0) {
+            const bool ok = errorOf([&] { writeFileAtomic(fifo, "through the pipe"); }).empty();
+            ::_exit(ok ? 0 : 1);
+        }
+        const std::string got = slurp(fifo);  // opens the read end: the writer proceeds
+        int status = 0;
+        ::waitpid(writer, &status, 0);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        QCOMPARE(got, std::string("through the pipe"));
+        QCOMPARE(others(dir(), {"out.fifo"}), std::vector<std::string>{});
     }
 
     void writesThroughASymlinkToItsTarget() {

@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "model/Diagnostic.h"
 
@@ -130,116 +128,6 @@ std::string FlowNetwork::unitsText(int64_t units, int64_t scale) {
 
 std::string FlowNetwork::capacityText(const Arc& arc) const {
     return arc.infinite ? "inf" : unitsText(arc.capacity, scale);
-}
-
-namespace {
-std::string quoteJson(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
-        else if (c == '\n') out += "\\n";
-        else if (c < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
-        else out += char(c);
-    }
-    return out + "\"";
-}
-std::string quoteDot(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-bool nodeUsed(const FlowNetwork& net, uint32_t i) {
-    return i > FlowNetwork::kSink || (i == FlowNetwork::kSource ? net.hasSource() : net.hasSink());
-}
-}  // namespace
-
-std::string FlowNetwork::toDot(const Program& program, const std::vector<uint8_t>* sinkSide) const {
-    std::ostringstream out;
-    out << "digraph flow_network {\n  rankdir=LR;\n  node [shape=ellipse, fontsize=10];\n";
-    for (uint32_t i = 0; i < nodes.size(); ++i) {
-        if (!nodeUsed(*this, i)) continue;
-        out << "  " << quoteDot(nodeName(i, program));
-        std::string attrs;
-        if (i <= kSink) attrs = "shape=box";
-        if (sinkSide) attrs += std::string(attrs.empty() ? "" : ", ") + "style=filled, fillcolor=" +
-                               ((*sinkSide)[i] ? "\"#f4b6b6\"" : "\"#b6d4f4\"");
-        if (!attrs.empty()) out << " [" << attrs << "]";
-        out << ";\n";
-    }
-    for (const Arc& a : arcs) {
-        out << "  " << quoteDot(nodeName(a.from, program)) << " -> " << quoteDot(nodeName(a.to, program))
-            << " [label=" << quoteDot(capacityText(a));
-        if (sinkSide && !(*sinkSide)[a.from] && (*sinkSide)[a.to]) out << ", color=red, penwidth=2";
-        out << "];\n";
-    }
-    out << "}\n";
-    return out.str();
-}
-
-std::string FlowNetwork::toJson(const Program& program, const std::vector<uint8_t>* sinkSide) const {
-    std::ostringstream out;
-    out << "{\n  \"scale\": " << scale << ",\n  \"nodes\": [";
-    bool first = true;
-    for (uint32_t i = 0; i < nodes.size(); ++i) {
-        if (!nodeUsed(*this, i)) continue;
-        out << (first ? "\n    " : ",\n    ");
-        first = false;
-        const Node& n = nodes[i];
-        const char* kind = n.kind == NodeKind::Source ? "source" : n.kind == NodeKind::Sink ? "sink"
-                           : n.kind == NodeKind::In ? "in" : "out";
-        out << "{\"id\": " << quoteJson(nodeName(i, program)) << ", \"kind\": \"" << kind << "\"";
-        if (n.value != kNoId) out << ", \"value\": " << quoteJson(program.values[n.value].name);
-        if (sinkSide) out << ", \"side\": \"" << ((*sinkSide)[i] ? "sink" : "source") << "\"";
-        out << "}";
-    }
-    out << "\n  ],\n  \"edges\": [";
-    first = true;
-    for (const Arc& a : arcs) {
-        out << (first ? "\n    " : ",\n    ");
-        first = false;
-        out << "{\"from\": " << quoteJson(nodeName(a.from, program)) << ", \"to\": " << quoteJson(nodeName(a.to, program))
-            << ", \"capacity\": " << (a.infinite ? std::string("\"inf\"") : capacityText(a));
-        if (sinkSide && !(*sinkSide)[a.from] && (*sinkSide)[a.to]) out << ", \"cut\": true";
-        out << "}";
-    }
-    out << "\n  ]\n}\n";
-    return out.str();
-}
-
-std::string FlowNetwork::toDimacs(const Program& program) const {
-    // DIMACS needs integers: capacities are written in units of 1/scale; ∞ as a sentinel
-    // above the sum of the finite capacities.
-    int64_t sum = 0;
-    for (const Arc& a : arcs)
-        if (!a.infinite) sum += a.capacity;
-    const int64_t sentinel = sum + 1;
-    std::ostringstream out;
-    out << "c flow network of the auto_recompute pass (Recompute Explorer)\n";
-    out << "c capacities in units of 1/" << scale << "; infinite arcs have capacity " << sentinel << "\n";
-    out << "p max " << nodes.size() << " " << arcs.size() << "\n";
-    out << "n 1 s\nn 2 t\n";
-    for (uint32_t i = 0; i < nodes.size(); ++i) out << "c node " << (i + 1) << " " << nodeName(i, program) << "\n";
-    for (const Arc& a : arcs)
-        out << "a " << (a.from + 1) << " " << (a.to + 1) << " " << (a.infinite ? sentinel : a.capacity) << "\n";
-    return out.str();
-}
-
-void FlowNetwork::writeFile(const std::string& path, const Program& program,
-                            const std::vector<uint8_t>* sinkSide) const {
-    auto endsWith = [&](std::string_view s) {
-        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-    };
-    std::string text;
-    if (endsWith(".dot")) text = toDot(program, sinkSide);
-    else if (endsWith(".json")) text = toJson(program, sinkSide);
-    else if (endsWith(".dimacs")) text = toDimacs(program);
-    else throw Error(SourceLocation{path, 0, 0}, "network file must end in .dot, .json or .dimacs");
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw Error(SourceLocation{path, 0, 0}, "cannot write network file");
-    out << text;
 }
 
 // ---------------------------------------------------------------- building

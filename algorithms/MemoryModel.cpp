@@ -2,7 +2,25 @@
 
 #include <algorithm>
 
+#include "model/CheckedMath.h"
+
 namespace rx {
+
+namespace {
+
+// A value's size, or nothing when its type's size does not fit in int64 (TypeTable saturates).
+bool valueSize(const Program& program, ValueId v, int64_t& bytes) {
+    bytes = program.valueBytes(v);
+    return bytes != kInt64Max;
+}
+
+MemoryProfile overflow(const std::string& what) {
+    MemoryProfile failed;
+    failed.error = "memory model: " + what + " does not fit in 64-bit byte counts (above 8 EiB)";
+    return failed;
+}
+
+}  // namespace
 
 MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx) {
     MemoryProfile prof;
@@ -16,8 +34,14 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     for (OpId op : gops)
         if (program.ops[op].nameId == paramId)
             for (ValueId r : program.ops[op].results) isResident[r] = 1;
-    for (ValueId v = 0; v < program.values.size(); ++v)
-        if (isResident[v]) prof.residentBytes += program.valueBytes(v);
+    for (ValueId v = 0; v < program.values.size(); ++v) {
+        if (!isResident[v]) continue;
+        int64_t bytes = 0;
+        if (!valueSize(program, v, bytes)) return overflow("the size of resident value " + program.values[v].name);
+        auto sum = checkedAdd(prof.residentBytes, bytes);
+        if (!sum) return overflow("the resident bytes (at " + program.values[v].name + ")");
+        prof.residentBytes = *sum;
+    }
 
     // Last use of every value by global position, walking operands directly (a use inside a
     // region counts at its top-level op); no use index needed, so a fresh program is cheap.
@@ -45,20 +69,31 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     for (size_t i = 0; i < n; ++i) {
         for (ValueId r : program.ops[gops[i]].results) {
             if (isResident[r]) continue;
-            const int64_t bytes = program.valueBytes(r);
+            int64_t bytes = 0;
+            if (!valueSize(program, r, bytes)) return overflow("the size of value " + program.values[r].name);
             if (!bytes) continue;
             const size_t last = std::max<size_t>(i, lastUse[r]);
-            delta[i] += bytes;
-            delta[last + 1] -= bytes;
-            if (int64_t(i) <= fwdOpEndIdx && int64_t(last) > fwdOpEndIdx) prof.boundaryActivationBytes += bytes;
+            auto up = checkedAdd(delta[i], bytes), down = checkedSub(delta[last + 1], bytes);
+            if (!up || !down) return overflow("the bytes allocated around value " + program.values[r].name);
+            delta[i] = *up;
+            delta[last + 1] = *down;
+            if (int64_t(i) <= fwdOpEndIdx && int64_t(last) > fwdOpEndIdx) {
+                auto b = checkedAdd(prof.boundaryActivationBytes, bytes);
+                if (!b) return overflow("the bytes alive at the forward/backward boundary");
+                prof.boundaryActivationBytes = *b;
+            }
         }
     }
-    prof.boundaryBytes = prof.boundaryActivationBytes + prof.residentBytes;
+    auto boundary = checkedAdd(prof.boundaryActivationBytes, prof.residentBytes);
+    if (!boundary) return overflow("the bytes alive at the forward/backward boundary");
+    prof.boundaryBytes = *boundary;
     prof.liveBytes.resize(n);
     int64_t live = prof.residentBytes;
     prof.peakBytes = live;
     for (size_t i = 0; i < n; ++i) {
-        live += delta[i];
+        auto next = checkedAdd(live, delta[i]);
+        if (!next) return overflow("the live bytes at op " + std::to_string(i) + " (" + std::string(program.opName(gops[i])) + ")");
+        live = *next;
         prof.liveBytes[i] = live;
         if (live > prof.peakBytes) {
             prof.peakBytes = live;

@@ -4,6 +4,7 @@
 // (inputs, parameters) live for the whole program. Figures for charts and the report.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "model/Program.h"
@@ -17,9 +18,14 @@ struct MemoryProfile {
     int64_t boundaryBytes = 0;        // alive between op fwdEnd and op fwdEnd+1 (resident included)
     int64_t boundaryActivationBytes = 0;  // the same without resident values
     std::vector<int64_t> liveBytes;   // per global op: bytes alive while it runs (operands + results)
+    // Set when a figure would not fit in int64 (a value of exabytes, or their sum): the
+    // profile is then empty rather than wrong. Names the value or op where it happened.
+    std::string error;
+    bool ok() const { return error.empty(); }
 };
 
 // `resident`: values alive throughout (spec inputs; builtin.parameter results are added).
+// Every sum is overflow-checked (model/CheckedMath.h): exact figures or `error`, never wrapped.
 MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx);
 
 }  // namespace rx

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 
+#include "model/FileIO.h"
 #include "model/PirJsonReader.h"
 #include "model/PirParser.h"
 
@@ -20,22 +21,7 @@ std::string_view defaultTensorSpelling(Generation g) {
 }
 
 std::string readTextFile(const std::string& path) {
-    // Straight into the string (no QByteArray copy): inputs reach hundreds of MB.
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw Error(path + ": cannot open file: " + std::strerror(errno));
-    std::string text;
-    char buffer[1 << 16];
-    if (std::fseek(f, 0, SEEK_END) == 0) {
-        const long size = std::ftell(f);
-        if (size > 0) text.reserve(static_cast<size_t>(size));
-        std::fseek(f, 0, SEEK_SET);
-    }
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw Error(path + ": cannot read file");
-    return text;
+    return readFile(path);  // model/FileIO: regular files only, bounded size
 }
 
 namespace {

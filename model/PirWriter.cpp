@@ -2,7 +2,7 @@
 // inverse of the PirParser function of the same name (parseOperation / printOperation ...).
 #include "model/PirWriter.h"
 
-#include <QFile>
+#include "model/FileIO.h"
 
 #include <cstdio>
 
@@ -378,12 +378,7 @@ std::string printProgram(const Program& program, const WriteOptions& options) {
 }
 
 void writeProgramFile(const Program& program, const std::string& path, const WriteOptions& options) {
-    const std::string text = printProgram(program, options);
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        throw Error(path + ": cannot write file: " + f.errorString().toStdString());
-    if (f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()))
-        throw Error(path + ": cannot write file: " + f.errorString().toStdString());
+    writeFileAtomic(path, printProgram(program, options));  // model/FileIO: all or nothing
 }
 
 std::string printType(const Program& program, TypeId type, Generation g) {

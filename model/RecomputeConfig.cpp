@@ -1,18 +1,16 @@
+// The heuristics config file (FORMATS.md "Heuristics config"): strict reading, stable writing.
 #include "model/RecomputeConfig.h"
 
-#include <QByteArray>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
-#include <QJsonValue>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
+#include "model/JsonSupport.h"
 
 namespace rx {
 
@@ -24,32 +22,6 @@ std::vector<std::string> sortedUnion(std::initializer_list<const std::vector<std
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
-}
-
-// 1-based line/column of a byte offset.
-SourceLocation locate(std::string_view text, size_t offset, const std::string& fileName) {
-    SourceLocation where{fileName, 1, 1};
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++where.line;
-            where.column = 1;
-        } else {
-            ++where.column;
-        }
-    }
-    return where;
-}
-
-// Position of the value of `"key"` in the text (for errors after QJsonDocument parsed it).
-SourceLocation keyLocation(std::string_view text, std::string_view key, const std::string& fileName) {
-    const std::string quoted = "\"" + std::string(key) + "\"";
-    size_t at = text.find(quoted);
-    if (at == std::string_view::npos) return {fileName, 0, 0};
-    size_t colon = text.find(':', at + quoted.size());
-    size_t value = colon == std::string_view::npos ? at : colon + 1;
-    while (value < text.size() && (text[value] == ' ' || text[value] == '\t' || text[value] == '\n' || text[value] == '\r'))
-        ++value;
-    return locate(text, value, fileName);
 }
 
 }  // namespace
@@ -91,43 +63,89 @@ std::vector<std::string> RecomputeConfig::fusibleOps() const {
     return sortedUnion({&recomputableOps, &viewOps, &randomOps});
 }
 
-RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileName) {
-    QJsonParseError err;
-    const QByteArray bytes(text.data(), static_cast<qsizetype>(text.size()));
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
-    if (err.error != QJsonParseError::NoError)
-        throw Error(locate(text, static_cast<size_t>(err.offset), fileName),
-                    "invalid config JSON: " + err.errorString().toStdString());
-    if (!doc.isObject()) throw Error(locate(text, 0, fileName), "config JSON must be an object");
-    const QJsonObject obj = doc.object();
-    RecomputeConfig c = RecomputeConfig::seedDefaults();
+namespace {
 
-    auto fail = [&](std::string_view key, const std::string& msg) -> Error {
-        return Error(keyLocation(text, key, fileName), "config key '" + std::string(key) + "': " + msg);
+// Every key the config knows, in the order configToJson writes them.
+const std::vector<std::string_view>& configKeys() {
+    static const std::vector<std::string_view> keys = {
+        "recomputable_ops", "tending_to_recompute_ops", "random_ops", "compute_intensive_ops", "view_ops",
+        "ignore_ops", "aggressive_recomputation", "max_dist_from_bw", "minimum_weight", "distance_base",
+        "distance_cap", "non_materialized_factor", "size_ratio_ban", "pinned_saved", "pinned_recomputed"};
+    return keys;
+}
+
+std::string numberText(double d) {  // shortest text that reads back to the same double
+    if (d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<int64_t>(d));
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileName) {
+    const rapidjson::Document doc = parseJson(text, fileName, "config");
+    if (!doc.IsObject())
+        throw Error(locateOffset(text, 0, fileName), "config JSON must be an object, found " + jsonTypeName(doc));
+    RecomputeConfig c = RecomputeConfig::seedDefaults();
+    auto fail = [&](std::string_view key, const std::string& msg) {
+        failAt(text, fileName, JsonPath(std::string(key)), "config key '" + std::string(key) + "': " + msg);
+    };
+    for (auto m = doc.MemberBegin(); m != doc.MemberEnd(); ++m) {
+        const std::string_view key(m->name.GetString(), m->name.GetStringLength());
+        const auto& keys = configKeys();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        std::string message = "unknown key '" + std::string(key) + "'";
+        if (auto near = nearestName(key, keys)) message += "; did you mean '" + *near + "'?";
+        else {
+            message += "; the config keys are";
+            for (size_t i = 0; i < keys.size(); ++i) message += (i ? ", " : " ") + std::string(keys[i]);
+        }
+        failAt(text, fileName, JsonPath(std::string(key)), message);
+    }
+    auto member = [&](const char* key) -> const rapidjson::Value* {
+        auto it = doc.FindMember(key);
+        return it == doc.MemberEnd() ? nullptr : &it->value;
     };
     auto readList = [&](const char* key, std::vector<std::string>& out) {
-        if (!obj.contains(key)) return;
-        const QJsonValue v = obj.value(key);
-        if (!v.isArray()) throw fail(key, "expected a list of op names");
+        const rapidjson::Value* v = member(key);
+        if (!v) return;
+        if (!v->IsArray()) fail(key, "expected a list of names (strings), found " + jsonTypeName(*v));
         out.clear();
-        for (const QJsonValue& e : v.toArray()) {
-            if (!e.isString()) throw fail(key, "every element must be a string");
-            out.push_back(e.toString().toStdString());
+        for (rapidjson::SizeType i = 0; i < v->Size(); ++i) {
+            const rapidjson::Value& e = (*v)[i];
+            if (!e.IsString())
+                failAt(text, fileName, JsonPath(key).index(i),
+                       "config key '" + std::string(key) + "': expected a name (a string), found " + jsonTypeName(e));
+            out.emplace_back(e.GetString(), e.GetStringLength());
         }
     };
-    auto readNumber = [&](const char* key, double& out) {
-        if (!obj.contains(key)) return;
-        const QJsonValue v = obj.value(key);
-        if (!v.isDouble()) throw fail(key, "expected a number");
-        out = v.toDouble();
-        if (!std::isfinite(out)) throw fail(key, "expected a finite number");
+    // Ranges: wide enough for any real tuning, narrow enough that the network's exact
+    // arithmetic holds (FlowNetwork scales weights by up to 10^6 into int64 capacities).
+    auto readNumber = [&](const char* key, double& out, double lo, double hi, bool openLow = false) {
+        const rapidjson::Value* v = member(key);
+        if (!v) return;
+        if (!v->IsNumber()) fail(key, "expected a number, found " + jsonTypeName(*v));
+        const double d = v->GetDouble();
+        if (!std::isfinite(d) || d > hi || (openLow ? d <= lo : d < lo))
+            fail(key, numberText(d) + " is outside the allowed range " + (openLow ? "(" : "[") + numberText(lo) + ", " +
+                          numberText(hi) + "]");
+        out = d;
     };
-    auto readInt = [&](const char* key, int64_t& out) {
-        if (!obj.contains(key)) return;
-        double d = 0;
-        readNumber(key, d);
-        if (d != std::floor(d) || std::fabs(d) > 9.0e15) throw fail(key, "expected an integer");
-        out = static_cast<int64_t>(d);
+    auto readInt = [&](const char* key, int64_t& out, int64_t lo, int64_t hi) {
+        const rapidjson::Value* v = member(key);
+        if (!v) return;
+        if (!v->IsNumber()) fail(key, "expected an integer, found " + jsonTypeName(*v));
+        if (!v->IsInt64()) {
+            const double d = v->GetDouble();
+            if (std::isfinite(d) && d == std::floor(d))
+                fail(key, numberText(d) + " is outside the allowed range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+            fail(key, "expected an integer, found " + numberText(d));
+        }
+        const int64_t n = v->GetInt64();
+        if (n < lo || n > hi)
+            fail(key, std::to_string(n) + " is outside the allowed range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        out = n;
     };
 
     readList("recomputable_ops", c.recomputableOps);
@@ -138,63 +156,58 @@ RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileNa
     readList("ignore_ops", c.ignoreOps);
     readList("pinned_saved", c.pinnedSaved);
     readList("pinned_recomputed", c.pinnedRecomputed);
-    if (obj.contains("aggressive_recomputation")) {
-        const QJsonValue v = obj.value("aggressive_recomputation");
-        if (!v.isBool()) throw fail("aggressive_recomputation", "expected true or false");
-        c.aggressiveRecomputation = v.toBool();
+    if (const rapidjson::Value* v = member("aggressive_recomputation")) {
+        if (!v->IsBool()) fail("aggressive_recomputation", "expected true or false, found " + jsonTypeName(*v));
+        c.aggressiveRecomputation = v->GetBool();
     }
-    readInt("max_dist_from_bw", c.maxDistFromBw);
-    readNumber("minimum_weight", c.minimumWeight);
-    readNumber("distance_base", c.distanceBase);
-    readInt("distance_cap", c.distanceCap);
-    readInt("non_materialized_factor", c.nonMaterializedFactor);
-    readNumber("size_ratio_ban", c.sizeRatioBan);
-    if (c.minimumWeight < 0) throw fail("minimum_weight", "must not be negative");
-    if (c.distanceBase <= 0) throw fail("distance_base", "must be positive");
-    if (c.nonMaterializedFactor < 0) throw fail("non_materialized_factor", "must not be negative");
-    if (c.sizeRatioBan < 0) throw fail("size_ratio_ban", "must not be negative");
+    readInt("max_dist_from_bw", c.maxDistFromBw, 0, 1000000000);
+    readNumber("minimum_weight", c.minimumWeight, 0, 1e9);
+    readNumber("distance_base", c.distanceBase, 0, 1000, /*openLow=*/true);
+    readInt("distance_cap", c.distanceCap, 0, 100000);
+    readInt("non_materialized_factor", c.nonMaterializedFactor, 0, 1000000);
+    readNumber("size_ratio_ban", c.sizeRatioBan, 0, 1e12);
     return c;
 }
 
-RecomputeConfig readConfigFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot open config file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseConfigJson(ss.str(), path);
+RecomputeConfig readConfigFile(const std::string& path) { return parseConfigJson(readFile(path), path); }
+
+void writeConfigFile(const RecomputeConfig& config, const std::string& path) {
+    writeFileAtomic(path, configToJson(config));
 }
 
 std::string configToJson(const RecomputeConfig& c) {
     // Written by hand (not QJsonObject) to keep the seed's key order, which users read.
     auto list = [](const std::vector<std::string>& v) {
-        QJsonArray a;
-        for (const auto& s : v) a.append(QString::fromStdString(s));
-        return QJsonDocument(a).toJson(QJsonDocument::Compact).toStdString();
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+        w.StartArray();
+        for (const auto& s : v) w.String(s.data(), rapidjson::SizeType(s.size()));
+        w.EndArray();
+        return std::string(buffer.GetString(), buffer.GetSize());
     };
-    auto number = [](double d) {  // shortest text that reads back to the same double
-        char buf[64];
-        auto r = std::to_chars(buf, buf + sizeof buf, d);
-        return std::string(buf, r.ptr);
+    auto number = numberText;
+    std::string out;
+    auto line = [&](const char* key, const std::string& value, bool last = false) {
+        out += std::string("  \"") + key + "\": " + value + (last ? "\n" : ",\n");
     };
-    std::ostringstream out;
-    out << "{\n";
-    out << "  \"recomputable_ops\": " << list(c.recomputableOps) << ",\n";
-    out << "  \"tending_to_recompute_ops\": " << list(c.tendingToRecomputeOps) << ",\n";
-    out << "  \"random_ops\": " << list(c.randomOps) << ",\n";
-    out << "  \"compute_intensive_ops\": " << list(c.computeIntensiveOps) << ",\n";
-    out << "  \"view_ops\": " << list(c.viewOps) << ",\n";
-    out << "  \"ignore_ops\": " << list(c.ignoreOps) << ",\n";
-    out << "  \"aggressive_recomputation\": " << (c.aggressiveRecomputation ? "true" : "false") << ",\n";
-    out << "  \"max_dist_from_bw\": " << c.maxDistFromBw << ",\n";
-    out << "  \"minimum_weight\": " << number(c.minimumWeight) << ",\n";
-    out << "  \"distance_base\": " << number(c.distanceBase) << ",\n";
-    out << "  \"distance_cap\": " << c.distanceCap << ",\n";
-    out << "  \"non_materialized_factor\": " << c.nonMaterializedFactor << ",\n";
-    out << "  \"size_ratio_ban\": " << number(c.sizeRatioBan) << ",\n";
-    out << "  \"pinned_saved\": " << list(c.pinnedSaved) << ",\n";
-    out << "  \"pinned_recomputed\": " << list(c.pinnedRecomputed) << "\n";
-    out << "}\n";
-    return out.str();
+    out += "{\n";
+    line("recomputable_ops", list(c.recomputableOps));
+    line("tending_to_recompute_ops", list(c.tendingToRecomputeOps));
+    line("random_ops", list(c.randomOps));
+    line("compute_intensive_ops", list(c.computeIntensiveOps));
+    line("view_ops", list(c.viewOps));
+    line("ignore_ops", list(c.ignoreOps));
+    line("aggressive_recomputation", c.aggressiveRecomputation ? "true" : "false");
+    line("max_dist_from_bw", std::to_string(c.maxDistFromBw));
+    line("minimum_weight", number(c.minimumWeight));
+    line("distance_base", number(c.distanceBase));
+    line("distance_cap", std::to_string(c.distanceCap));
+    line("non_materialized_factor", std::to_string(c.nonMaterializedFactor));
+    line("size_ratio_ban", number(c.sizeRatioBan));
+    line("pinned_saved", list(c.pinnedSaved));
+    line("pinned_recomputed", list(c.pinnedRecomputed), true);
+    out += "}\n";
+    return out;
 }
 
 }  // namespace rx

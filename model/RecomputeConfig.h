@@ -42,10 +42,12 @@ struct RecomputeConfig {
 };
 
 // Parses the JSON config; missing keys keep the seed's default. Throws rx::Error with
-// "file:line:col: message" for malformed JSON, unknown value types or bad values.
-// Unknown keys are ignored (FORMATS.md: keys may be added).
+// "file:line:col: message" for malformed JSON, wrong JSON types (naming the expected one),
+// numbers outside their range (naming the range) and unknown keys (naming the nearest valid
+// key: a typo must not silently do nothing). New keys are added to configKeys() there.
 RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileName);
 RecomputeConfig readConfigFile(const std::string& path);
+void writeConfigFile(const RecomputeConfig& config, const std::string& path);  // atomic
 // Writes every key (pretty-printed, stable order).
 std::string configToJson(const RecomputeConfig& config);
 

@@ -1,69 +1,60 @@
+// The recompute spec file (FORMATS.md "Recompute spec"): strict reading, detection, writing.
 #include "model/RecomputeSpec.h"
 
-#include <QByteArray>
-#include <QFile>
-#include <QDir>
-#include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
+#include "model/JsonSupport.h"
 #include "model/PirReader.h"
 
 namespace rx {
-namespace {
-
-SourceLocation locationOf(std::string_view text, size_t offset, const std::string& file) {
-    SourceLocation loc{file, 1, 1};
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') { ++loc.line; loc.column = 1; }
-        else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++loc.column;
-    }
-    return loc;
-}
-
-// Where `"name"` first appears in the JSON text, for error positions.
-SourceLocation locationOfString(std::string_view text, const std::string& name, const std::string& file) {
-    const size_t at = text.find("\"" + name + "\"");
-    if (at == std::string_view::npos) return SourceLocation{file, 0, 0};
-    return locationOf(text, at + 1, file);
-}
-
-}  // namespace
 
 RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const std::string& fileName) {
-    QJsonParseError error{};
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(json.data(), static_cast<qsizetype>(json.size())), &error);
-    if (doc.isNull())
-        throw Error(locationOf(json, static_cast<size_t>(std::max(0, error.offset)), fileName),
-                    "invalid spec JSON: " + error.errorString().toStdString());
-    if (!doc.isObject()) throw Error(SourceLocation{fileName, 1, 1}, "expected a JSON object with fwd_op_end_idx etc., found another JSON value");
-    const QJsonObject o = doc.object();
+    const rapidjson::Document doc = parseJson(json, fileName, "spec");
+    if (!doc.IsObject())
+        throw Error(SourceLocation{fileName, 1, 1},
+                    "expected a JSON object with fwd_op_end_idx etc., found " + jsonTypeName(doc));
+    static const std::vector<std::string_view> keys = {"fwd_op_end_idx", "backward_op_start_idx", "inputs", "outputs",
+                                                       "grad_outputs"};
+    for (auto m = doc.MemberBegin(); m != doc.MemberEnd(); ++m) {
+        const std::string_view key(m->name.GetString(), m->name.GetStringLength());
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        std::string message = "unknown spec key '" + std::string(key) + "'";
+        if (auto near = nearestName(key, keys)) message += "; did you mean '" + *near + "'?";
+        else message += "; the spec keys are fwd_op_end_idx, backward_op_start_idx, inputs, outputs, grad_outputs";
+        failAt(json, fileName, JsonPath(std::string(key)), message);
+    }
 
     RecomputeSpec spec;
-    const int opCount = static_cast<int>(program.globalBlock().ops.size());
+    const int64_t opCount = static_cast<int64_t>(program.globalBlock().ops.size());
     const auto index = [&](const char* key) {
-        const QJsonValue v = o.value(key);
-        if (!v.isDouble() || v.toDouble() != static_cast<double>(static_cast<int64_t>(v.toDouble())))
-            throw Error(locationOfString(json, key, fileName),
-                        std::string("expected an integer \"") + key + "\" (an op index of the global block)");
-        const auto n = static_cast<int64_t>(v.toDouble());
+        auto it = doc.FindMember(key);
+        if (it == doc.MemberEnd())
+            throw Error(SourceLocation{fileName, 1, 1},
+                        std::string("expected an integer \"") + key + "\" (an op index of the global block), found none");
+        const rapidjson::Value& v = it->value;
+        if (!v.IsInt64())
+            failAt(json, fileName, JsonPath(key),
+                   std::string("expected an integer (an op index of the global block, -1 to ") + std::to_string(opCount) +
+                       "), found " + jsonTypeName(v));
+        const int64_t n = v.GetInt64();
         if (n < -1 || n > opCount)
-            throw Error(locationOfString(json, key, fileName),
-                        std::string("\"") + key + "\" = " + std::to_string(n) + " is outside the program's " +
-                            std::to_string(opCount) + " ops");
+            failAt(json, fileName, JsonPath(key),
+                   std::to_string(n) + " is outside the program's ops (allowed -1 to " + std::to_string(opCount) + ")");
         return static_cast<int>(n);
     };
     spec.fwdOpEndIdx = index("fwd_op_end_idx");
     spec.backwardOpStartIdx = index("backward_op_start_idx");
     if (spec.backwardOpStartIdx <= spec.fwdOpEndIdx)
-        throw Error(locationOfString(json, "backward_op_start_idx", fileName),
-                    "expected backward_op_start_idx > fwd_op_end_idx, found " + std::to_string(spec.backwardOpStartIdx) +
-                        " <= " + std::to_string(spec.fwdOpEndIdx));
+        failAt(json, fileName, JsonPath("backward_op_start_idx"),
+               "expected backward_op_start_idx > fwd_op_end_idx, found " + std::to_string(spec.backwardOpStartIdx) +
+                   " <= " + std::to_string(spec.fwdOpEndIdx));
 
     // Names: first binding wins, global block first (values are created in that order).
     std::unordered_map<std::string_view, ValueId> byName;
@@ -71,22 +62,24 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
     for (ValueId v = 0; v < program.values.size(); ++v) byName.emplace(program.values[v].name, v);
 
     std::vector<std::string> unknown;
-    std::string firstUnknown;
+    std::optional<JsonPath> firstUnknown;
     const auto names = [&](const char* key, std::vector<ValueId>& out) {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined() || v.isNull()) return;
-        if (!v.isArray())
-            throw Error(locationOfString(json, key, fileName), std::string("expected \"") + key + "\" to be a list of value names");
-        for (const QJsonValue& e : v.toArray()) {
-            if (!e.isString())
-                throw Error(locationOfString(json, key, fileName), std::string("expected value names (strings) in \"") + key + "\"");
-            const std::string name = e.toString().toStdString();
-            auto it = byName.find(name);
-            if (it == byName.end()) {
-                if (unknown.empty()) firstUnknown = name;
-                unknown.push_back(name);
+        auto it = doc.FindMember(key);
+        if (it == doc.MemberEnd() || it->value.IsNull()) return;
+        const rapidjson::Value& v = it->value;
+        if (!v.IsArray())
+            failAt(json, fileName, JsonPath(key), "expected a list of value names, found " + jsonTypeName(v));
+        for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+            const rapidjson::Value& e = v[i];
+            if (!e.IsString())
+                failAt(json, fileName, JsonPath(key).index(i), "expected a value name (a string), found " + jsonTypeName(e));
+            const std::string_view name(e.GetString(), e.GetStringLength());
+            auto found = byName.find(name);
+            if (found == byName.end()) {
+                if (unknown.empty()) firstUnknown = JsonPath(key).index(i);
+                unknown.emplace_back(name);
             } else {
-                out.push_back(it->second);
+                out.push_back(found->second);
             }
         }
     };
@@ -96,38 +89,42 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
     if (!unknown.empty()) {
         std::string list;
         for (const auto& n : unknown) list += (list.empty() ? "" : ", ") + n;
-        throw Error(locationOfString(json, firstUnknown, fileName),
-                    "expected value names of the program, found unknown name(s): " + list);
+        SourceLocation at = locateJsonPath(json, fileName, *firstUnknown);
+        if (at.line > 0) ++at.column;  // the name itself, past its opening quote
+        throw Error(at, "expected value names of the program, found unknown name(s): " + list);
     }
     spec.notes.push_back("spec read from " + fileName);
     return spec;
 }
 
 RecomputeSpec readSpecFile(const std::string& path, const Program& program) {
-    return parseSpecJson(readTextFile(path), program, path);
+    return parseSpecJson(readFile(path), program, path);
 }
 
 std::string specToJson(const RecomputeSpec& spec, const Program& program) {
-    QJsonObject o;
-    o.insert("fwd_op_end_idx", spec.fwdOpEndIdx);
-    o.insert("backward_op_start_idx", spec.backwardOpStartIdx);
-    const auto list = [&](const std::vector<ValueId>& values) {
-        QJsonArray a;
-        for (ValueId v : values) a.append(QString::fromStdString(program.values[v].name));
-        return a;
+    // Keys in alphabetical order and 4-space indentation: the bytes earlier versions wrote.
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    const auto list = [&](const char* key, const std::vector<ValueId>& values) {
+        w.Key(key);
+        w.StartArray();
+        for (ValueId v : values) w.String(program.values[v].name.data(), rapidjson::SizeType(program.values[v].name.size()));
+        w.EndArray();
     };
-    o.insert("inputs", list(spec.inputs));
-    o.insert("outputs", list(spec.outputs));
-    o.insert("grad_outputs", list(spec.gradOutputs));
-    return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+    w.StartObject();
+    w.Key("backward_op_start_idx");
+    w.Int(spec.backwardOpStartIdx);
+    w.Key("fwd_op_end_idx");
+    w.Int(spec.fwdOpEndIdx);
+    list("grad_outputs", spec.gradOutputs);
+    list("inputs", spec.inputs);
+    list("outputs", spec.outputs);
+    w.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 void writeSpecFile(const RecomputeSpec& spec, const Program& program, const std::string& path) {
-    const std::string text = specToJson(spec, program);
-    QFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()))
-        throw Error(path + ": cannot write file: " + f.errorString().toStdString());
+    writeFileAtomic(path, specToJson(spec, program));
 }
 
 RecomputeSpec detectSpec(const Program& program) {
@@ -177,19 +174,19 @@ RecomputeSpec detectSpec(const Program& program) {
 }
 
 std::string specPathBeside(const std::string& programPath) {
-    const QFileInfo info(QString::fromStdString(programPath));
-    QString base = info.fileName();
-    const int dot = base.lastIndexOf('.');
-    if (dot > 0) base = base.left(dot);
-    return info.dir().filePath(base + ".spec.json").toStdString();
+    const std::filesystem::path p(programPath);
+    std::string base = p.filename().string();
+    const size_t dot = base.rfind('.');
+    if (dot != std::string::npos && dot > 0) base.resize(dot);
+    return (p.parent_path() / (base + ".spec.json")).string();
 }
 
 std::optional<std::string> specPathFor(const std::string& programPath) {
     if (programPath.empty()) return std::nullopt;
-    const QString candidate = QString::fromStdString(specPathBeside(programPath));
-    if (!QFileInfo::exists(candidate) || candidate == QFileInfo(QString::fromStdString(programPath)).filePath())
-        return std::nullopt;
-    return candidate.toStdString();
+    const std::string candidate = specPathBeside(programPath);
+    std::error_code ec;
+    if (!std::filesystem::exists(candidate, ec) || candidate == programPath) return std::nullopt;
+    return candidate;
 }
 
 ResolvedSpec resolveSpec(const Program& program, const std::string& programPath,

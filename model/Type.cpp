@@ -1,5 +1,7 @@
 #include "model/Type.h"
 
+#include "model/CheckedMath.h"
+
 #include <array>
 #include <cstdint>
 
@@ -63,16 +65,26 @@ TypeId TypeTable::intern(const Type& type) {
     case Type::Kind::DenseTensor:
     case Type::Kind::SelectedRows:
     case Type::Kind::TensorArray: {
-        // Saturating: absurd dims from hand-written text must not overflow.
+        // Exact or saturated at kInt64Max ("does not fit"), never wrapped: absurd dims from
+        // hand-written text must not turn exabytes into a small figure. A 0 dim wins.
         int64_t n = 1;
-        for (int64_t d : type.dims)
-            if (d != -1 && __builtin_mul_overflow(n, d, &n)) n = INT64_MAX;
-        if (__builtin_mul_overflow(n, static_cast<int64_t>(dtypeBytes(type.dtype)), &bytes)) bytes = INT64_MAX;
+        bool overflow = false, empty = false;
+        for (int64_t d : type.dims) {
+            if (d == -1) continue;
+            if (d == 0) empty = true;
+            if (auto m = checkedMul(n, d)) n = *m;
+            else overflow = true;
+        }
+        const auto total = checkedMul(n, static_cast<int64_t>(dtypeBytes(type.dtype)));
+        bytes = empty ? 0 : (overflow || !total || *total == kInt64Max) ? kInt64Max : *total;
         break;
     }
     case Type::Kind::Vector:
-        for (TypeId e : type.elements)
-            if (__builtin_add_overflow(bytes, bytes_[e], &bytes)) bytes = INT64_MAX;
+        for (TypeId e : type.elements) {
+            const auto sum = checkedAdd(bytes, bytes_[e]);
+            bytes = (!sum || bytes_[e] == kInt64Max) ? kInt64Max : *sum;
+            if (bytes == kInt64Max) break;
+        }
         break;
     default: break;
     }
@@ -86,9 +98,14 @@ int64_t TypeTable::elementCount(TypeId id) const {
     const Type& t = types_[id];
     if (t.kind != Type::Kind::DenseTensor && t.kind != Type::Kind::SelectedRows) return 0;
     int64_t n = 1;
-    for (int64_t d : t.dims)
-        if (d != -1 && __builtin_mul_overflow(n, d, &n)) return INT64_MAX;
-    return n;
+    bool overflow = false;
+    for (int64_t d : t.dims) {
+        if (d == -1) continue;
+        if (d == 0) return 0;
+        if (auto m = checkedMul(n, d)) n = *m;
+        else overflow = true;
+    }
+    return overflow ? kInt64Max : n;
 }
 
 }  // namespace rx

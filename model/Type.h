@@ -53,9 +53,12 @@ public:
     const Type& operator[](TypeId id) const { return types_[id]; }
     size_t size() const { return types_.size(); }
     // Bytes per docs/ALGORITHM.md §5: product of dims without -1, times dtype bytes;
-    // vectors sum their elements; null/opaque = 0.
+    // vectors sum their elements; null/opaque = 0. Exact, or INT64_MAX when the figure does
+    // not fit in int64 (bytesOverflow): callers report that rather than compute with it.
     int64_t bytes(TypeId id) const { return bytes_[id]; }
-    // Number of elements (product of dims, -1 dims left out); 0 for non-tensors.
+    bool bytesOverflow(TypeId id) const { return bytes_[id] == INT64_MAX; }
+    // Number of elements (product of dims, -1 dims left out); 0 for non-tensors; INT64_MAX
+    // when it does not fit.
     int64_t elementCount(TypeId id) const;
     // Convenience: intern a dense tensor type.
     TypeId tensor(DType dtype, std::vector<int64_t> dims) { return intern(Type::tensor(dtype, std::move(dims))); }

@@ -47,6 +47,7 @@
 #include "views/GenerateDialog.h"
 #include "views/GraphViews.h"
 #include "views/Panels.h"
+#include "algorithms/SolveReport.h"
 #include "views/SpecSupport.h"
 #include "views/TextView.h"
 
@@ -65,11 +66,6 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     return {};
 }
 
-QJsonArray valueNames(const Program& p, const std::vector<ValueId>& vs) {
-    QJsonArray a;
-    for (ValueId v : vs) a.append(QString::fromStdString(p.values[v].name));
-    return a;
-}
 
 }  // namespace
 
@@ -488,40 +484,32 @@ QString MainWindow::loadConfig(const QString& path) {
 }
 
 QString MainWindow::exportReport(const QString& path) {
+    // The library's one report writer (algorithms/SolveReport.h): the CLI's --report bytes.
     auto r = doc_->result();
-    if (!r || !r->ok()) return tr("no solve result");
-    const Program& p = doc_->program();
-    const Plan& plan = r->plan;
-    QJsonObject o;
-    o["program"] = doc_->filePath();
-    o["cut_value"] = double(plan.cutValueUnits) / double(std::max<int64_t>(1, plan.scale));
-    o["cut_value_text"] = QString::fromStdString(plan.cutValueText());
-    o["saved_values"] = valueNames(p, plan.savedValues);
-    o["mid_hold_values"] = valueNames(p, plan.midHoldValues);
-    QJsonArray ops;
-    for (OpId op : plan.recomputeOps) ops.append(qint64(p.indexInBlock(op)));
-    o["recompute_ops"] = ops;
-    o["memory_saved_bytes"] = qint64(plan.memorySavedBytes);
-    o["network"] = QJsonObject{{"nodes", qint64(r->network ? r->network->nodeCount() : 0)}, {"edges", qint64(r->network ? r->network->arcs.size() : 0)}};
-    o["timings_ms"] = QJsonObject{{"parse", doc_->lastParseMs()}, {"build", r->timings.buildMs}, {"solve", r->timings.solveMs},
-                                  {"rewrite", r->timings.rewriteMs}, {"total", doc_->lastParseMs() + r->timings.totalMs}};
-    o["peak_bytes_before"] = qint64(r->originalMemory.peakBytes);
-    o["peak_bytes_after"] = qint64(r->rewrittenMemory.peakBytes);
-    o["config"] = QJsonDocument::fromJson(QByteArray::fromStdString(configToJson(doc_->config()))).object();
-    return writeAtomically(path, QJsonDocument(o).toJson(QJsonDocument::Indented));
+    if (!r || !r->ok() || !doc_->solver()) return tr("no solve result");
+    const std::string programPath = doc_->filePath().toStdString();
+    std::string specSource = "detected";
+    if (!doc_->specDetected()) specSource = specPathFor(programPath).value_or("edited");
+    try {
+        writeSolveReportFile(path.toStdString(), SolveReportInput{doc_->program(), doc_->solver()->analysis(), *r, programPath,
+                                                                  specSource, doc_->lastParseMs(), true, &doc_->config()});
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
 }
 
 QString MainWindow::exportNetwork(const QString& path) {
     auto r = doc_->result();
     if (!r || !r->network) return tr("no flow network (solve first)");
     const QString ext = QFileInfo(path).suffix().toLower();
-    std::string text;
-    const Program& p = doc_->program();
-    if (ext == "dot") text = r->network->toDot(p, &r->cut.sinkSide);
-    else if (ext == "json") text = r->network->toJson(p, &r->cut.sinkSide);
-    else if (ext == "dimacs") text = r->network->toDimacs(p);
-    else return tr("unknown network format .%1 (use .dot, .json or .dimacs)").arg(ext);
-    return writeAtomically(path, QByteArray::fromStdString(text));
+    if (ext != "dot" && ext != "json" && ext != "dimacs") return tr("unknown network format .%1 (use .dot, .json or .dimacs)").arg(ext);
+    try {
+        r->network->writeFile(path.toStdString(), doc_->program(), &r->cut.sinkSide);  // streamed, atomic
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
 }
 
 QString MainWindow::exportView(const QString& path) {

@@ -1,7 +1,5 @@
 #include "algorithms/exec/Verify.h"
-#include "algorithms/exec/VerifyAsync.h"
 
-#include <QtConcurrent/QtConcurrent>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -111,19 +109,6 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
     RunResult a = ex.run(original, inputs, ro);
     RunResult b = ex.run(rewritten, inputs, ro);
     return compareRuns(a, b, o);
-}
-
-QFuture<VerifyOutcome> verifyProgramsAsync(std::shared_ptr<const Program> original, std::shared_ptr<const Program> rewritten,
-                                           VerifyOptions options) {
-    return QtConcurrent::run([original, rewritten, options]() {
-        VerifyOutcome out;
-        try {
-            out.report = verifyPrograms(*original, *rewritten, options);
-        } catch (const std::exception& e) {
-            out.error = e.what();
-        }
-        return out;
-    });
 }
 
 }  // namespace rx::exec

@@ -1,14 +1,53 @@
 #pragma once
-// The CLI is a set of subcommands; each lives in its own cmd_*.cpp and registers itself
-// with a static RegisterCommand, so adding a command touches no shared file.
+// The CLI is a set of subcommands on CLI11 (help, validation, `--key=value`); each lives in
+// its own cmd_*.cpp and registers itself, so adding a command touches no shared file.
+//
+// How a command registers: a static RegisterCommand with the command's name, a one-line
+// description and a function that declares the CLI11 subcommand's positionals and options
+// (bound to storage it owns) and returns what runs after a successful parse:
+//
+//   namespace {
+//   struct InspectArgs { std::string program; bool json = false; };
+//   int runInspect(const InspectArgs& a);  // exit code; throws rx::Error on bad input
+//   rx::cli::RegisterCommand reg("inspect", "What is in a program", [](CLI::App& app) {
+//       auto a = std::make_shared<InspectArgs>();
+//       app.add_option("PROGRAM", a->program, "PIR text or JSON")->required();
+//       app.add_flag("--json", a->json, "one JSON object on stdout");
+//       return [a] { return runInspect(*a); };
+//   });
+//   }  // namespace
+//
+// The earlier style, RegisterCommand reg({name, usage, valueOptions, &run}) with
+// `int run(const Arguments&)`, still works unchanged (its arguments are passed through
+// CLI11 as extras and split as before), so a command written that way ports by just
+// compiling; moving it to the style above gives it CLI11's --help and validation.
+//
+// Exit codes: 0 success; 1 bad input or a failed run (rx::Error text on stderr, already
+// "file:line:col: message" where a position applies); 2 bad command line (CLI11's message);
+// a command may return others (verify: 3 = programs differ).
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace rx::cli {
+
+using Runner = std::function<int()>;
+using Definer = std::function<Runner(CLI::App&)>;
+
+struct CommandDefinition {
+    std::string name;
+    std::string description;
+    Definer define;
+};
+
+// ---- the earlier style (see above) ----
 
 // Parsed arguments: positionals in order, "--key value" options, "--flag" switches.
 // Which options take a value is declared by the command (valueOptions).
@@ -34,10 +73,23 @@ struct Command {
     int (*run)(const Arguments& args) = nullptr;  // exit code; throw rx::Error on bad input
 };
 
-std::vector<Command>& commandRegistry();
+std::vector<CommandDefinition>& commandRegistry();
 
 struct RegisterCommand {
-    explicit RegisterCommand(Command c) { commandRegistry().push_back(std::move(c)); }
+    RegisterCommand(std::string name, std::string description, Definer define) {
+        commandRegistry().push_back({std::move(name), std::move(description), std::move(define)});
+    }
+    explicit RegisterCommand(Command legacy);
 };
+
+// Keeps `object` alive until the process ends: recompute-cli exits without running
+// destructors (a big program's millions of blocks take longer to free than to solve), so
+// commands hand their large state here instead of letting it be torn down at return.
+template <class T>
+T& keepUntilExit(std::shared_ptr<T> object) {
+    static auto* kept = new std::vector<std::shared_ptr<void>>();  // never freed, by design
+    kept->push_back(object);
+    return *object;
+}
 
 }  // namespace rx::cli

@@ -7,6 +7,7 @@
 #include "algorithms/zoo/ModelZoo.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 #include "model/PirWriter.h"
 #include "model/RecomputeSpec.h"
 
@@ -14,54 +15,67 @@ namespace {
 
 using namespace rx;
 
-int runGenerate(const cli::Arguments& args) {
-    if (args.positional.size() != 1)
-        throw Error("usage: recompute-cli generate MODEL [options] -o PROGRAM.pir (models: mlp, transformer, llama, conv)");
-    zoo::ZooOptions o;
-    o.model = args.positional[0];
-    o.layers = static_cast<int>(args.integer("--layers", o.layers));
-    o.hidden = args.integer("--hidden", o.hidden);
-    o.heads = args.integer("--heads", o.heads);
-    o.seq = args.integer("--seq", o.seq);
-    o.batch = args.integer("--batch", o.batch);
-    o.ffn = args.integer("--ffn", o.ffn);
-    if (auto d = args.option("--dtype")) {
-        auto t = parseDTypeShort(*d);
-        if (!t) t = parseDTypeLong(*d);
-        if (!t) throw Error("--dtype expects f32, f16, bf16 or f64, found '" + *d + "'");
+struct GenerateArgs {
+    zoo::ZooOptions zoo;
+    std::string dtype, generation, out;
+    bool composite = false, prim = false;
+};
+
+int runGenerate(GenerateArgs a) {
+    zoo::ZooOptions& o = a.zoo;
+    if (!a.dtype.empty()) {
+        auto t = parseDTypeShort(a.dtype);
+        if (!t) t = parseDTypeLong(a.dtype);
+        if (!t) throw Error("--dtype expects f32, f16, bf16 or f64, found '" + a.dtype + "'");
         o.dtype = *t;
     }
-    o.dropout = args.number("--dropout", o.dropout, 0.0);
-    if (args.has("--composite") && args.has("--prim")) throw Error("--composite and --prim exclude each other");
-    o.composite = args.has("--composite");
-    if (auto g = args.option("--generation")) {
-        auto gen = parseGenerationName(*g);
-        if (!gen || *gen == Generation::G0) throw Error("--generation expects G1, G2 or G3, found '" + *g + "'");
+    o.composite = a.composite;
+    if (!a.generation.empty()) {
+        auto gen = parseGenerationName(a.generation);
+        if (!gen || *gen == Generation::G0) throw Error("--generation expects G1, G2 or G3, found '" + a.generation + "'");
         o.generation = *gen;
     }
-    auto out = args.option("-o");
-    if (!out) out = args.option("--output");
-    if (!out) throw Error("generate needs -o PROGRAM.pir");
+    const std::string specPath = specPathBeside(a.out);
+    checkOutputPaths({}, {{"-o", a.out}, {"its spec", specPath}});
 
     auto t0 = std::chrono::steady_clock::now();
-    zoo::GeneratedProgram g = zoo::generateModel(o);
+    zoo::GeneratedProgram& g = cli::keepUntilExit(std::make_shared<zoo::GeneratedProgram>(zoo::generateModel(o)));
     auto t1 = std::chrono::steady_clock::now();
-    writeProgramFile(*g.program, *out);
-    const std::string specPath = specPathBeside(*out);
-    writeSpecFile(g.spec, *g.program, specPath);
+    // Both written to temporaries before either is renamed into place: a failure (full
+    // disk) leaves the old pair as it was; the two renames are the only window.
+    AtomicFile programFile(a.out), specFile(specPath);
+    programFile.write(printProgram(*g.program));
+    specFile.write(specToJson(g.spec, *g.program));
+    programFile.commit();
+    specFile.commit();
     auto t2 = std::chrono::steady_clock::now();
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
     std::cout << "generated " << o.model << ": " << g.program->globalBlock().ops.size() << " ops, "
               << g.parameters.size() << " parameters, forward ends at op " << g.spec.fwdOpEndIdx
               << ", backward starts at op " << g.spec.backwardOpStartIdx << "\n"
-              << "wrote " << *out << " and " << specPath << " (generate " << ms(t0, t1) << " ms, write " << ms(t1, t2) << " ms)\n";
+              << "wrote " << a.out << " and " << specPath << " (generate " << ms(t0, t1) << " ms, write " << ms(t1, t2) << " ms)\n";
     return 0;
 }
 
-rx::cli::RegisterCommand reg({"generate",
-                              "generate MODEL [--layers N --hidden H --heads A --seq S --batch B --ffn F --dtype f32|f16|bf16|f64 "
-                              "--dropout P --composite|--prim --generation G1|G2|G3] -o PROGRAM.pir",
-                              {"--layers", "--hidden", "--heads", "--seq", "--batch", "--ffn", "--dtype", "--dropout",
-                               "--generation", "-o", "--output"},
-                              &runGenerate});
+rx::cli::RegisterCommand reg("generate", "Write a joint forward+backward training program of the model zoo and its spec",
+                             [](CLI::App& app) {
+                                 auto a = std::make_shared<GenerateArgs>();
+                                 zoo::ZooOptions& o = a->zoo;
+                                 app.add_option("MODEL", o.model, "mlp, transformer, llama or conv")->required();
+                                 app.add_option("--layers", o.layers, "layers")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--hidden", o.hidden, "hidden size")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--heads", o.heads, "attention heads")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--seq", o.seq, "sequence length")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--batch", o.batch, "batch size")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--ffn", o.ffn, "feed-forward size")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--dtype", a->dtype, "f32, f16, bf16 or f64");
+                                 app.add_option("--dropout", o.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0));
+                                 auto* composite = app.add_flag("--composite", a->composite, "composite ops (default: primitive)");
+                                 auto* prim = app.add_flag("--prim", a->prim, "primitive ops (the default)");
+                                 composite->excludes(prim);
+                                 app.add_option("--generation", a->generation, "printer generation: G1, G2 or G3");
+                                 app.add_option("-o,--output", a->out, "PROGRAM.pir to write (PROGRAM.spec.json beside it)")
+                                     ->required();
+                                 return [a] { return runGenerate(*a); };
+                             });
 }  // namespace

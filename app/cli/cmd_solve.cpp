@@ -1,17 +1,15 @@
 // recompute-cli solve PROGRAM [--spec F] [--config F] [--report F] [--rewritten F]
 //                             [--network F.dot|.json|.dimacs] [--unreduced]
 // Runs the seed's auto_recompute (ALGORITHM.md) and writes what FORMATS.md promises.
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 
+#include "algorithms/SolveReport.h"
 #include "algorithms/Solver.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 #include "model/RecomputeConfig.h"
@@ -21,33 +19,10 @@ namespace {
 
 using namespace rx;
 
-QJsonValue exactNumber(int64_t units, int64_t scale) {
-    if (scale <= 1 || units % scale == 0) return QJsonValue(qint64(units / std::max<int64_t>(scale, 1)));
-    return QJsonValue(std::stod(FlowNetwork::unitsText(units, scale)));
-}
-
-QJsonArray names(const Program& p, const std::vector<ValueId>& values) {
-    QJsonArray a;
-    for (ValueId v : values) a.append(QString::fromStdString(p.values[v].name));
-    return a;
-}
-
-QJsonObject memoryJson(const MemoryProfile& m) {
-    QJsonObject o;
-    o["peak_bytes"] = qint64(m.peakBytes);
-    o["peak_op_index"] = qint64(m.peakOpIndex);
-    o["resident_bytes"] = qint64(m.residentBytes);
-    o["boundary_bytes"] = qint64(m.boundaryBytes);
-    o["boundary_activation_bytes"] = qint64(m.boundaryActivationBytes);
-    return o;
-}
-
-void writeText(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw Error(SourceLocation{path, 0, 0}, "cannot write file");
-    out << text;
-    if (!out) throw Error(SourceLocation{path, 0, 0}, "error writing file");
-}
+struct SolveArgs {
+    std::string program, spec, config, report, rewritten, network;
+    bool unreduced = false;
+};
 
 std::string mib(int64_t bytes) {
     char buf[64];
@@ -55,112 +30,61 @@ std::string mib(int64_t bytes) {
     return buf;
 }
 
-int runSolve(const cli::Arguments& args) {
+int runSolve(const SolveArgs& a) {
     using Clock = std::chrono::steady_clock;
-    if (args.positional.size() != 1) throw Error("usage: recompute-cli solve PROGRAM [--spec F] [--config F] [--report F] [--rewritten F] [--network F] [--unreduced]");
-    const std::string path = args.positional[0];
+    const std::string& path = a.program;
+    {   // no output may overwrite an input or another output (checked before any work)
+        std::vector<NamedPath> inputs{{"PROGRAM", path}}, outputs;
+        if (!a.spec.empty()) inputs.push_back({"--spec", a.spec});
+        if (!a.config.empty()) inputs.push_back({"--config", a.config});
+        if (a.spec.empty())
+            if (auto beside = specPathFor(path)) inputs.push_back({"the spec beside the program", *beside});
+        if (!a.report.empty()) outputs.push_back({"--report", a.report});
+        if (!a.rewritten.empty()) outputs.push_back({"--rewritten", a.rewritten});
+        if (!a.network.empty()) outputs.push_back({"--network", a.network});
+        checkOutputPaths(inputs, outputs);
+    }
     const auto t0 = Clock::now();
     auto program = std::make_shared<Program>(loadProgram(path));
+    cli::keepUntilExit(program);
     const double parseMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
-    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
-    RecomputeSpec spec = std::move(resolved.spec);
+    ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
+    const RecomputeSpec& spec = resolved.spec;
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
     RecomputeConfig config = RecomputeConfig::seedDefaults();
-    if (auto c = args.option("--config")) config = readConfigFile(*c);
+    if (!a.config.empty()) config = readConfigFile(a.config);
 
-    RecomputeSolver solver(program, spec);
+    const RecomputeSolver& solver = cli::keepUntilExit(std::make_shared<RecomputeSolver>(program, spec));
     SolveOptions options;
-    options.reduced = !args.has("--unreduced");
-    const SolveResult r = solver.solve(config, options);
+    options.reduced = !a.unreduced;
+    const SolveResult& r = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config, options)));
     const Program& p = *program;
 
     if (!r.ok()) {
         std::cerr << path << ": auto_recompute failed: " << r.error << "\n";
-        if (auto n = args.option("--network"); n && r.network) {
+        if (!a.network.empty() && r.network) {
             // The network is what the user needs to see an ∞ path: write it anyway.
-            r.network->writeFile(*n, p);
-            std::cerr << "network written to " << *n << "\n";
+            r.network->writeFile(a.network, p);
+            std::cerr << "network written to " << a.network << "\n";
         }
         return 1;
     }
 
     const Plan& plan = r.plan;
-    if (auto n = args.option("--network")) {
-        if (r.network) r.network->writeFile(*n, p, &r.cut.sinkSide);
+    if (!a.network.empty()) {
+        if (r.network) r.network->writeFile(a.network, p, &r.cut.sinkSide);
         else throw Error("no flow network: the seed returns the program unchanged");
     }
-    if (auto w = args.option("--rewritten")) {
+    if (!a.rewritten.empty()) {
         WriteOptions wo;
         wo.generation = p.generation;
         wo.renumber = true;
-        writeText(*w, printProgram(*r.rewritten, wo));
+        writeProgramFile(*r.rewritten, a.rewritten, wo);
     }
-    if (auto rep = args.option("--report")) {
-        QJsonObject o;
-        o["program"] = QString::fromStdString(path);
-        o["spec"] = QString::fromStdString(specSource);
-        o["unchanged"] = r.unchanged;
-        o["cut_value"] = exactNumber(plan.cutValueUnits, plan.scale);
-        o["cut_value_text"] = QString::fromStdString(plan.cutValueText());
-        o["saved_values"] = names(p, plan.savedValues);
-        o["mid_hold_values"] = names(p, plan.midHoldValues);
-        QJsonArray ops;
-        for (OpId op : plan.recomputeOps) ops.append(qint64(solver.analysis().opIndex(op)));
-        o["recompute_ops"] = ops;
-        o["memory_saved_bytes"] = qint64(plan.memorySavedBytes);
-        QJsonObject net;
-        net["nodes"] = qint64(r.network ? r.network->nodeCount() : 0);
-        net["edges"] = qint64(r.network ? r.network->arcs.size() : 0);
-        net["solved_nodes"] = qint64(r.cut.solvedNodes);
-        net["solved_edges"] = qint64(r.cut.solvedArcs);
-        net["reduced"] = options.reduced;
-        o["network"] = net;
-        QJsonObject tm;
-        tm["parse"] = parseMs;
-        tm["build"] = r.timings.buildMs;
-        tm["solve"] = r.timings.solveMs;
-        tm["plan"] = r.timings.planMs;
-        tm["rewrite"] = r.timings.rewriteMs;
-        tm["memory"] = r.timings.memoryMs;
-        tm["total"] = parseMs + r.timings.totalMs;
-        o["timings_ms"] = tm;
-        o["memory"] = QJsonObject{{"original", memoryJson(r.originalMemory)}, {"rewritten", memoryJson(r.rewrittenMemory)}};
-        QJsonArray warnings, hazards;
-        for (const auto& w : plan.warnings) warnings.append(QString::fromStdString(w));
-        for (const auto& h : plan.hazards) hazards.append(QString::fromStdString(h));
-        o["warnings"] = warnings;
-        o["hazards"] = hazards;
-        // Why, per value in the network (forward values with their weights and bans).
-        QJsonArray values;
-        if (!plan.reasons.empty()) {
-            std::vector<ValueId> vs;
-            for (ValueId v = 0; v < p.values.size(); ++v)
-                if (plan.reasons[v].valueClass == ValueClass::Forward) vs.push_back(v);
-            sortValuesByName(p, vs);
-            for (ValueId v : vs) {
-                const ValueReason& why = plan.reasons[v];
-                QJsonObject e;
-                e["name"] = QString::fromStdString(p.values[v].name);
-                e["in_network"] = why.inNetwork;
-                e["skip"] = QString::fromStdString(std::string(skipReasonName(why.skip)));
-                e["distance"] = qint64(why.distance);
-                e["size"] = qint64(why.size);
-                e["weight"] = exactNumber(why.weightUnits, plan.scale);
-                e["materialized"] = why.materialized;
-                e["materialized_backwards"] = why.materializedBackwards;
-                e["fusion_loop"] = why.fusionLoop;
-                e["banned"] = why.banned;
-                e["ban_rule"] = QString::fromStdString(std::string(banRuleName(why.banRule)));
-                e["ban_text"] = QString::fromStdString(why.banText);
-                e["side"] = QString::fromStdString(std::string(valueSideName(why.side)));
-                e["mid_hold"] = why.midHold;
-                e["pin"] = why.pin == ValueFacts::Pin::Saved ? "saved" : why.pin == ValueFacts::Pin::Recomputed ? "recomputed" : "none";
-                values.append(e);
-            }
-        }
-        o["values"] = values;
-        writeText(*rep, QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString());
+    if (!a.report.empty()) {
+        SolveReportInput report{p, solver.analysis(), r, path, specSource, parseMs, options.reduced, &config};
+        writeSolveReportFile(a.report, report);
     }
 
     // Short human summary.
@@ -184,7 +108,9 @@ int runSolve(const cli::Arguments& args) {
     std::cout << "  mid-hold: " << list(plan.midHoldValues) << ", " << plan.memorySavedBytes << " bytes ("
               << mib(plan.memorySavedBytes) << ") saved\n";
     std::cout << "  recomputed ops: " << plan.recomputeOps.size() << "\n";
-    if (!r.originalMemory.liveBytes.empty())
+    for (const MemoryProfile* m : {&r.originalMemory, &r.rewrittenMemory})
+        if (!m->ok()) std::cout << "  warning: " << m->error << "\n";
+    if (!r.originalMemory.liveBytes.empty() && r.rewrittenMemory.ok())
         std::cout << "  peak memory: " << mib(r.originalMemory.peakBytes) << " -> " << mib(r.rewrittenMemory.peakBytes)
                   << "\n";
     for (const auto& w : plan.warnings) std::cout << "  warning: " << w << "\n";
@@ -193,10 +119,17 @@ int runSolve(const cli::Arguments& args) {
     return 0;
 }
 
-cli::RegisterCommand reg({"solve",
-                          "solve PROGRAM [--spec F] [--config F] [--report F] [--rewritten F] "
-                          "[--network F.dot|.json|.dimacs] [--unreduced]",
-                          {"--spec", "--config", "--report", "--rewritten", "--network"},
-                          &runSolve});
+cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the plan, report, program and network",
+                         [](CLI::App& app) {
+                             auto a = std::make_shared<SolveArgs>();
+                             app.add_option("PROGRAM", a->program, "program to solve (PIR text or JSON)")->required();
+                             app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)");
+                             app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)");
+                             app.add_option("--report", a->report, "solve report JSON to write");
+                             app.add_option("--rewritten", a->rewritten, "rewritten program (PIR text) to write");
+                             app.add_option("--network", a->network, "flow network to write: .dot, .json or .dimacs");
+                             app.add_flag("--unreduced", a->unreduced, "run Preflow on the whole network (no contraction)");
+                             return [a] { return runSolve(*a); };
+                         });
 
 }  // namespace

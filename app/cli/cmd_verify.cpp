@@ -3,9 +3,10 @@
 // rewritten program on the CPU with the same seeded inputs and compares every fetched value.
 #include "algorithms/Solver.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/prettywriter.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -21,16 +22,22 @@ namespace {
 
 using namespace rx;
 
-int runVerify(const cli::Arguments& args) {
-    if (args.positional.size() != 1)
-        throw Error("usage: recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]");
-    const std::string& path = args.positional[0];
+struct VerifyArgs {
+    std::string program, spec, config;
+    uint64_t seed = 0;
+    double rtol = 0, atol = 0;
+    bool json = false;
+};
+
+int runVerify(const VerifyArgs& a) {
+    const std::string& path = a.program;
     auto program = std::make_shared<Program>(loadProgram(path));
-    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
+    cli::keepUntilExit(program);
+    ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
     RecomputeConfig config = RecomputeConfig::seedDefaults();
-    if (auto c = args.option("--config")) config = readConfigFile(*c);
+    if (!a.config.empty()) config = readConfigFile(a.config);
 
     exec::CpuExecutor cpu;
     if (auto missing = cpu.unsupportedOps(*program); !missing.empty()) {
@@ -48,40 +55,52 @@ int runVerify(const cli::Arguments& args) {
                         std::to_string(limits.maxElementsPerValue) + ")");
     }
     exec::VerifyOptions vo;
-    vo.seed = static_cast<uint64_t>(args.integer("--seed", 0, 0));
-    vo.rtol = args.number("--rtol", 0, 0);
-    vo.atol = args.number("--atol", 0, 0);
+    vo.seed = a.seed;
+    vo.rtol = a.rtol;
+    vo.atol = a.atol;
     vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
 
     RecomputeSolver solver(program, spec);
-    SolveResult solved = solver.solve(config);
+    const SolveResult& solved = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config)));
     if (!solved.ok()) throw Error(path + ": the solver failed: " + solved.error);
     exec::VerifyReport report = exec::verifyPrograms(*program, *solved.rewritten, vo, &cpu);
 
-    if (args.has("--json")) {
-        QJsonObject o;
-        o["equivalent"] = report.equivalent;
-        o["compared"] = report.compared;
-        o["bitwise_equal"] = report.bitwiseEqual;
-        o["max_abs_difference"] = report.maxAbsDifference;
-        o["original_peak_bytes"] = static_cast<double>(report.originalPeakBytes);
-        o["rewritten_peak_bytes"] = static_cast<double>(report.rewrittenPeakBytes);
-        o["model_original_peak_bytes"] = static_cast<double>(solved.originalMemory.peakBytes);
-        o["model_rewritten_peak_bytes"] = static_cast<double>(solved.rewrittenMemory.peakBytes);
-        o["recomputed_ops"] = static_cast<int>(solved.clones.size());
-        o["unchanged"] = solved.unchanged;
-        o["spec"] = QString::fromStdString(specSource);
+    if (a.json) {
+        // Keys in alphabetical order (what scripts have read so far).
+        rapidjson::OStreamWrapper os(std::cout);
+        rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
+        auto key = [&](const char* k) { w.Key(k); };
+        auto string = [&](const std::string& s) { w.String(s.data(), rapidjson::SizeType(s.size())); };
+        auto number = [&](double d) {  // RapidJSON refuses nan/inf: JSON has no spelling for them
+            if (std::isfinite(d)) w.Double(d);
+            else w.Null();
+        };
+        w.StartObject();
+        key("bitwise_equal"), w.Bool(report.bitwiseEqual);
+        key("compared"), w.Int64(int64_t(report.compared));
+        key("equivalent"), w.Bool(report.equivalent);
         if (report.firstDifference) {
-            QJsonObject d;
-            d["value"] = QString::fromStdString(report.firstDifference->valueName);
-            d["fetch"] = QString::fromStdString(report.firstDifference->fetchName);
-            d["index"] = static_cast<double>(report.firstDifference->index);
-            d["reason"] = QString::fromStdString(report.firstDifference->reason);
-            d["original"] = report.firstDifference->original;
-            d["rewritten"] = report.firstDifference->rewritten;
-            o["first_difference"] = d;
+            const auto& d = *report.firstDifference;
+            key("first_difference");
+            w.StartObject();
+            key("fetch"), string(d.fetchName);
+            key("index"), w.Int64(int64_t(d.index));
+            key("original"), number(d.original);
+            key("reason"), string(d.reason);
+            key("rewritten"), number(d.rewritten);
+            key("value"), string(d.valueName);
+            w.EndObject();
         }
-        std::cout << QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+        key("max_abs_difference"), number(report.maxAbsDifference);
+        key("model_original_peak_bytes"), w.Int64(solved.originalMemory.peakBytes);
+        key("model_rewritten_peak_bytes"), w.Int64(solved.rewrittenMemory.peakBytes);
+        key("original_peak_bytes"), w.Int64(int64_t(report.originalPeakBytes));
+        key("recomputed_ops"), w.Int64(int64_t(solved.clones.size()));
+        key("rewritten_peak_bytes"), w.Int64(int64_t(report.rewrittenPeakBytes));
+        key("spec"), string(specSource);
+        key("unchanged"), w.Bool(solved.unchanged);
+        w.EndObject();
+        std::cout << "\n";
     } else {
         std::cout << path << " (spec: " << specSource << "): " << solved.clones.size() << " ops recomputed"
                   << (solved.unchanged ? " (program unchanged)" : "") << "\n"
@@ -92,6 +111,16 @@ int runVerify(const cli::Arguments& args) {
     return report.equivalent ? 0 : 3;
 }
 
-rx::cli::RegisterCommand reg({"verify", "verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]",
-                              {"--spec", "--config", "--seed", "--rtol", "--atol"}, &runVerify});
+rx::cli::RegisterCommand reg("verify", "Solve, then run the original and rewritten programs on the CPU and compare",
+                             [](CLI::App& app) {
+                                 auto a = std::make_shared<VerifyArgs>();
+                                 app.add_option("PROGRAM", a->program, "program to verify (PIR text or JSON)")->required();
+                                 app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)");
+                                 app.add_option("--config", a->config, "heuristics config JSON");
+                                 app.add_option("--seed", a->seed, "seed of the random inputs");
+                                 app.add_option("--rtol", a->rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--atol", a->atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
+                                 app.add_flag("--json", a->json, "one JSON object on stdout");
+                                 return [a] { return runVerify(*a); };
+                             });
 }  // namespace

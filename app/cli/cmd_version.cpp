@@ -1,11 +1,13 @@
+// recompute-cli version: the tool's version.
 #include <iostream>
 
 #include "app/cli/Command.h"
 
 namespace {
-int runVersion(const rx::cli::Arguments&) {
-    std::cout << "recompute-cli 0.1\n";
-    return 0;
-}
-rx::cli::RegisterCommand reg({"version", "version", {}, &runVersion});
+rx::cli::RegisterCommand reg("version", "Print the version", [](CLI::App&) {
+    return [] {
+        std::cout << "recompute-cli 0.1\n";
+        return 0;
+    };
+});
 }  // namespace

@@ -1,4 +1,4 @@
-// recompute-cli: dispatches to the registered subcommands (cmd_*.cpp).
+// recompute-cli: the registered subcommands (cmd_*.cpp) on one CLI11 app.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -7,14 +7,15 @@
 #include <sstream>
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
 
 namespace rx::cli {
 
-std::vector<Command>& commandRegistry() {
-    static std::vector<Command> commands;
+std::vector<CommandDefinition>& commandRegistry() {
+    static std::vector<CommandDefinition> commands;
     return commands;
 }
 
@@ -36,6 +37,33 @@ std::string lowerBound(double minimum) {
     std::ostringstream out;
     out << " >= " << minimum;
     return out.str();
+}
+
+// The earlier parser: "--key value" where the command declares the key, "--key=value",
+// "--flag", positionals.
+Arguments splitArguments(const std::vector<std::string>& args, const Command& command) {
+    Arguments out;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const bool isOption = a.rfind("--", 0) == 0 ||
+                              (a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])));
+        if (!isOption) {
+            out.positional.push_back(a);
+            continue;
+        }
+        if (auto eq = a.find('='); eq != std::string::npos) {
+            out.options[a.substr(0, eq)] = a.substr(eq + 1);
+            continue;
+        }
+        const auto& v = command.valueOptions;
+        if (std::find(v.begin(), v.end(), a) != v.end()) {
+            if (i + 1 >= args.size()) throw CLI::ArgumentMismatch("option " + a + " needs a value");
+            out.options[a] = args[++i];
+        } else {
+            out.flags.push_back(a);
+        }
+    }
+    return out;
 }
 }  // namespace
 
@@ -63,15 +91,26 @@ double Arguments::number(const std::string& key, double fallback, double minimum
     throw rx::Error(key + " expects a number" + lowerBound(minimum) + ", found '" + *value + "'");
 }
 
+RegisterCommand::RegisterCommand(Command legacy) {
+    const std::string usage = "usage: recompute-cli " + legacy.usage;
+    commandRegistry().push_back({legacy.name, usage, [legacy](CLI::App& app) -> Runner {
+                                     app.allow_extras();
+                                     app.positionals_at_end(false);
+                                     return [legacy, &app] { return legacy.run(splitArguments(app.remaining(), legacy)); };
+                                 }});
+}
+
 }  // namespace rx::cli
 
 namespace {
 
-void printUsage(std::ostream& out) {
-    auto commands = rx::cli::commandRegistry();
-    std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
-    out << "usage: recompute-cli COMMAND [ARGS...]\n\ncommands:\n";
-    for (const auto& c : commands) out << "  " << c.usage << "\n";
+// Ends the process without destructors or atexit handlers: outputs are committed by then
+// and the kept state (keepUntilExit) needs no freeing.
+[[noreturn]] void finish(int code) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    ::_exit(code);
 }
 
 }  // namespace
@@ -82,51 +121,49 @@ int main(int argc, char** argv) {
     // the kernel (mmap/trim) makes page faults dominate the run (bench_solve: ~4x wall time).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-        printUsage(argc < 2 ? std::cerr : std::cout);
-        return argc < 2 ? 2 : 0;
+
+    auto& commands = commandRegistry();
+    std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    CLI::App app("Recompute Explorer's command line: inspect, convert, solve, verify and generate PaddlePaddle PIR "
+                 "programs.",
+                 "recompute-cli");
+    app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Every command's options");
+    std::vector<std::pair<CLI::App*, Runner>> runners;
+    for (const auto& c : commands) {
+        CLI::App* sub = app.add_subcommand(c.name, c.description);
+        runners.emplace_back(sub, c.define(*sub));
     }
-    const std::string name = argv[1];
-    const auto& commands = commandRegistry();
-    auto it = std::find_if(commands.begin(), commands.end(), [&](auto& c) { return c.name == name; });
-    if (it == commands.end()) {
-        std::cerr << "recompute-cli: unknown command '" << name << "'\n";
-        printUsage(std::cerr);
-        return 2;
-    }
-    Arguments args;
-    for (int i = 2; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << "usage: recompute-cli " << it->usage << "\n";
-            return 0;
-        }
-        if (a.rfind("--", 0) == 0 || (a.size() == 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])))) {
-            if (auto eq = a.find('='); eq != std::string::npos) {
-                args.options[a.substr(0, eq)] = a.substr(eq + 1);
-                continue;
-            }
-            const bool takesValue = std::find(it->valueOptions.begin(), it->valueOptions.end(), a) != it->valueOptions.end();
-            if (takesValue) {
-                if (i + 1 >= argc) {
-                    std::cerr << "recompute-cli " << name << ": option " << a << " needs a value\n";
-                    return 2;
-                }
-                args.options[a] = argv[++i];
-            } else {
-                args.flags.push_back(a);
-            }
-        } else {
-            args.positional.push_back(a);
-        }
+    // A first word that names no command: say so in the words users know.
+    if (argc >= 2 && argv[1][0] != '-' &&
+        std::none_of(commands.begin(), commands.end(), [&](auto& c) { return c.name == argv[1]; })) {
+        std::cerr << "recompute-cli: unknown command '" << argv[1] << "'\n" << app.help();
+        finish(2);
     }
     try {
-        return it->run(args);
-    } catch (const rx::Error& e) {
-        std::cerr << e.what() << "\n";
-        return 1;
-    } catch (const std::exception& e) {
-        std::cerr << "recompute-cli " << name << ": " << e.what() << "\n";
-        return 1;
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        finish(app.exit(e));
+    } catch (const CLI::CallForAllHelp& e) {
+        finish(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);  // prints CLI11's message and the hint to run --help
+        finish(2);
     }
+    for (auto& [sub, run] : runners) {
+        if (!sub->parsed()) continue;
+        try {
+            finish(run());
+        } catch (const CLI::ParseError& e) {  // a legacy command's argument error
+            std::cerr << "recompute-cli " << sub->get_name() << ": " << e.what() << "\n";
+            finish(2);
+        } catch (const rx::Error& e) {
+            std::cerr << e.what() << "\n";
+            finish(1);
+        } catch (const std::exception& e) {
+            std::cerr << "recompute-cli " << sub->get_name() << ": " << e.what() << "\n";
+            finish(1);
+        }
+    }
+    finish(2);
 }

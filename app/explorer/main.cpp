@@ -19,6 +19,7 @@
 #include <fstream>
 
 #include "algorithms/zoo/ModelZoo.h"
+#include "model/FileIO.h"
 #include "model/PirWriter.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
@@ -49,9 +50,7 @@ QString generateProgram(int ops) {
     QDir().mkpath(dir);
     const QString path = dir + QStringLiteral("/transformer-%1.pir").arg(ops);
     rx::writeProgramFile(*g.program, path.toStdString());
-    QFile spec(dir + QStringLiteral("/transformer-%1.spec.json").arg(ops));
-    spec.open(QIODevice::WriteOnly);
-    spec.write(QByteArray::fromStdString(rx::zoo::specJson(g)));
+    rx::writeFileAtomic((dir + QStringLiteral("/transformer-%1.spec.json").arg(ops)).toStdString(), rx::zoo::specJson(g));
     return path;
 }
 

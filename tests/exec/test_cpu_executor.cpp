@@ -6,7 +6,6 @@
 
 #include "algorithms/exec/CpuExecutor.h"
 #include "algorithms/exec/Verify.h"
-#include "algorithms/exec/VerifyAsync.h"
 #include "model/Diagnostic.h"
 
 using namespace rx;
@@ -360,21 +359,6 @@ private slots:
         RunResult r = ex.run(b.p, b.in, o);
         QCOMPARE(r.values.size(), size_t(1));
         expectNear(r.values.at(b.p.values[e].name).toDoubles(), {1, std::exp(1.0)}, 1e-6);
-    }
-    void asyncVerifyRunsOffThread() {
-        P b;
-        ValueId x = b.data("x", DType::Float32, {2}, {0, 1});
-        b.fetch(b.op("pd_op.exp", {x}, {b.t(DType::Float32, {2})})[0]);
-        auto prog = std::make_shared<const Program>(b.p);
-        VerifyOutcome out = verifyProgramsAsync(prog, prog, {}).result();
-        QVERIFY(out.error.empty());
-        QVERIFY(out.report && out.report->equivalent);
-        P bad;
-        bad.op("pd_op.frobnicate", {}, {bad.t(DType::Float32, {1})});
-        auto badProg = std::make_shared<const Program>(bad.p);
-        VerifyOutcome failed = verifyProgramsAsync(badProg, badProg, {}).result();
-        QVERIFY(!failed.report);
-        QVERIFY(failed.error.find("pd_op.frobnicate") != std::string::npos);
     }
     void oversizedWorkIsRefusedBeforeRunning() {
         P b;

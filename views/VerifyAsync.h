@@ -1,6 +1,6 @@
 #pragma once
-// verifyPrograms off the calling thread, for the explorer's Verify button. Kept apart from
-// Verify.h so that code including Verify.h does not pull in Qt's keyword macros.
+// verifyPrograms off the calling thread, for the explorer's Verify button. Lives in views/
+// (QtConcurrent) so that the library stays Qt-free; the API is the one it had there.
 #include <QFuture>
 
 #include "algorithms/exec/Verify.h"

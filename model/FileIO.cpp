@@ -1,0 +1,256 @@
+// The one file module: bounded reads, atomic writes and output-path checks (FileIO.h).
+#include "model/FileIO.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/Diagnostic.h"
+
+namespace rx {
+namespace {
+
+constexpr size_t kWriteBuffer = size_t(1) << 20;
+
+std::string reason(int error) { return std::strerror(error); }
+
+const char* kindOf(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO (pipe)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+std::string humanLimit(uint64_t bytes) {
+    if (bytes >= (uint64_t(1) << 30) && bytes % (uint64_t(1) << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+    if (bytes >= (uint64_t(1) << 20) && bytes % (uint64_t(1) << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+[[noreturn]] void tooLarge(const std::string& path, uint64_t size, uint64_t maxBytes) {
+    throw Error(path + ": cannot read file: it has " + std::to_string(size) + " bytes, above the limit of " +
+                humanLimit(maxBytes) + " for inputs");
+}
+
+}  // namespace
+
+std::string readFile(const std::string& path, uint64_t maxBytes) {
+    // stat first: opening a FIFO for reading would block until a writer appears.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open file: " + reason(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read file: it is " + kindOf(st.st_mode) + ", expected a regular file");
+    if (uint64_t(st.st_size) > maxBytes) tooLarge(path, uint64_t(st.st_size), maxBytes);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw Error(path + ": cannot open file: " + reason(errno));
+    struct Closer { int fd; ~Closer() { ::close(fd); } } closer{fd};
+    if (::fstat(fd, &st) != 0) throw Error(path + ": cannot read file: " + reason(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read file: it is " + kindOf(st.st_mode) + ", expected a regular file");
+    std::string text;
+    // Files in /proc report size 0 but have content: grow as needed, still bounded.
+    text.resize(size_t(st.st_size) + 1);
+    size_t used = 0;
+    for (;;) {
+        if (used == text.size()) {
+            if (used > maxBytes) tooLarge(path, used, maxBytes);
+            text.resize(std::min<uint64_t>(maxBytes + 1, std::max<size_t>(text.size() * 2, 1 << 16)));
+        }
+        const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw Error(path + ": cannot read file: " + reason(errno));
+        }
+        if (n == 0) break;
+        used += size_t(n);
+    }
+    if (used > maxBytes) tooLarge(path, used, maxBytes);
+    text.resize(used);
+    return text;
+}
+
+// ---------------------------------------------------------------- AtomicFile
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    namespace fs = std::filesystem;
+    if (path_.empty()) throw Error("cannot write a file with an empty name");
+    std::error_code ec;
+    target_ = path_;
+    // Writing through a symlink replaces its destination, as a plain open would.
+    if (fs::is_symlink(fs::symlink_status(path_, ec))) {
+        const fs::path resolved = fs::weakly_canonical(path_, ec);
+        if (!ec) target_ = resolved.string();
+    }
+    struct stat st {};
+    mode_t mode = 0666;
+    if (::stat(target_.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) throw Error(path_ + ": cannot write file: it is a directory");
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            // A stream (/dev/stdout, a pipe, /dev/null) cannot be replaced atomically: write
+            // straight to it.
+            fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd_ < 0) throw Error(path_ + ": cannot write file: " + reason(errno));
+            stream_ = true;
+            buffer_.resize(kWriteBuffer);
+            return;
+        }
+        if (!S_ISREG(st.st_mode))
+            throw Error(path_ + ": cannot write file: it is " + kindOf(st.st_mode) + ", expected a regular file or a new name");
+        mode = st.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    const fs::path parent = fs::path(target_).parent_path();
+    const std::string folder = parent.empty() ? "." : parent.string();
+    temporary_ = folder + "/." + fs::path(target_).filename().string() + ".tmp-XXXXXX";
+    fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
+    if (fd_ < 0) {
+        const int error = errno;
+        temporary_.clear();
+        throw Error(path_ + ": cannot write file: cannot create a temporary file in '" + folder + "': " + reason(error));
+    }
+    if (::fchmod(fd_, mode) != 0) fail("cannot set permissions", errno);
+    buffer_.resize(kWriteBuffer);
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    if (!temporary_.empty()) ::unlink(temporary_.c_str());
+    temporary_.clear();
+}
+
+void AtomicFile::fail(const std::string& what, int error) {
+    discard();
+    throw Error(path_ + ": cannot write file: " + what + ": " + reason(error) + " (the previous file, if any, is unchanged)");
+}
+
+void AtomicFile::write(std::string_view bytes) {
+    if (fd_ < 0) throw Error(path_ + ": cannot write file: already committed or failed");
+    if (bytes.size() >= buffer_.size()) {
+        drain();
+        const char* p = bytes.data();
+        size_t left = bytes.size();
+        while (left) {
+            const ssize_t n = ::write(fd_, p, left);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                fail("write failed", errno);
+            }
+            p += n;
+            left -= size_t(n);
+        }
+        return;
+    }
+    if (buffer_.size() - used_ < bytes.size()) drain();
+    std::memcpy(buffer_.data() + used_, bytes.data(), bytes.size());
+    used_ += bytes.size();
+}
+
+void AtomicFile::drain() {
+    if (fd_ < 0) throw Error(path_ + ": cannot write file: already committed or failed");
+    size_t done = 0;
+    while (done < used_) {
+        const ssize_t n = ::write(fd_, buffer_.data() + done, used_ - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("write failed", errno);
+        }
+        done += size_t(n);
+    }
+    used_ = 0;
+}
+
+void AtomicFile::commit() {
+    drain();
+    if (stream_) {
+        const int fd = fd_;
+        fd_ = -1;
+        if (::close(fd) != 0) throw Error(path_ + ": cannot write file: close failed: " + reason(errno));
+        return;
+    }
+    if (::fsync(fd_) != 0) fail("fsync failed", errno);
+    if (::close(fd_) != 0) {
+        fd_ = -1;
+        fail("close failed", errno);
+    }
+    fd_ = -1;
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) fail("rename failed", errno);
+    temporary_.clear();
+    // The rename is durable once the folder's entry is on disk too.
+    const std::string folder = std::filesystem::path(target_).parent_path().string();
+    const int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+void writeFileAtomic(const std::string& path, std::string_view bytes) {
+    AtomicFile file(path);
+    file.write(bytes);
+    file.commit();
+}
+
+// ---------------------------------------------------------------- path identity
+
+namespace {
+
+struct Identity {
+    bool exists = false;
+    dev_t device = 0;
+    ino_t inode = 0;
+    std::string canonical;  // canonical folder + name, for paths not there yet
+};
+
+Identity identify(const std::string& path) {
+    namespace fs = std::filesystem;
+    Identity id;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        id.exists = true;
+        id.device = st.st_dev;
+        id.inode = st.st_ino;
+    }
+    std::error_code ec;
+    const fs::path p = fs::absolute(path, ec);
+    const fs::path folder = fs::weakly_canonical(p.parent_path(), ec);
+    id.canonical = ec ? p.lexically_normal().string() : (folder / p.filename()).lexically_normal().string();
+    return id;
+}
+
+bool same(const Identity& a, const Identity& b) {
+    if (a.exists && b.exists) return a.device == b.device && a.inode == b.inode;
+    return a.canonical == b.canonical;
+}
+
+}  // namespace
+
+bool samePath(const std::string& a, const std::string& b) { return same(identify(a), identify(b)); }
+
+void checkOutputPaths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+    std::vector<Identity> in, out;
+    for (const auto& i : inputs) in.push_back(identify(i.path));
+    for (size_t o = 0; o < outputs.size(); ++o) {
+        out.push_back(identify(outputs[o].path));
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (same(out[o], in[i]))
+                throw Error(outputs[o].role + " '" + outputs[o].path + "' names the input " + inputs[i].role + " ('" +
+                            inputs[i].path + "'); refusing to overwrite an input");
+        for (size_t k = 0; k < o; ++k)
+            if (same(out[o], out[k]))
+                throw Error(outputs[o].role + " '" + outputs[o].path + "' names the same file as " + outputs[k].role +
+                            " ('" + outputs[k].path + "'); give each output its own file");
+    }
+}
+
+}  // namespace rx

@@ -1,0 +1,78 @@
+#pragma once
+// The one file module: bounded reads of regular files, atomic writes (temporary beside the
+// target, fsync, rename) and the check that a command's outputs name neither an input nor
+// each other. Every error is an rx::Error naming the path and the system's reason.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rx {
+
+// Inputs above this are refused before anything is allocated (real programs reach a few
+// hundred MB; the largest generated ones about 1 GB).
+inline constexpr uint64_t kDefaultMaxReadBytes = uint64_t(4) << 30;  // 4 GiB
+
+// The whole file as bytes. Refuses directories, devices, FIFOs and sockets (a read would
+// block or never end) and files above `maxBytes`, with a message saying which.
+std::string readFile(const std::string& path, uint64_t maxBytes = kDefaultMaxReadBytes);
+
+// A file that appears at `path` complete or not at all. Bytes go to a temporary file in the
+// target's folder (so the rename stays on one file system); commit() flushes, fsyncs and
+// renames it over the target. Until then the old file is untouched; on any error, or when
+// the object dies uncommitted, the temporary is removed. Writes are buffered: stream large
+// outputs through write()/put() instead of building them in memory. An existing character
+// device or FIFO (/dev/stdout, a pipe) is written directly: a stream has no old content.
+class AtomicFile {
+public:
+    explicit AtomicFile(std::string path);
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    void write(std::string_view bytes);
+    void put(char c) {
+        if (used_ == buffer_.size()) drain();
+        buffer_[used_++] = c;
+    }
+    void commit();  // throws rx::Error; the target is then the new content
+    const std::string& path() const { return path_; }
+    const std::string& temporaryPath() const { return temporary_; }
+
+    // RapidJSON's output stream concept, so a rapidjson::Writer streams into the file.
+    using Ch = char;
+    void Put(char c) { put(c); }
+    void Flush() {}
+
+private:
+    void drain();
+    [[noreturn]] void fail(const std::string& what, int error);
+    void discard() noexcept;
+
+    std::string path_;       // the target as given (messages)
+    std::string target_;     // where the rename goes (a symlink's destination)
+    std::string temporary_;
+    int fd_ = -1;
+    bool stream_ = false;    // a device or FIFO, written in place
+    std::vector<char> buffer_;
+    size_t used_ = 0;
+};
+
+// writeFileAtomic(path, bytes): an AtomicFile written and committed in one call.
+void writeFileAtomic(const std::string& path, std::string_view bytes);
+
+// Whether two paths name the same file: by device and inode where both exist, else by
+// canonical folder + name (for outputs not written yet).
+bool samePath(const std::string& a, const std::string& b);
+
+// One path of a command with its role in messages ("--report", "OUT", "input").
+struct NamedPath {
+    std::string role;
+    std::string path;
+};
+// Throws rx::Error when an output names an input or another output, e.g. "--report
+// 'in.pir' names the input PROGRAM; refusing to overwrite it".
+void checkOutputPaths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
+
+}  // namespace rx

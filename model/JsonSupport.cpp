@@ -1,0 +1,198 @@
+// JSON parsing, paths, positions and "did you mean" shared by the model's readers.
+#include "model/JsonSupport.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace rx {
+
+SourceLocation locateOffset(std::string_view text, size_t offset, const std::string& fileName) {
+    SourceLocation where{fileName, 1, 1};
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++where.line;
+            where.column = 1;
+        } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+            ++where.column;
+        }
+    }
+    return where;
+}
+
+rapidjson::Document parseJson(std::string_view text, const std::string& fileName, const char* what) {
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
+    if (doc.HasParseError())
+        throw Error(locateOffset(text, doc.GetErrorOffset(), fileName),
+                    std::string("invalid ") + what + " JSON: " + rapidjson::GetParseError_En(doc.GetParseError()));
+    return doc;
+}
+
+std::string JsonPath::str() const {
+    if (steps_.empty()) return "(top level)";
+    std::string out;
+    for (const Step& s : steps_) {
+        if (const auto* k = std::get_if<std::string>(&s)) {
+            if (!out.empty()) out += '.';
+            out += *k;
+        } else {
+            out += "[" + std::to_string(std::get<size_t>(s)) + "]";
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// SAX pass that follows the document until it reaches `target`; remembers where the deepest
+// value on the target path started.
+struct PathFinder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PathFinder> {
+    struct Frame {
+        bool object;
+        size_t index = 0;   // arrays: index of the next value
+        std::string key;    // objects: key of the next value
+    };
+    std::string_view text;
+    const rapidjson::StringStream* stream = nullptr;
+    std::vector<JsonPath::Step> target;
+    std::vector<Frame> frames;
+    size_t bestDepth = 0;
+    std::optional<size_t> bestOffset;
+    bool done = false;
+
+    // Where the value starts. RapidJSON reads strings and numbers through a local copy of
+    // the stream, so at their callback Tell() is still at their first byte; true/false/null
+    // are consumed in place (Tell() is past them); containers have consumed their bracket.
+    size_t startOf(size_t at, bool container) const {
+        if (container) return at ? at - 1 : 0;
+        if (at < text.size() && (text[at] == '"' || text[at] == '-' || (text[at] >= '0' && text[at] <= '9'))) return at;
+        while (at > 0 && std::isalpha(static_cast<unsigned char>(text[at - 1]))) --at;
+        return at;
+    }
+
+    // A value starts here: is it on the target path?
+    bool value(bool container) {
+        const size_t end = stream->Tell();
+        size_t depth = 0;
+        bool onPath = frames.size() <= target.size();
+        for (size_t f = 0; f < frames.size() && onPath; ++f) {
+            const Frame& fr = frames[f];
+            if (fr.object) {
+                const auto* k = std::get_if<std::string>(&target[f]);
+                onPath = k && *k == fr.key;
+            } else {
+                const auto* i = std::get_if<size_t>(&target[f]);
+                onPath = i && *i == fr.index;
+            }
+            depth = f + 1;
+        }
+        if (onPath && (depth >= bestDepth || !bestOffset)) {
+            bestDepth = depth;
+            bestOffset = startOf(end, container);
+            if (depth == target.size()) done = true;
+        }
+        return !done;
+    }
+    bool after() {  // a value ended
+        if (!frames.empty() && !frames.back().object) ++frames.back().index;
+        return true;
+    }
+    bool scalar() { return value(false) && after(); }
+    bool Null() { return scalar(); }
+    bool Bool(bool) { return scalar(); }
+    bool Int(int) { return scalar(); }
+    bool Uint(unsigned) { return scalar(); }
+    bool Int64(int64_t) { return scalar(); }
+    bool Uint64(uint64_t) { return scalar(); }
+    bool Double(double) { return scalar(); }
+    bool String(const char*, rapidjson::SizeType, bool) { return scalar(); }
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        frames.back().key.assign(s, n);
+        return true;
+    }
+    bool StartObject() {
+        if (!value(true)) return false;
+        frames.push_back({true, 0, {}});
+        return true;
+    }
+    bool EndObject(rapidjson::SizeType) {
+        frames.pop_back();
+        return after();
+    }
+    bool StartArray() {
+        if (!value(true)) return false;
+        frames.push_back({false, 0, {}});
+        return true;
+    }
+    bool EndArray(rapidjson::SizeType) {
+        frames.pop_back();
+        return after();
+    }
+};
+
+}  // namespace
+
+SourceLocation locateJsonPath(std::string_view text, const std::string& fileName, const JsonPath& path) {
+    // The text may not be NUL-terminated: parse a copy.
+    const std::string copy(text);
+    PathFinder finder;
+    finder.text = copy;
+    for (const auto& s : path.steps()) finder.target.push_back(s);
+    rapidjson::StringStream stream(copy.c_str());
+    finder.stream = &stream;
+    rapidjson::Reader reader;
+    reader.Parse(stream, finder);
+    if (!finder.bestOffset) return {fileName, 0, 0};
+    return locateOffset(text, *finder.bestOffset, fileName);
+}
+
+void failAt(std::string_view text, const std::string& fileName, const JsonPath& path, const std::string& message) {
+    throw Error(locateJsonPath(text, fileName, path), path.str() + ": " + message);
+}
+
+std::string jsonTypeName(const rapidjson::Value& v) {
+    switch (v.GetType()) {
+    case rapidjson::kNullType: return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType: return "a boolean";
+    case rapidjson::kObjectType: return "an object";
+    case rapidjson::kArrayType: return "an array";
+    case rapidjson::kStringType: return "a string";
+    case rapidjson::kNumberType: return v.IsInt64() || v.IsUint64() ? "an integer" : "a number";
+    }
+    return "a value";
+}
+
+std::optional<std::string> nearestName(std::string_view key, const std::vector<std::string_view>& candidates) {
+    auto distance = [](std::string_view a, std::string_view b) {
+        std::vector<size_t> row(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            size_t diagonal = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j) {
+                const size_t up = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        return row[b.size()];
+    };
+    std::optional<std::string> best;
+    size_t bestDistance = SIZE_MAX;
+    for (std::string_view c : candidates) {
+        const size_t d = distance(key, c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = std::string(c);
+        }
+    }
+    // A typo, not an unrelated word: at most a third of the key's letters differ.
+    if (!best || bestDistance > std::max<size_t>(2, key.size() / 3)) return std::nullopt;
+    return best;
+}
+
+}  // namespace rx

@@ -1,0 +1,259 @@
+// The file module (model/FileIO.h) on its failure paths, for real: directories, FIFOs and
+// devices refused, size limits, EFBIG from RLIMIT_FSIZE, a read-only folder, a process killed
+// mid-write, and outputs that name an input or each other.
+#include <QtTest>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model/Diagnostic.h"
+#include "model/FileIO.h"
+
+using namespace rx;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void spit(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+std::string errorOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return {};
+}
+
+// Files in `dir` other than `keep` (temporaries left behind would show here).
+std::vector<std::string> others(const std::string& dir, const std::vector<std::string>& keep) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (std::find(keep.begin(), keep.end(), name) == keep.end()) out.push_back(name);
+    }
+    return out;
+}
+
+// Runs `child` in a forked process; its exit status (0 = the checks there passed).
+int inChild(const std::function<int()>& child) {
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(child());
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+class FileIoTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    // A fresh folder per test function, so leftover checks see only that test's files.
+    std::string dir() const {
+        const std::string d = tmp_.path().toStdString() + "/" + QTest::currentTestFunction();
+        fs::create_directories(d);
+        return d;
+    }
+
+private Q_SLOTS:
+    void readsRegularFiles() {
+        const std::string p = dir() + "/a.txt";
+        spit(p, "hello\n");
+        QCOMPARE(readFile(p), std::string("hello\n"));
+        spit(p, "");
+        QCOMPARE(readFile(p), std::string());
+        // /proc files report size 0 but have content.
+        QVERIFY(readFile("/proc/self/status").find("Name:") != std::string::npos);
+    }
+
+    void refusesWhatIsNotARegularFile() {
+        QVERIFY(errorOf([&] { readFile(dir()); }).find("it is a directory, expected a regular file") != std::string::npos);
+        QVERIFY(errorOf([&] { readFile("/dev/null"); }).find("a character device") != std::string::npos);
+        const std::string fifo = dir() + "/pipe";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        // Must not block waiting for a writer.
+        QVERIFY(errorOf([&] { readFile(fifo); }).find("a FIFO") != std::string::npos);
+        const std::string missing = errorOf([&] { readFile(dir() + "/missing.pir"); });
+        QVERIFY2(missing.find("missing.pir: cannot open file: No such file or directory") != std::string::npos, missing.c_str());
+    }
+
+    void refusesFilesAboveTheLimit() {
+        const std::string p = dir() + "/big.txt";
+        spit(p, std::string(1000, 'x'));
+        QCOMPARE(readFile(p, 1000).size(), size_t(1000));
+        const std::string e = errorOf([&] { readFile(p, 999); });
+        QVERIFY2(e.find("it has 1000 bytes, above the limit of 999 bytes") != std::string::npos, e.c_str());
+    }
+
+    void writesAtomicallyAndKeepsTheModeOfTheOldFile() {
+        const std::string p = dir() + "/out.txt";
+        spit(p, "old");
+        ::chmod(p.c_str(), 0640);
+        {
+            AtomicFile f(p);
+            f.write("new ");
+            for (int i = 0; i < 3 * (1 << 20); ++i) f.put('x');  // past the buffer: bytes hit the disk
+            // Until commit the target is the old file; the new bytes are in the temporary.
+            QCOMPARE(slurp(p), std::string("old"));
+            QVERIFY(fs::exists(f.temporaryPath()));
+            QCOMPARE(fs::path(f.temporaryPath()).parent_path().string(), dir());
+            f.commit();
+        }
+        const std::string now = slurp(p);
+        QCOMPARE(now.size(), size_t(4 + 3 * (1 << 20)));
+        QCOMPARE(now.substr(0, 4), std::string("new "));
+        struct stat st {};
+        ::stat(p.c_str(), &st);
+        QCOMPARE(int(st.st_mode & 0777), 0640);
+        QCOMPARE(others(dir(), {"out.txt"}), std::vector<std::string>{});
+    }
+
+    void anUncommittedFileLeavesNothing() {
+        const std::string p = dir() + "/kept.txt";
+        spit(p, "old");
+        std::string temporary;
+        {
+            AtomicFile f(p);
+            f.write("half of it");
+            temporary = f.temporaryPath();
+        }  // e.g. an exception after the first write
+        QCOMPARE(slurp(p), std::string("old"));
+        QVERIFY(!fs::exists(temporary));
+    }
+
+    void aKilledWriterLeavesTheTargetUntouched() {
+        const std::string p = dir() + "/killed.txt";
+        spit(p, "old");
+        const int status = inChild([&] {
+            AtomicFile f(p);
+            f.write(std::string(5 << 20, 'y'));  // on disk in the temporary by now
+            ::raise(SIGKILL);                    // kill -9 mid-write: no cleanup runs
+            return 0;
+        });
+        QCOMPARE(status, 128 + SIGKILL);
+        QCOMPARE(slurp(p), std::string("old"));
+    }
+
+    void aFullDiskIsAnErrorWithNothingHalfWritten() {
+        const std::string p = dir() + "/efbig.txt";
+        spit(p, "old");
+        const std::string report = dir() + "/efbig.message";
+        const int status = inChild([&] {
+            ::signal(SIGXFSZ, SIG_IGN);  // then write() fails with EFBIG instead of killing us
+            rlimit limit{1 << 20, 1 << 20};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+            const std::string e = errorOf([&] { writeFileAtomic(p, std::string(3 << 20, 'z')); });
+            limit = {RLIM_INFINITY, RLIM_INFINITY};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+            spit(report, e);
+            return e.empty() ? 1 : 0;
+        });
+        QCOMPARE(status, 0);
+        const std::string e = slurp(report);
+        QVERIFY2(e.find("efbig.txt: cannot write file: write failed: File too large") != std::string::npos, e.c_str());
+        QCOMPARE(slurp(p), std::string("old"));
+        QCOMPARE(others(dir(), {"efbig.txt", "efbig.message"}), std::vector<std::string>{});
+    }
+
+    void aReadOnlyFolderIsAnErrorWithTheReason() {
+        const std::string folder = dir() + "/ro";
+        fs::create_directory(folder);
+        ::chmod(tmp_.path().toStdString().c_str(), 0755);  // others may walk to the folder
+        ::chmod(dir().c_str(), 0755);
+        ::chmod(folder.c_str(), 0555);
+        int pipeFds[2];
+        QCOMPARE(::pipe(pipeFds), 0);
+        const int status = inChild([&] {
+            // root ignores permissions: drop to nobody first where we are root.
+            if (::geteuid() == 0 && ::setuid(65534) != 0) return 2;
+            const std::string e = errorOf([&] { writeFileAtomic(folder + "/x.pir", "text"); });
+            return ::write(pipeFds[1], e.data(), e.size()) == ssize_t(e.size()) ? 0 : 3;
+        });
+        ::close(pipeFds[1]);
+        char buffer[4096];
+        const ssize_t n = ::read(pipeFds[0], buffer, sizeof buffer);
+        ::close(pipeFds[0]);
+        ::chmod(folder.c_str(), 0755);
+        if (status == 2) QSKIP("cannot drop privileges to test permissions");
+        QCOMPARE(status, 0);
+        const std::string e(buffer, size_t(std::max<ssize_t>(n, 0)));
+        QVERIFY2(e.find("cannot create a temporary file in '" + folder + "': Permission denied") != std::string::npos,
+                 e.c_str());
+        QVERIFY(!fs::exists(folder + "/x.pir"));
+    }
+
+    void refusesADirectoryAndWritesStreamsInPlace() {
+        QVERIFY(errorOf([&] { writeFileAtomic(dir(), "x"); }).find("it is a directory") != std::string::npos);
+        // /dev/stdout, pipes: no old content to keep, so written directly (no temporary).
+        QVERIFY(errorOf([&] { writeFileAtomic("/dev/null", "x"); }).empty());
+        const std::string fifo = dir() + "/out.fifo";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        std::fflush(nullptr);
+        const pid_t writer = ::fork();
+        if (writer == 0) {
+            const bool ok = errorOf([&] { writeFileAtomic(fifo, "through the pipe"); }).empty();
+            ::_exit(ok ? 0 : 1);
+        }
+        const std::string got = slurp(fifo);  // opens the read end: the writer proceeds
+        int status = 0;
+        ::waitpid(writer, &status, 0);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        QCOMPARE(got, std::string("through the pipe"));
+        QCOMPARE(others(dir(), {"out.fifo"}), std::vector<std::string>{});
+    }
+
+    void writesThroughASymlinkToItsTarget() {
+        const std::string target = dir() + "/real.txt", link = dir() + "/link.txt";
+        spit(target, "old");
+        fs::create_symlink(target, link);
+        writeFileAtomic(link, "new");
+        QVERIFY(fs::is_symlink(link));
+        QCOMPARE(slurp(target), std::string("new"));
+    }
+
+    void outputsNamingAnInputOrEachOtherAreRefused() {
+        const std::string in = dir() + "/in.pir";
+        spit(in, "x");
+        fs::create_directory(dir() + "/sub");
+        const std::string hard = dir() + "/hard.pir", soft = dir() + "/soft.pir";
+        fs::create_hard_link(in, hard);
+        fs::create_symlink(in, soft);
+        QVERIFY(samePath(in, dir() + "/sub/../in.pir"));
+        QVERIFY(samePath(in, hard));
+        QVERIFY(samePath(in, soft));
+        QVERIFY(!samePath(in, dir() + "/other.pir"));
+        // Not yet existing outputs compare by canonical folder + name.
+        QVERIFY(samePath(dir() + "/new.json", dir() + "/sub/../new.json"));
+
+        const std::string e = errorOf([&] { checkOutputPaths({{"PROGRAM", in}}, {{"--report", hard}}); });
+        QVERIFY2(e.find("--report '" + hard + "' names the input PROGRAM") != std::string::npos, e.c_str());
+        const std::string twice = errorOf([&] {
+            checkOutputPaths({{"PROGRAM", in}}, {{"--report", dir() + "/r.json"}, {"--network", dir() + "/sub/../r.json"}});
+        });
+        QVERIFY2(twice.find("names the same file as --report") != std::string::npos, twice.c_str());
+        QVERIFY(errorOf([&] { checkOutputPaths({{"PROGRAM", in}}, {{"--report", dir() + "/r.json"}}); }).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(FileIoTest)
+#include "test_file_io.moc"

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/FusionJudge.h"
 #include "model/Program.h"
 #include "model/RecomputeConfig.h"
 
@@ -121,8 +122,9 @@ public:
     OpClasses classify(const RecomputeConfig& config) const;
     // Fusion-loop judge (§5) for the config's unrecomputable ops: per value, 1 if some op in
     // forwardUserOps(v) has an unfusible op on a path to/from def(v). Exact for the seed's
-    // one-pass set construction; computed 64 unrecomputable ops at a time.
-    std::vector<uint8_t> fusionLoopFlags(const OpClasses& classes) const;
+    // one-pass set construction (FusionJudge.h).
+    std::vector<uint8_t> fusionLoopFlags(const OpClasses& classes, const FusionJudgeOptions& options = {},
+                                         FusionJudgeStats* stats = nullptr) const;
     // The judge for one pair of global ops (slower; for the explorer's "why" panel).
     bool hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId op2) const;
 
@@ -135,8 +137,8 @@ private:
     void computeUsers();
     void computeDistances();
     void computeProducerGraph();
-    void unfusibleBits(const OpClasses& classes, std::span<const uint32_t> bitOps,
-                       std::vector<uint64_t>& up, std::vector<uint64_t>& down) const;
+    OpDag opDag() const;
+    std::vector<uint8_t> unrecomputableByIndex(const OpClasses& classes) const;  // by global index
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;

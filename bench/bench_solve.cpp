@@ -4,12 +4,14 @@
 // Run: build-algo/bench/bench_solve --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <malloc.h>
 #include <string_view>
 
 #include "algorithms/Solver.h"
+#include "algorithms/zoo/ModelZoo.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 
@@ -130,8 +132,39 @@ void parseOnly(benchmark::State& state) {
     }
 }
 
+// The fusion-loop judge alone on zoo programs (ALGORITHM.md §5), ~range(0) ops.
+void fusionJudge(benchmark::State& state, const std::string& model) {
+    zoo::ZooOptions o;
+    o.model = model;
+    o.hidden = 64;
+    o.heads = 4;
+    o.seq = 32;
+    o.batch = 2;
+    o.layers = 1;
+    const size_t one = zoo::generateModel(o).program->globalBlock().ops.size();
+    o.layers = 2;
+    const size_t perLayer = zoo::generateModel(o).program->globalBlock().ops.size() - one;
+    o.layers = std::max<int>(1, int((state.range(0) - int64_t(one)) / int64_t(perLayer)) + 1);
+    const zoo::GeneratedProgram g = zoo::generateModel(o);
+    const Analysis analysis(g.program, g.spec);
+    const OpClasses classes = analysis.classify(RecomputeConfig::seedDefaults());
+    FusionJudgeStats stats;
+    size_t flagged = 0;
+    for (auto _ : state) {
+        const std::vector<uint8_t> flags = analysis.fusionLoopFlags(classes, {}, &stats);
+        flagged = size_t(std::count(flags.begin(), flags.end(), 1));
+    }
+    state.counters["ops"] = double(analysis.opCount());
+    state.counters["flagged"] = double(flagged);
+    state.counters["queries"] = double(stats.queries);
+    state.counters["searched"] = double(stats.byLowerSearch + stats.byUpperSearch);
+    state.counters["bitsets"] = double(stats.byBitsets);
+}
+
 }  // namespace
 
+BENCHMARK_CAPTURE(fusionJudge, transformer, std::string("transformer"))->Arg(280000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(fusionJudge, llama, std::string("llama"))->Arg(280000)->Unit(benchmark::kMillisecond);
 BENCHMARK(copyProgram)->Arg(20000)->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(parseOnly)->Arg(20000)->Unit(benchmark::kMillisecond)->MinTime(0.3);
 // 20k forward ops -> 56k ops; 100k forward ops -> 280k ops; 3572 forward ops -> 10k ops.

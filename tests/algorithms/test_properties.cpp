@@ -8,7 +8,7 @@
 #include <deque>
 #include <random>
 
-#include "ProgramBuilder.h"
+#include "support/ProgramBuilder.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 

@@ -358,6 +358,54 @@ int64_t Analysis::realInputsSize(ValueId v) const {
     return sum;
 }
 
+Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
+    const Program& p = *program_;
+    RealInputsRaise r;
+    const OpId def = p.values[v].definingOp;
+    if (def == kNoId) return r;
+    const Operation* op = &p.ops[def];
+    if (isSplitOrSlice(p.opName(def))) {
+        // define_op.operands_source()[0].get_defining_op().operands_source()
+        if (op->operands.empty()) {
+            r.message = "IndexError: list index out of range";
+            r.culprit = "operand 0 of " + std::string(p.opName(def)) + " (it has no operands)";
+            return r;
+        }
+        const ValueId in = op->operands[0];
+        const OpId real = in == kNoId ? kNoId : p.values[in].definingOp;
+        if (real == kNoId) {
+            r.message = "AttributeError: 'NoneType' object has no attribute 'operands_source'";
+            r.culprit = "operand 0 of " + std::string(p.opName(def)) +
+                        (in == kNoId ? std::string(" (null)") : " (" + p.values[in].name + ", a block argument)");
+            return r;
+        }
+        op = &p.ops[real];
+    }
+    // cal_value_node_size(i) for every real input: is_vector_value_node reads i.type(), which
+    // fails for a null value (an optional operand left out, e.g. dropout's seed tensor) and a
+    // value of null type: "ValueError: value node illegal: {value}".
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    auto check = [&](ValueId x, const Operation& owner, size_t slot) {
+        if (r.raises()) return;
+        if (x == kNoId || p.values[x].type == kNullType) {
+            r.message = "ValueError: value node illegal: " +
+                        (x == kNoId ? std::string("<<NULL VALUE>>") : p.values[x].name);
+            r.culprit = "operand " + std::to_string(slot) + " of " + std::string(p.opNameById(owner.nameId)) +
+                        (x == kNoId ? std::string(" (null)") : " (" + p.values[x].name + ", of null type)");
+        }
+    };
+    for (size_t i = 0; i < op->operands.size(); ++i) {
+        const ValueId x = op->operands[i];
+        const OpId d = x == kNoId ? kNoId : p.values[x].definingOp;
+        if (d != kNoId && p.ops[d].nameId == combineId) {
+            for (size_t j = 0; j < p.ops[d].operands.size(); ++j) check(p.ops[d].operands[j], p.ops[d], j);
+        } else {
+            check(x, *op, i);
+        }
+    }
+    return r;
+}
+
 uint32_t Analysis::defNameId(ValueId v) const {
     const OpId def = program_->values[v].definingOp;
     return def == kNoId ? kNoId : program_->ops[def].nameId;

@@ -105,6 +105,14 @@ public:
     int64_t distance(ValueId v) const { return dist_[v]; }
     // Sum of sizes of the value's real inputs (§5 banned(v)), -1 where the seed would fail.
     int64_t realInputsSize(ValueId v) const;
+    // Where the seed's size-ratio rule raises for v instead of answering (get_real_input_nodes
+    // and cal_value_node_size): its exception text and the value at fault; empty if it does not.
+    struct RealInputsRaise {
+        std::string message;    // e.g. "ValueError: value node illegal: <<NULL VALUE>>"
+        std::string culprit;    // what the seed could not read, e.g. "operand 1 of pd_op.dropout (null)"
+        bool raises() const { return !message.empty(); }
+    };
+    RealInputsRaise realInputsRaise(ValueId v) const;
     // The seed's get_real_define_op_name: for split/slice results, the op before it.
     std::string_view realDefineOpName(ValueId v) const;
     uint32_t realDefineOpNameId(ValueId v) const;

@@ -71,6 +71,8 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
         return finish();
     }
     res.network = network;
+    res.seedError = network->seedError;
+    res.extension = !res.seedError.empty();
     res.timings.buildMs = msSince(t);
 
     t = Clock::now();

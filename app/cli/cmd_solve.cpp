@@ -160,6 +160,15 @@ int runSolve(const cli::Arguments& args) {
             }
         }
         o["values"] = values;
+        // Where the seed raises under this config the plan is our own: say so (algo, issue 8).
+        o["extension"] = r.extension;
+        if (!r.seedError.empty())
+            o["seed_error"] = QJsonObject{{"message", QString::fromStdString(r.seedError.message)},
+                                          {"value", QString::fromStdString(r.seedError.value)},
+                                          {"op_index", qint64(r.seedError.opIndex)},
+                                          {"op_name", QString::fromStdString(r.seedError.opName)},
+                                          {"rule", QString::fromStdString(r.seedError.rule)},
+                                          {"detail", QString::fromStdString(r.seedError.detail)}};
         writeText(*rep, QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString());
     }
 
@@ -176,6 +185,11 @@ int runSolve(const cli::Arguments& args) {
         if (vs.size() > 12) s += ", ... (" + std::to_string(vs.size()) + ")";
         return "{" + s + "}";
     };
+    if (!r.seedError.empty())  // algo, issue 8: the seed fails here; what follows is ours
+        std::cout << "  note: the seed raises here: " << r.seedError.message << " (value " << r.seedError.value
+                  << ", op " << r.seedError.opIndex << " " << r.seedError.opName << ", rule " << r.seedError.rule
+                  << ": " << r.seedError.detail << ")\n"
+                  << "  the plan below is an extension of this project, not the seed's answer\n";
     std::cout << "  network: " << r.network->nodeCount() << " nodes, " << r.network->arcs.size() << " edges"
               << (options.reduced ? " (Preflow on " + std::to_string(r.cut.solvedNodes) + " nodes after contraction)" : "")
               << "\n";

@@ -151,6 +151,10 @@ def same(a, b):
 cases = [(os.path.join(shared, "corpus/cases/docstring-before-recompute.pir"), os.path.join(shared, "corpus/cases/docstring-before-recompute.spec.json"))]
 for n in ("mlp.aten", "mlp.prim", "transformer_layer.aten", "transformer_layer.prim"):
     cases.append((os.path.join(shared, "corpus/torch-joint", n + ".pir"), os.path.join(shared, "corpus/torch-joint", n + ".spec.json")))
+missing = [f for c in cases for f in c if not os.path.isfile(f)]
+if missing:  # a missing corpus is a failure, never a pass over nothing
+    print("corpus files missing:", missing)
+    sys.exit(1)
 failures, errors = 0, 0
 with tempfile.TemporaryDirectory() as tmp:
     cases = [(p, s, None) for p, s in cases]

@@ -119,6 +119,11 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     cls_.assign(nValues, ValueClass::Other);
     flags_.assign(nValues, 0);
     dist_.assign(nValues, kNoDistance);
+    defName_.resize(nValues);
+    for (ValueId v = 0; v < nValues; ++v) {
+        const OpId def = p.values[v].definingOp;
+        defName_[v] = def == kNoId ? kNoId : p.ops[def].nameId;
+    }
 
     auto validValue = [&](ValueId v) { return v < nValues; };
     for (ValueId v : spec_.inputs)
@@ -406,10 +411,6 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
     return r;
 }
 
-uint32_t Analysis::defNameId(ValueId v) const {
-    const OpId def = program_->values[v].definingOp;
-    return def == kNoId ? kNoId : program_->ops[def].nameId;
-}
 
 uint32_t Analysis::realDefineOpNameId(ValueId v) const {
     const Program& p = *program_;

@@ -116,7 +116,7 @@ public:
     // The seed's get_real_define_op_name: for split/slice results, the op before it.
     std::string_view realDefineOpName(ValueId v) const;
     uint32_t realDefineOpNameId(ValueId v) const;
-    uint32_t defNameId(ValueId v) const;  // kNoId for block arguments
+    uint32_t defNameId(ValueId v) const { return defName_[v]; }  // kNoId for block arguments
 
     // users(v) of §2, sorted by id. `filtered` drops non-forward user ops of bw-no-need-buffer values.
     std::span<const ValueId> users(ValueId v, bool filtered = true) const;
@@ -158,6 +158,7 @@ private:
     std::vector<ValueClass> cls_;    // by ValueId
     std::vector<uint8_t> flags_;     // by ValueId
     std::vector<int64_t> dist_;      // by ValueId
+    std::vector<uint32_t> defName_;  // by ValueId: name id of the defining op (hot in the network build)
     std::vector<ValueId> graphValues_;
 
     // CSR: users (unfiltered and filtered), forward user ops

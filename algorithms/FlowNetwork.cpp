@@ -63,6 +63,13 @@ void FlowNetwork::resizeValues(size_t n) {
     }
 }
 
+void FlowNetwork::reserve(size_t nodeCount, size_t arcCount) {
+    nodes.reserve(nodeCount);
+    sourceArc_.reserve(nodeCount);
+    sinkArc_.reserve(nodeCount);
+    arcs.reserve(arcCount);
+}
+
 uint32_t FlowNetwork::ensureIn(ValueId v) {
     if (inNode_[v] == kNoId) {
         inNode_[v] = uint32_t(nodes.size());
@@ -270,7 +277,14 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
     int64_t minimumUnits = 0;
     net.scale = weightScaleFor(config.minimumWeight, minimumUnits);
     net.resizeValues(p.values.size());
+    {
+        // Two nodes per graph value; arcs: weight, users, and a few ∞ arcs per value.
+        size_t users = 0;
+        for (ValueId v : a.graphValues()) users += a.users(v, true).size();
+        net.reserve(2 * a.graphValues().size() + 2, 2 * a.graphValues().size() + users + 16);
+    }
     constexpr int64_t kMax = INT64_MAX / 4;
+    const uint32_t combineId = p.findOpName("builtin.combine");
 
     // Pins by name.
     for (const auto& name : config.pinnedSaved) {
@@ -320,7 +334,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
         const std::string_view defStr = p.opNameById(defName);
         if (a.isOutput(v) && a.isForwardValue(v)) { f.skip = SkipReason::ForwardOutput; continue; }
         if (!a.isInitialized(v)) { f.skip = SkipReason::NotInitialized; continue; }
-        if (defStr == "builtin.combine") { f.skip = SkipReason::CombineResult; continue; }
+        if (defName == combineId) { f.skip = SkipReason::CombineResult; continue; }
         if (classes.has(defName, OpClasses::Ignored)) { f.skip = SkipReason::IgnoredOp; continue; }
         if (a.usedOnceBySplitSlice(v)) { f.skip = SkipReason::UsedOnceBySplit; continue; }
         f.skip = SkipReason::None;

@@ -110,6 +110,7 @@ public:
     uint32_t ensureOut(ValueId v);
     void addArc(uint32_t from, uint32_t to, int64_t capacity, bool infinite, ArcReason reason);
     void resizeValues(size_t n);
+    void reserve(size_t nodeCount, size_t arcCount);  // capacity only: no reallocation while building
 
 private:
     std::vector<uint32_t> inNode_, outNode_;

@@ -119,6 +119,11 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     cls_.assign(nValues, ValueClass::Other);
     flags_.assign(nValues, 0);
     dist_.assign(nValues, kNoDistance);
+    defName_.resize(nValues);
+    for (ValueId v = 0; v < nValues; ++v) {
+        const OpId def = p.values[v].definingOp;
+        defName_[v] = def == kNoId ? kNoId : p.ops[def].nameId;
+    }
 
     auto validValue = [&](ValueId v) { return v < nValues; };
     for (ValueId v : spec_.inputs)
@@ -358,10 +363,54 @@ int64_t Analysis::realInputsSize(ValueId v) const {
     return sum;
 }
 
-uint32_t Analysis::defNameId(ValueId v) const {
-    const OpId def = program_->values[v].definingOp;
-    return def == kNoId ? kNoId : program_->ops[def].nameId;
+Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
+    const Program& p = *program_;
+    RealInputsRaise r;
+    const OpId def = p.values[v].definingOp;
+    if (def == kNoId) return r;
+    const Operation* op = &p.ops[def];
+    if (isSplitOrSlice(p.opName(def))) {
+        // define_op.operands_source()[0].get_defining_op().operands_source()
+        if (op->operands.empty()) {
+            r.message = "IndexError: list index out of range";
+            r.culprit = "operand 0 of " + std::string(p.opName(def)) + " (it has no operands)";
+            return r;
+        }
+        const ValueId in = op->operands[0];
+        const OpId real = in == kNoId ? kNoId : p.values[in].definingOp;
+        if (real == kNoId) {
+            r.message = "AttributeError: 'NoneType' object has no attribute 'operands_source'";
+            r.culprit = "operand 0 of " + std::string(p.opName(def)) +
+                        (in == kNoId ? std::string(" (null)") : " (" + p.values[in].name + ", a block argument)");
+            return r;
+        }
+        op = &p.ops[real];
+    }
+    // cal_value_node_size(i) for every real input: is_vector_value_node reads i.type(), which
+    // fails for a null value (an optional operand left out, e.g. dropout's seed tensor) and a
+    // value of null type: "ValueError: value node illegal: {value}".
+    const uint32_t combineId = p.findOpName("builtin.combine");
+    auto check = [&](ValueId x, const Operation& owner, size_t slot) {
+        if (r.raises()) return;
+        if (x == kNoId || p.values[x].type == kNullType) {
+            r.message = "ValueError: value node illegal: " +
+                        (x == kNoId ? std::string("<<NULL VALUE>>") : p.values[x].name);
+            r.culprit = "operand " + std::to_string(slot) + " of " + std::string(p.opNameById(owner.nameId)) +
+                        (x == kNoId ? std::string(" (null)") : " (" + p.values[x].name + ", of null type)");
+        }
+    };
+    for (size_t i = 0; i < op->operands.size(); ++i) {
+        const ValueId x = op->operands[i];
+        const OpId d = x == kNoId ? kNoId : p.values[x].definingOp;
+        if (d != kNoId && p.ops[d].nameId == combineId) {
+            for (size_t j = 0; j < p.ops[d].operands.size(); ++j) check(p.ops[d].operands[j], p.ops[d], j);
+        } else {
+            check(x, *op, i);
+        }
+    }
+    return r;
 }
+
 
 uint32_t Analysis::realDefineOpNameId(ValueId v) const {
     const Program& p = *program_;
@@ -399,46 +448,38 @@ OpClasses Analysis::classify(const RecomputeConfig& config) const {
     return c;
 }
 
-void Analysis::unfusibleBits(const OpClasses& classes, std::span<const uint32_t> bitOps,
-                             std::vector<uint64_t>& up, std::vector<uint64_t>& down) const {
-    (void)classes;
-    const size_t n = opCount();
-    up.assign(n, 0);
-    down.assign(n, 0);
-    for (size_t b = 0; b < bitOps.size(); ++b) {
-        up[bitOps[b]] |= uint64_t(1) << b;
-        down[bitOps[b]] |= uint64_t(1) << b;
-    }
-    // The seed's one pass in program order (producers) and one in reverse (consumers).
-    for (size_t i = 0; i < n; ++i)
-        for (uint32_t k = prodOff_[i]; k < prodOff_[i + 1]; ++k) up[i] |= up[prod_[k]];
-    for (size_t i = n; i-- > 0;)
-        for (uint32_t k = consOff_[i]; k < consOff_[i + 1]; ++k) down[i] |= down[cons_[k]];
+OpDag Analysis::opDag() const {
+    return OpDag{consOff_, cons_, prodOff_, prod_};
 }
 
-std::vector<uint8_t> Analysis::fusionLoopFlags(const OpClasses& classes) const {
+std::vector<uint8_t> Analysis::unrecomputableByIndex(const OpClasses& classes) const {
+    const Program& p = *program_;
+    const auto gops = globalOps();
+    std::vector<uint8_t> unrec(gops.size(), 0);
+    for (size_t i = 0; i < gops.size(); ++i) unrec[i] = classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable);
+    return unrec;
+}
+
+std::vector<uint8_t> Analysis::fusionLoopFlags(const OpClasses& classes, const FusionJudgeOptions& options,
+                                               FusionJudgeStats* stats) const {
+    // One query per (forward value, forward user op) pair of §6 step 7; equal pairs asked once.
     const Program& p = *program_;
     std::vector<uint8_t> flags(p.values.size(), 0);
-    std::vector<uint32_t> unrec;
-    const auto gops = globalOps();
-    for (size_t i = 0; i < gops.size(); ++i)
-        if (classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable)) unrec.push_back(uint32_t(i));
-    if (unrec.empty()) return flags;
-    std::vector<uint64_t> up, down;
-    for (size_t start = 0; start < unrec.size(); start += 64) {
-        const size_t count = std::min<size_t>(64, unrec.size() - start);
-        unfusibleBits(classes, std::span<const uint32_t>(unrec.data() + start, count), up, down);
-        for (ValueId v : graphValues_) {
-            if (flags[v] || !isForwardValue(v)) continue;
-            const uint32_t d = opIndex(p.values[v].definingOp);
-            for (OpId user : forwardUserOps(v)) {
-                const uint32_t u = opIndex(user);
-                if ((down[d] & up[u]) || (down[u] & up[d])) {
-                    flags[v] = 1;
-                    break;
-                }
-            }
-        }
+    std::vector<std::pair<OpPair, ValueId>> asks;
+    for (ValueId v : graphValues_) {
+        if (!isForwardValue(v)) continue;
+        const uint32_t d = opIndex(p.values[v].definingOp);
+        for (OpId user : forwardUserOps(v)) asks.push_back({{d, opIndex(user)}, v});
+    }
+    std::sort(asks.begin(), asks.end());
+    std::vector<OpPair> pairs;
+    for (size_t i = 0; i < asks.size(); ++i)
+        if (i == 0 || asks[i].first != asks[i - 1].first) pairs.push_back(asks[i].first);
+    const std::vector<uint8_t> unrec = unrecomputableByIndex(classes);
+    const std::vector<uint8_t> answers = judgeFusionLoops(opDag(), unrec, pairs, options, stats);
+    for (size_t i = 0, k = 0; i < asks.size(); ++i) {
+        if (i > 0 && asks[i].first != asks[i - 1].first) ++k;
+        if (answers[k]) flags[asks[i].second] = 1;
     }
     return flags;
 }
@@ -446,18 +487,8 @@ std::vector<uint8_t> Analysis::fusionLoopFlags(const OpClasses& classes) const {
 bool Analysis::hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId op2) const {
     const uint32_t a = opIndex(op1), b = opIndex(op2);
     if (a == kNoId || b == kNoId) return false;
-    const Program& p = *program_;
-    std::vector<uint32_t> unrec;
-    const auto gops = globalOps();
-    for (size_t i = 0; i < gops.size(); ++i)
-        if (classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable)) unrec.push_back(uint32_t(i));
-    std::vector<uint64_t> up, down;
-    for (size_t start = 0; start < unrec.size(); start += 64) {
-        const size_t count = std::min<size_t>(64, unrec.size() - start);
-        unfusibleBits(classes, std::span<const uint32_t>(unrec.data() + start, count), up, down);
-        if ((down[a] & up[b]) || (down[b] & up[a])) return true;
-    }
-    return false;
+    const OpPair pair{a, b};
+    return judgeFusionLoops(opDag(), unrecomputableByIndex(classes), std::span<const OpPair>(&pair, 1))[0];
 }
 
 ValueId Analysis::findValue(std::string_view name) const {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/FusionJudge.h"
 #include "model/Program.h"
 #include "model/RecomputeConfig.h"
 
@@ -104,10 +105,18 @@ public:
     int64_t distance(ValueId v) const { return dist_[v]; }
     // Sum of sizes of the value's real inputs (§5 banned(v)), -1 where the seed would fail.
     int64_t realInputsSize(ValueId v) const;
+    // Where the seed's size-ratio rule raises for v instead of answering (get_real_input_nodes
+    // and cal_value_node_size): its exception text and the value at fault; empty if it does not.
+    struct RealInputsRaise {
+        std::string message;    // e.g. "ValueError: value node illegal: <<NULL VALUE>>"
+        std::string culprit;    // what the seed could not read, e.g. "operand 1 of pd_op.dropout (null)"
+        bool raises() const { return !message.empty(); }
+    };
+    RealInputsRaise realInputsRaise(ValueId v) const;
     // The seed's get_real_define_op_name: for split/slice results, the op before it.
     std::string_view realDefineOpName(ValueId v) const;
     uint32_t realDefineOpNameId(ValueId v) const;
-    uint32_t defNameId(ValueId v) const;  // kNoId for block arguments
+    uint32_t defNameId(ValueId v) const { return defName_[v]; }  // kNoId for block arguments
 
     // users(v) of §2, sorted by id. `filtered` drops non-forward user ops of bw-no-need-buffer values.
     std::span<const ValueId> users(ValueId v, bool filtered = true) const;
@@ -121,8 +130,9 @@ public:
     OpClasses classify(const RecomputeConfig& config) const;
     // Fusion-loop judge (§5) for the config's unrecomputable ops: per value, 1 if some op in
     // forwardUserOps(v) has an unfusible op on a path to/from def(v). Exact for the seed's
-    // one-pass set construction; computed 64 unrecomputable ops at a time.
-    std::vector<uint8_t> fusionLoopFlags(const OpClasses& classes) const;
+    // one-pass set construction (FusionJudge.h).
+    std::vector<uint8_t> fusionLoopFlags(const OpClasses& classes, const FusionJudgeOptions& options = {},
+                                         FusionJudgeStats* stats = nullptr) const;
     // The judge for one pair of global ops (slower; for the explorer's "why" panel).
     bool hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId op2) const;
 
@@ -135,8 +145,8 @@ private:
     void computeUsers();
     void computeDistances();
     void computeProducerGraph();
-    void unfusibleBits(const OpClasses& classes, std::span<const uint32_t> bitOps,
-                       std::vector<uint64_t>& up, std::vector<uint64_t>& down) const;
+    OpDag opDag() const;
+    std::vector<uint8_t> unrecomputableByIndex(const OpClasses& classes) const;  // by global index
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;
@@ -148,6 +158,7 @@ private:
     std::vector<ValueClass> cls_;    // by ValueId
     std::vector<uint8_t> flags_;     // by ValueId
     std::vector<int64_t> dist_;      // by ValueId
+    std::vector<uint32_t> defName_;  // by ValueId: name id of the defining op (hot in the network build)
     std::vector<ValueId> graphValues_;
 
     // CSR: users (unfiltered and filtered), forward user ops

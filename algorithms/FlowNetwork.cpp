@@ -1,5 +1,6 @@
 #include "algorithms/FlowNetwork.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +59,13 @@ void FlowNetwork::resizeValues(size_t n) {
         sourceArc_.assign(2, kNoId);
         sinkArc_.assign(2, kNoId);
     }
+}
+
+void FlowNetwork::reserve(size_t nodeCount, size_t arcCount) {
+    nodes.reserve(nodeCount);
+    sourceArc_.reserve(nodeCount);
+    sinkArc_.reserve(nodeCount);
+    arcs.reserve(arcCount);
 }
 
 uint32_t FlowNetwork::ensureIn(ValueId v) {
@@ -157,7 +165,14 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
     int64_t minimumUnits = 0;
     net.scale = weightScaleFor(config.minimumWeight, minimumUnits);
     net.resizeValues(p.values.size());
+    {
+        // Two nodes per graph value; arcs: weight, users, and a few ∞ arcs per value.
+        size_t users = 0;
+        for (ValueId v : a.graphValues()) users += a.users(v, true).size();
+        net.reserve(2 * a.graphValues().size() + 2, 2 * a.graphValues().size() + users + 16);
+    }
     constexpr int64_t kMax = INT64_MAX / 4;
+    const uint32_t combineId = p.findOpName("builtin.combine");
 
     // Pins by name.
     for (const auto& name : config.pinnedSaved) {
@@ -207,7 +222,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
         const std::string_view defStr = p.opNameById(defName);
         if (a.isOutput(v) && a.isForwardValue(v)) { f.skip = SkipReason::ForwardOutput; continue; }
         if (!a.isInitialized(v)) { f.skip = SkipReason::NotInitialized; continue; }
-        if (defStr == "builtin.combine") { f.skip = SkipReason::CombineResult; continue; }
+        if (defName == combineId) { f.skip = SkipReason::CombineResult; continue; }
         if (classes.has(defName, OpClasses::Ignored)) { f.skip = SkipReason::IgnoredOp; continue; }
         if (a.usedOnceBySplitSlice(v)) { f.skip = SkipReason::UsedOnceBySplit; continue; }
         f.skip = SkipReason::None;
@@ -242,6 +257,20 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
         } else if (dist > config.maxDistFromBw) {
             rule = BanRule::TooFarFromBackward;
         } else {
+            if (net.seedError.empty()) {
+                if (const Analysis::RealInputsRaise raise = a.realInputsRaise(v); raise.raises()) {
+                    SeedError& e = net.seedError;
+                    e.message = raise.message;
+                    e.value = p.values[v].name;
+                    e.opIndex = int64_t(a.opIndex(def));
+                    e.opName = std::string(defStr);
+                    e.rule = std::string(banRuleName(BanRule::SizeRatio));
+                    char ratio[32];
+                    const auto end = std::to_chars(ratio, ratio + sizeof ratio, config.sizeRatioBan).ptr;
+                    e.detail = "banned(" + e.value + ") compares " + std::string(ratio, end) + " x its size with the sizes of its real inputs, and the seed cannot size " +
+                               raise.culprit;
+                }
+            }
             const int64_t inputs = std::max<int64_t>(a.realInputsSize(v), 0);
             const double ratio = config.sizeRatioBan;
             bool smaller;
@@ -264,9 +293,14 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
             const int64_t d = std::max<int64_t>(std::min<int64_t>(dist, config.distanceCap), 1);
             const double w = double(size) * std::pow(config.distanceBase, double(d));
             const double limit = double(kMax) / double(net.scale) / double(std::max<int64_t>(config.nonMaterializedFactor, 1));
-            if (!(w < limit))
-                throw Error("the weight of value " + p.values[v].name + " (" + std::to_string(w) +
-                            ") is too large to be represented exactly");
+            if (!(w < limit)) {
+                char text[64];
+                std::snprintf(text, sizeof text, "%.6g", w);
+                throw Error("the weight of value " + p.values[v].name + " (" + std::to_string(size) + " bytes x " +
+                            std::to_string(config.distanceBase) + "^" + std::to_string(d) + " = " + text +
+                            ") is too large for this solver's 64-bit capacities (the seed goes on with Python "
+                            "integers): lower distance_base or distance_cap");
+            }
             int64_t weight = int64_t(w);
             if (!materialized) weight *= config.nonMaterializedFactor;
             units = weight * net.scale;

@@ -30,6 +30,20 @@ enum class SkipReason : uint8_t {
 };
 std::string_view skipReasonName(SkipReason r);
 
+// Where the seed itself raises for this program and config instead of cutting (e.g. with
+// pd_op.dropout made recomputable, its null seed-tensor operand fails the size-ratio rule):
+// what the seed would print, and the value, op and rule at fault. The first such value in
+// program order is reported; the solve goes on as an extension (null inputs count 0 bytes).
+struct SeedError {
+    std::string message;    // the seed's exception, e.g. "ValueError: value node illegal: <<NULL VALUE>>"
+    std::string value;      // the value being judged, "%12"
+    int64_t opIndex = -1;   // its defining op's global index
+    std::string opName;     // that op's name
+    std::string rule;       // the rule being evaluated, e.g. "size_ratio" (banRuleName)
+    std::string detail;     // one sentence: what the seed could not read
+    bool empty() const { return message.empty(); }
+};
+
 // Per-value facts of one solve (what the explorer's "why" panel and the report show).
 struct ValueFacts {
     SkipReason skip = SkipReason::NotGraphValue;
@@ -69,6 +83,7 @@ public:
     std::vector<Arc> arcs;
     std::vector<ValueFacts> facts;     // by ValueId
     std::vector<std::string> warnings; // e.g. pins naming unknown values
+    SeedError seedError;               // set where the seed raises while building the network
 
     uint32_t inNode(ValueId v) const { return v < inNode_.size() ? inNode_[v] : kNoId; }
     uint32_t outNode(ValueId v) const { return v < outNode_.size() ? outNode_[v] : kNoId; }
@@ -95,6 +110,7 @@ public:
     uint32_t ensureOut(ValueId v);
     void addArc(uint32_t from, uint32_t to, int64_t capacity, bool infinite, ArcReason reason);
     void resizeValues(size_t n);
+    void reserve(size_t nodeCount, size_t arcCount);  // capacity only: no reallocation while building
 
 private:
     std::vector<uint32_t> inNode_, outNode_;

@@ -119,7 +119,8 @@ MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const M
         solved.push_back({u, v, a.capacity, a.infinite});
         if (!a.infinite) {
             if (__builtin_add_overflow(finiteSum, a.capacity, &finiteSum)) {
-                res.error = "the sum of the capacities overflows 64-bit integers";
+                res.error = "the sum of the finite capacities overflows 64-bit integers (" +
+                            std::to_string(finiteSum) + " + " + std::to_string(a.capacity) + " units)";
                 return res;
             }
         }
@@ -129,6 +130,18 @@ MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const M
         return res;
     }
     const int64_t sentinel = finiteSum + 1;  // above any flow: an ∞ arc is never saturated
+    // Preflow saturates every arc out of source first: the excesses it then moves around
+    // are bounded by their sum, which must fit (unreduced networks keep ∞ source arcs).
+    {
+        int64_t pushed = 0;
+        for (const auto& s : solved)
+            if (s.u == 0 && __builtin_add_overflow(pushed, s.inf ? sentinel : s.cap, &pushed)) {
+                res.error = "the flow network's capacities out of source (" + std::to_string(finiteSum) +
+                            " finite units plus infinite arcs of " + std::to_string(sentinel) +
+                            " each) overflow 64-bit integers; solve the reduced network";
+                return res;
+            }
+    }
     res.solvedNodes = count;
     res.solvedArcs = solved.size();
 

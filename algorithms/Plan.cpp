@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <initializer_list>
 
 namespace rx {
 
@@ -45,17 +47,28 @@ namespace {
 std::string banDetail(const Analysis& a, const RecomputeConfig& config, ValueId v, BanRule rule) {
     const Program& p = a.program();
     const OpId def = p.values[v].definingOp;
-    const std::string op = def == kNoId ? std::string("(none)") : std::string(p.opName(def));
+    const std::string_view op = def == kNoId ? std::string_view("(none)") : p.opName(def);
+    auto cat = [](std::initializer_list<std::string_view> parts) {
+        std::string out;
+        size_t n = 0;
+        for (auto part : parts) n += part.size();
+        out.reserve(n);
+        for (auto part : parts) out += part;
+        return out;
+    };
     switch (rule) {
     case BanRule::None: return "not banned";
-    case BanRule::TendingToRecompute: return "never banned: " + op + " tends to be recomputed";
-    case BanRule::AggressiveUnrecomputable: return "banned (aggressive mode): " + op + " is unrecomputable";
-    case BanRule::NotRecomputable: return "banned: " + op + " is not a recomputable op";
+    case BanRule::TendingToRecompute: return cat({"never banned: ", op, " tends to be recomputed"});
+    case BanRule::AggressiveUnrecomputable: return cat({"banned (aggressive mode): ", op, " is unrecomputable"});
+    case BanRule::NotRecomputable: return cat({"banned: ", op, " is not a recomputable op"});
     case BanRule::MaterializedBackwards:
         return "banned: a backward user is not fusible with it, so it must be materialized in the backward";
-    case BanRule::TooFarFromBackward:
-        return "banned: distance to the backward " + std::to_string(a.distance(v)) + " > max_dist_from_bw " +
-               std::to_string(config.maxDistFromBw);
+    case BanRule::TooFarFromBackward: {  // the commonest text: one allocation
+        char text[96];
+        const int n = std::snprintf(text, sizeof text, "banned: distance to the backward %lld > max_dist_from_bw %lld",
+                                    static_cast<long long>(a.distance(v)), static_cast<long long>(config.maxDistFromBw));
+        return std::string(text, size_t(std::max(n, 0)));
+    }
     case BanRule::SizeRatio: {
         char ratio[32];
         auto r = std::to_chars(ratio, ratio + sizeof ratio, config.sizeRatioBan);

@@ -78,6 +78,8 @@ public:
         if (in.config) key("config"), config(*in.config);
         key("cut_value"), exact(plan.cutValueUnits, plan.scale);
         key("cut_value_text"), string(plan.cutValueText());
+        // Where the seed raises under this config the plan is this project's own (issue 8).
+        key("extension"), w_.Bool(r.extension);
         key("hazards"), strings(plan.hazards);
         key("memory");
         w_.StartObject();
@@ -102,6 +104,17 @@ public:
         for (OpId op : plan.recomputeOps) integer(int64_t(in.analysis.opIndex(op)));
         w_.EndArray();
         key("saved_values"), names(p, plan.savedValues);
+        if (!r.seedError.empty()) {
+            key("seed_error");
+            w_.StartObject();
+            key("detail"), string(r.seedError.detail);
+            key("message"), string(r.seedError.message);
+            key("op_index"), integer(int64_t(r.seedError.opIndex));
+            key("op_name"), string(r.seedError.opName);
+            key("rule"), string(r.seedError.rule);
+            key("value"), string(r.seedError.value);
+            w_.EndObject();
+        }
         key("spec"), string(in.specSource);
         key("timings_ms");
         w_.StartObject();

@@ -33,6 +33,10 @@ struct SolveTimings {
 struct SolveResult {
     std::string error;                               // empty on success
     bool unchanged = false;                          // the seed returned the program as is
+    // Where the seed raises under this config (FlowNetwork.h): the plan below is then the
+    // project's own answer, not the seed's, and `extension` is true.
+    SeedError seedError;
+    bool extension = false;
     std::shared_ptr<const FlowNetwork> network;
     MinCutResult cut;
     Plan plan;

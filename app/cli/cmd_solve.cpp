@@ -100,6 +100,11 @@ int runSolve(const SolveArgs& a) {
         if (vs.size() > 12) s += ", ... (" + std::to_string(vs.size()) + ")";
         return "{" + s + "}";
     };
+    if (!r.seedError.empty())  // algo, issue 8: the seed fails here; what follows is ours
+        std::cout << "  note: the seed raises here: " << r.seedError.message << " (value " << r.seedError.value
+                  << ", op " << r.seedError.opIndex << " " << r.seedError.opName << ", rule " << r.seedError.rule
+                  << ": " << r.seedError.detail << ")\n"
+                  << "  the plan below is an extension of this project, not the seed's answer\n";
     std::cout << "  network: " << r.network->nodeCount() << " nodes, " << r.network->arcs.size() << " edges"
               << (options.reduced ? " (Preflow on " + std::to_string(r.cut.solvedNodes) + " nodes after contraction)" : "")
               << "\n";

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "ProgramBuilder.h"
+#include "support/ProgramBuilder.h"
 
 using namespace rx;
 using namespace rx::test;

@@ -5,7 +5,8 @@ onto a stand-in IR, with networkx's minimum_cut, used to cross-check recompute-c
 The stand-in IR reads the simple single-block PIR text the checker generates (and the
 corpus cases without regions). The seed's code is kept as close to the original as the
 stand-in allows; the network loop follows docs/ALGORITHM.md §6 (forward outputs skipped).
-Usage: seed_reference.py PROGRAM.pir SPEC.json  -> prints a JSON result on stdout.
+Usage: seed_reference.py PROGRAM.pir SPEC.json [NO_NEED_BUFFER.tsv [CONFIG.json]] -> prints a JSON
+result on stdout; where the seed raises, {"error": "<ExceptionType>: <message>"}.
 """
 import functools, json, math, re, sys
 import networkx as nx
@@ -84,6 +85,38 @@ class Value:
     def initialized(self):
         return not self.t.null
 
+    def type(self):
+        if self.t.null:
+            raise RuntimeError("null type")  # Paddle cannot read a null type either
+        return self.t
+
+    def __str__(self):
+        return self.name
+
+
+class NullValue:
+    """A left-out optional operand (<<NULL VALUE>>): no defining op, no uses, no type."""
+    name = "<<NULL VALUE>>"
+    t = Type("<<NULL TYPE>>")
+
+    def get_defining_op(self):
+        return None
+
+    def all_used_ops_in_same_block(self):
+        return []
+
+    def initialized(self):
+        return False
+
+    def type(self):
+        raise RuntimeError("null value")
+
+    def __str__(self):
+        return self.name
+
+
+NULL = NullValue()
+
 
 class Op:
     def __init__(self, name, operands, results, index):
@@ -133,14 +166,15 @@ def parse(path):
         res_names = [r.strip() for r in m.group(1).split(",") if r.strip()]
         operand_names = [o.strip() for o in m.group(3).split(",") if o.strip()]
         res_types = [Type(t) for t in split_top(m.group(5))]
-        operands = [values[o] for o in operand_names]
+        operands = [NULL if o == "<<NULL VALUE>>" else values[o] for o in operand_names]
         results = [Value(n, t) for n, t in zip(res_names, res_types)]
         op = Op(m.group(2), operands, results, len(ops))
         for r in results:
             r.op = op
             values[r.name] = r
         for o in operands:
-            o.uses.append(op)
+            if o is not NULL:
+                o.uses.append(op)
         ops.append(op)
     return ops, values
 
@@ -151,8 +185,15 @@ def cal_value_node_size_impl(t):
     return functools.reduce(lambda x, y: x * y, shape, 1) * NBYTES[t.dtype]
 
 
+def is_vector_value_node(value_node):
+    try:
+        return value_node.type().vec is not None
+    except:  # noqa: E722 (the seed's own bare except)
+        raise ValueError(f"value node illegal: {value_node} ")
+
+
 def cal_value_node_size(v):
-    if v.t.vec is not None:
+    if is_vector_value_node(v):
         return sum(cal_value_node_size_impl(c) for c in v.t.vec)
     return cal_value_node_size_impl(v.t)
 
@@ -256,6 +297,27 @@ class JudgeFusionLoop:
         return bool(self.down[op1] & self.up[op2]) or bool(self.down[op2] & self.up[op1])
 
 
+KNOBS = {"distance_base": 1.1, "distance_cap": 100, "non_materialized_factor": 2, "size_ratio_ban": 4}
+
+
+def load_config(path):
+    """The config's keys are the seed's module constants (and the constants inside its code)."""
+    global DEFAULT_RECOMPUTABLE_OPS, TENDING_TO_RECOMPUTE_OPS, RANDOM_OPS, COMPUTE_INTENSIVE_OPS, VIEW_OPS, \
+        IGNORE_OPS, AGGRESSIVE_RECOMPUTATION, MAX_DIST_FROM_BW, MINIMUM_WEIGHT
+    c = json.load(open(path))
+    DEFAULT_RECOMPUTABLE_OPS = c.get("recomputable_ops", DEFAULT_RECOMPUTABLE_OPS)
+    TENDING_TO_RECOMPUTE_OPS = c.get("tending_to_recompute_ops", TENDING_TO_RECOMPUTE_OPS)
+    RANDOM_OPS = c.get("random_ops", RANDOM_OPS)
+    COMPUTE_INTENSIVE_OPS = c.get("compute_intensive_ops", COMPUTE_INTENSIVE_OPS)
+    VIEW_OPS = c.get("view_ops", VIEW_OPS)
+    IGNORE_OPS = c.get("ignore_ops", IGNORE_OPS)
+    AGGRESSIVE_RECOMPUTATION = c.get("aggressive_recomputation", AGGRESSIVE_RECOMPUTATION)
+    MAX_DIST_FROM_BW = c.get("max_dist_from_bw", MAX_DIST_FROM_BW)
+    MINIMUM_WEIGHT = c.get("minimum_weight", MINIMUM_WEIGHT)
+    for k in KNOBS:
+        KNOBS[k] = c.get(k, KNOBS[k])
+
+
 def auto_recompute(all_ops, inputs, outputs, fwd_op_end_idx, backward_op_start_idx):
     fw = {r for op in all_ops[: fwd_op_end_idx + 1] for r in op.results()}
     bw = {r for op in all_ops[fwd_op_end_idx + 1:] for r in op.results()}
@@ -300,8 +362,8 @@ def auto_recompute(all_ops, inputs, outputs, fwd_op_end_idx, backward_op_start_i
         sz = cal_value_node_size(v)
         if v.get_defining_op().name() in TENDING_TO_RECOMPUTE_OPS and sz == 0:
             return MINIMUM_WEIGHT
-        sz = int(sz * (1.1 ** max(min(dist_from_bw[v], 100), 1)))
-        return sz if materialized(v) else sz * 2
+        sz = int(sz * (KNOBS["distance_base"] ** max(min(dist_from_bw[v], KNOBS["distance_cap"]), 1)))
+        return sz if materialized(v) else sz * KNOBS["non_materialized_factor"]
 
     def ban(v):
         if AGGRESSIVE_RECOMPUTATION:
@@ -314,11 +376,11 @@ def auto_recompute(all_ops, inputs, outputs, fwd_op_end_idx, backward_op_start_i
             return True
         if dist_from_bw[v] > MAX_DIST_FROM_BW:
             return True
-        return cal_value_node_size(v) * 4 < sum(cal_value_node_size(i) for i in get_real_input_nodes(v))
+        return cal_value_node_size(v) * KNOBS["size_ratio_ban"] < sum(cal_value_node_size(i) for i in get_real_input_nodes(v))
 
     G = nx.DiGraph()
     byname = {}
-    for v in sorted(fw | bw, key=lambda x: x.name):
+    for v in [r for op in all_ops for r in op.results()]:
         if v in outputs and v in fw:
             continue  # ALGORITHM.md §6 step 1
         if not v.initialized() or v.get_defining_op().name() == "builtin.combine" or v.get_defining_op().name() in IGNORE_OPS:
@@ -386,10 +448,10 @@ def auto_recompute(all_ops, inputs, outputs, fwd_op_end_idx, backward_op_start_i
         if op not in marked:
             continue
         for o in op.operands_source():
-            if o not in value_map:
+            if o is not NULL and o not in value_map:
                 raise Exception("Not found key in IRMapping.")
         ci = len(clones)
-        clones.append([value_map[o] for o in op.operands_source()])
+        clones.append([NULL if o is NULL else value_map[o] for o in op.operands_source()])
         for r in op.results():
             value_map[r] = ("clone", ci, r.name)
             clone_of_value[("clone", ci, r.name)] = ci
@@ -416,6 +478,8 @@ def auto_recompute(all_ops, inputs, outputs, fwd_op_end_idx, backward_op_start_i
 def main():
     program, spec_path = sys.argv[1], sys.argv[2]
     load_nnb(sys.argv[3] if len(sys.argv) > 3 else __file__.rsplit("/", 4)[0] + "/../shared/data/no_need_buffer.tsv")
+    if len(sys.argv) > 4:
+        load_config(sys.argv[4])
     ops, values = parse(program)
     spec = json.load(open(spec_path))
     try:

@@ -1,5 +1,5 @@
 #pragma once
-// Builds small programs op by op for the algorithm tests.
+// Builds small programs op by op for the tests of every area (header-only).
 #include <string>
 #include <vector>
 

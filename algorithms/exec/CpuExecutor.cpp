@@ -11,12 +11,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "algorithms/exec/OpSemantics.h"
 #include "model/Diagnostic.h"
 
 namespace rx::exec {
 namespace {
 
-using Dims = std::vector<int64_t>;
 using TensorPtr = std::shared_ptr<const Tensor>;
 
 // A value at run time: one tensor, or a list (vector types from combine / split).
@@ -26,24 +26,6 @@ struct Slot {
     bool isList = false;
     bool set = false;
 };
-
-int64_t numelOf(const Dims& d) {
-    int64_t n = 1;
-    for (int64_t x : d) n *= x;
-    return n;
-}
-
-std::string dimsString(const Dims& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-    return s + "]";
-}
-
-Dims stridesOf(const Dims& d) {
-    Dims s(d.size(), 1);
-    for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
-    return s;
-}
 
 uint64_t mix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -116,7 +98,9 @@ public:
         if (t.numel() < 1) fail("operand " + std::to_string(i) + " is empty, expected a scalar");
         return t.get(0);
     }
-    const Type& resultType(size_t i) const { return program.types[program.values[o.results[i]].type]; }
+    const Type& resultType(size_t i) const {
+        if (i >= o.results.size()) fail("has " + std::to_string(o.results.size()) + " results, expected at least " + std::to_string(i + 1));
+        return program.types[program.values[o.results[i]].type]; }
     bool resultIsNull(size_t i) const { return resultType(i).kind == Type::Kind::Null; }
     DType outDType(size_t i) const {
         const Type& t = resultType(i);
@@ -134,56 +118,38 @@ public:
 
     const Attribute* attr(std::string_view n) const { return o.attribute(n); }
     bool hasAttr(std::string_view n) const { return attr(n) != nullptr; }
-    int64_t attrInt(std::string_view n, int64_t def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return static_cast<int64_t>(a->floatValue);
-        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) {
-            Dims v = a->toIntVector();
-            return v.empty() ? def : v[0];
-        }
-        return a->intValue;
-    }
+    int64_t attrInt(std::string_view n, int64_t def) const { return rx::exec::attrInt(o, n, def); }
     double attrFloat(std::string_view n, double def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return a->floatValue;
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64 || a->kind == Attribute::Kind::Index)
-            return static_cast<double>(a->intValue);
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) {
-            try { return std::stod(a->text); } catch (...) { fail("attribute " + std::string(n) + " is not a number"); }
+        try { return rx::exec::attrFloat(o, n, def); } catch (const Error& e) { fail(e.what()); }
+    }
+    bool attrBool(std::string_view n, bool def) const { return rx::exec::attrBool(o, n, def); }
+    Dims attrInts(std::string_view n) const { return rx::exec::attrInts(o, n); }
+    std::string attrString(std::string_view n, std::string def) const { return rx::exec::attrString(o, n, std::move(def)); }
+    // Refuses a result of `d` elements above the run's limit before it is allocated (shapes
+    // that come from data, e.g. full with a shape operand).
+    void requireElements(const Dims& d) const {
+        double n = 1;
+        for (int64_t x : d) {
+            if (x < 0) fail("shape " + dimsString(d) + " has a negative dim");
+            n *= static_cast<double>(x);
         }
-        return def;
+        if (maxElements > 0 && n > static_cast<double>(maxElements))
+            fail("shape " + dimsString(d) + " exceeds the limit of " + std::to_string(maxElements) + " elements per value (RunOptions::maxElementsPerValue)");
     }
-    bool attrBool(std::string_view n, bool def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return a->intValue != 0;
-        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) return a->text == "true" || a->text == "1";
-        return def;
-    }
-    Dims attrInts(std::string_view n) const {
-        const Attribute* a = attr(n);
-        if (!a) return {};
-        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) return a->toIntVector();
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return {a->intValue};
-        return {};
-    }
-    std::string attrString(std::string_view n, std::string def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        return a->text;
-    }
+    int64_t maxElements = 0;
+    std::string resultName(size_t i) const { return i < o.results.size() ? program.values[o.results[i]].name : std::string("(no result)"); }
 
+    void needResult(size_t i) const {
+        if (i >= outputs.size()) fail("has " + std::to_string(outputs.size()) + " results, the kernel writes result " + std::to_string(i));
+    }
     void setOut(size_t i, Tensor t) {
+        needResult(i);
         outputs[i].tensor = std::make_shared<const Tensor>(std::move(t));
         outputs[i].set = true;
     }
-    void setOutShared(size_t i, TensorPtr t) { outputs[i].tensor = std::move(t); outputs[i].set = true; }
+    void setOutShared(size_t i, TensorPtr t) { needResult(i); outputs[i].tensor = std::move(t); outputs[i].set = true; }
     void setOutList(size_t i, std::vector<TensorPtr> l) {
+        needResult(i);
         outputs[i].list = std::move(l); outputs[i].isList = true; outputs[i].set = true;
     }
     void setOutDoubles(size_t i, Dims d, const std::vector<double>& v) { setOut(i, Tensor::fromDoubles(outDType(i), std::move(d), v)); }
@@ -197,15 +163,9 @@ public:
 
 // ---------- broadcasting ----------
 Dims broadcastDims(const Context& c, const Dims& a, const Dims& b) {
-    size_t r = std::max(a.size(), b.size());
-    Dims out(r);
-    for (size_t i = 0; i < r; ++i) {
-        int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-        int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-        if (da != db && da != 1 && db != 1) c.fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
-        out[i] = da == 1 ? db : da;
-    }
-    return out;
+    auto out = broadcastShapes(a, b);
+    if (!out) c.fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
+    return *out;
 }
 
 // For each output element, the linear index into an input of dims `in` broadcast to `out`.
@@ -491,75 +451,10 @@ Dims statDims(const Context& c, size_t result, int64_t rows) {
     return {rows};
 }
 
-// ---------- conv / pool geometry ----------
-struct Conv2dGeom {
-    int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, ph0, ph1, pw0, pw1, dh, dw, groups;
-};
-void pads4(const Context& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
-    if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }
-    else if (p.size() == 4) { ph0 = p[0]; ph1 = p[1]; pw0 = p[2]; pw1 = p[3]; }
-    else if (p.empty()) { ph0 = ph1 = pw0 = pw1 = 0; }
-    else c.fail("paddings must have 2 or 4 entries");
-}
-void samePads(int64_t in, int64_t k, int64_t s, int64_t& p0, int64_t& p1) {
-    int64_t out = (in + s - 1) / s;
-    int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
-    p0 = total / 2; p1 = total - p0;
-}
-Conv2dGeom convGeom(const Context& c, const Dims& x, const Dims& f) {
-    if (x.size() != 4 || f.size() != 4) c.fail("conv2d needs 4-d input and filter");
-    if (c.attrString("data_format", "NCHW") != "NCHW" && c.attrString("data_format", "NCHW") != "AnyLayout")
-        c.fail("only NCHW conv2d is supported");
-    Conv2dGeom g{};
-    g.n = x[0]; g.cin = x[1]; g.h = x[2]; g.w = x[3]; g.cout = f[0]; g.kh = f[2]; g.kw = f[3];
-    Dims s = c.attrInts("strides"), d = c.attrInts("dilations");
-    g.sh = s.size() > 0 ? s[0] : 1; g.sw = s.size() > 1 ? s[1] : g.sh;
-    g.dh = d.size() > 0 ? d[0] : 1; g.dw = d.size() > 1 ? d[1] : g.dh;
-    g.groups = c.attrInt("groups", 1);
-    if (g.groups < 1 || g.cin % g.groups || g.cout % g.groups || f[1] * g.groups != g.cin)
-        c.fail("conv2d channels do not match groups");
-    std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
-    if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
-    else if (algo == "SAME") { samePads(g.h, (g.kh - 1) * g.dh + 1, g.sh, g.ph0, g.ph1); samePads(g.w, (g.kw - 1) * g.dw + 1, g.sw, g.pw0, g.pw1); }
-    else pads4(c, c.attrInts("paddings"), g.ph0, g.ph1, g.pw0, g.pw1);
-    g.oh = (g.h + g.ph0 + g.ph1 - (g.kh - 1) * g.dh - 1) / g.sh + 1;
-    g.ow = (g.w + g.pw0 + g.pw1 - (g.kw - 1) * g.dw - 1) / g.sw + 1;
-    if (g.oh <= 0 || g.ow <= 0) c.fail("conv2d output would be empty");
-    return g;
-}
-
-struct PoolGeom { int64_t n, ch, h, w, kh, kw, sh, sw, ph0, ph1, pw0, pw1, oh, ow; bool avg, exclusive, adaptive; };
-PoolGeom poolGeom(const Context& c, const Dims& x, Dims ksize) {
-    if (x.size() != 4) c.fail("pool2d needs a 4-d input");
-    if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("only NCHW pool2d is supported");
-    PoolGeom g{};
-    g.n = x[0]; g.ch = x[1]; g.h = x[2]; g.w = x[3];
-    std::string type = c.attrString("pooling_type", "max");
-    if (type != "max" && type != "avg") c.fail("pooling_type " + type + " not supported");
-    g.avg = type == "avg";
-    g.exclusive = c.attrBool("exclusive", true);
-    g.adaptive = c.attrBool("adaptive", false);
-    if (ksize.size() == 1) ksize.push_back(ksize[0]);
-    if (ksize.size() != 2) c.fail("kernel_size must have 2 entries");
-    g.kh = ksize[0]; g.kw = ksize[1];
-    Dims s = c.attrInts("strides");
-    g.sh = s.size() > 0 ? s[0] : 1; g.sw = s.size() > 1 ? s[1] : g.sh;
-    pads4(c, c.attrInts("paddings"), g.ph0, g.ph1, g.pw0, g.pw1);
-    if (c.attrBool("global_pooling", false)) { g.kh = g.h; g.kw = g.w; g.sh = g.sw = 1; g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0; }
-    std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
-    if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
-    else if (algo == "SAME") { samePads(g.h, g.kh, g.sh, g.ph0, g.ph1); samePads(g.w, g.kw, g.sw, g.pw0, g.pw1); }
-    if (g.adaptive) { g.oh = g.kh; g.ow = g.kw; return g; }
-    bool ceil = c.attrBool("ceil_mode", false);
-    auto outSize = [&](int64_t in, int64_t k, int64_t st, int64_t p) {
-        int64_t span = in + p - k;
-        return (ceil ? (span + st - 1) / st : span / st) + 1;
-    };
-    g.oh = outSize(g.h, g.kh, g.sh, g.ph0 + g.ph1);
-    g.ow = outSize(g.w, g.kw, g.sw, g.pw0 + g.pw1);
-    if (g.oh <= 0 || g.ow <= 0) c.fail("pool2d output would be empty");
-    return g;
-}
+// ---------- conv / pool geometry (OpSemantics) ----------
+FailFn failOf(const Context& c) { return [&c](const std::string& m) { c.fail(m); }; }
+Conv2dGeom convGeom(const Context& c, const Dims& x, const Dims& f) { return conv2dGeometry(c.o, x, f, failOf(c)); }
+PoolGeom poolGeom(const Context& c, const Dims& x, Dims ksize) { return pool2dGeometry(c.o, x, std::move(ksize), failOf(c)); }
 // Window of output (i, j): [h0, h1) x [w0, w1) clipped to the input; `count` is the divisor.
 void poolWindow(const PoolGeom& g, int64_t i, int64_t j, int64_t& h0, int64_t& h1, int64_t& w0, int64_t& w1, int64_t& count) {
     if (g.adaptive) {
@@ -593,6 +488,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     k["pd_op.full"] = [](Context& c) {
         Dims shape = c.attrInts("shape");
         if (c.operandCount() > 0 && c.has(0)) shape = c.ints(0);
+        c.requireElements(shape);
         double v = c.attrFloat("value", 0.0);
         int64_t n = numelOf(shape);
         c.setOutDoubles(0, shape, std::vector<double>(static_cast<size_t>(n), v));
@@ -612,12 +508,16 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         double v = c.scalar(0);
         Dims shape = c.has(1) ? c.ints(1) : Dims{};
         if (auto d = c.staticDims(0)) shape = *d;
+        c.requireElements(shape);
         c.setOutDoubles(0, shape, std::vector<double>(static_cast<size_t>(numelOf(shape)), v));
     };
     k["pd_op.arange"] = [](Context& c) {
         double start = c.scalar(0), end = c.scalar(1), step = c.scalar(2);
         if (step == 0) c.fail("arange with step 0");
-        int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
+        double len = std::ceil((end - start) / step);
+        if (!std::isfinite(len)) c.fail("arange with non-finite length");
+        int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::min(len, 9.0e18)));
+        c.requireElements({n});
         std::vector<double> v(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
         c.setOutDoubles(0, {n}, v);
@@ -826,6 +726,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
             if (shape[i] == -1) { if (i < off) c.fail("-1 in a new expand dim"); shape[i] = x.dims[i - off]; }
         }
         broadcastDims(c, x.dims, shape);
+        c.requireElements(shape);
         c.setOut(0, expandTensor(x, shape));
     };
     k["pd_op.expand_as"] = [](Context& c) {
@@ -1265,7 +1166,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         if (isTest) {
             if (!upscale) for (double& e : v) e *= (1.0 - p);
         } else {
-            uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+            uint64_t key = hashString(c.resultName(0), c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
             for (size_t i = 0; i < v.size(); ++i) {
                 bool keep = p < 1.0 && uniformAt(key, i) >= p;
                 mask[i] = keep;
@@ -1595,7 +1496,8 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
         double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
         double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
-        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        c.requireElements(shape);
+        uint64_t key = hashString(c.resultName(0), c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
         std::vector<double> v(static_cast<size_t>(numelOf(shape)));
         for (size_t i = 0; i < v.size(); ++i) v[i] = lo + (hi - lo) * uniformAt(key, i);
         c.setOutDoubles(0, shape, v);
@@ -1604,7 +1506,8 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
         int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
         if (hi <= lo) c.fail("randint needs high > low");
-        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ 0x7261ull);
+        c.requireElements(shape);
+        uint64_t key = hashString(c.resultName(0), c.runSeed ^ 0x7261ull);
         std::vector<double> v(static_cast<size_t>(numelOf(shape)));
         for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(lo + static_cast<int64_t>(uniformAt(key, i) * static_cast<double>(hi - lo)));
         c.setOutDoubles(0, shape, v);
@@ -2156,6 +2059,26 @@ CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
     return cost;
 }
 
+static std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options) {
+    std::vector<uint8_t> resident(program.values.size(), 0);
+    if (options.residentValues) {
+        for (ValueId v : *options.residentValues) if (v < resident.size()) resident[v] = 1;
+    } else if (options.inputsResident) {
+        for (OpId op : program.globalBlock().ops)
+            if (isInputOp(program.opName(op))) for (ValueId r : program.ops[op].results) resident[r] = 1;
+    }
+    return resident;
+}
+
+static RunLimits limitsOf(const RunOptions& o) {
+    RunLimits l;
+    l.maxElementsPerValue = o.maxElementsPerValue;
+    l.maxBytesPerValue = o.maxBytesPerValue;
+    l.maxTotalBytes = o.maxTotalBytes;
+    l.maxMultiplyAdds = o.maxMultiplyAdds;
+    return l;
+}
+
 RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
     std::vector<std::string> missing = unsupportedOps(program);
     if (!missing.empty()) {
@@ -2170,15 +2093,10 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
                 throw Error("the CPU executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.values[r].name +
                             ", defined by " + std::string(program.opName(op)) + ")");
         }
-    // Refuse work that would exhaust memory or run for hours, before anything runs.
-    Cost cost = estimateCost(program);
-    if (options.maxElementsPerValue > 0 && cost.largestElements > options.maxElementsPerValue)
-        throw Error("the CPU executor would need " + std::to_string(cost.largestElements) + " elements for " + cost.largestValue +
-                    " (limit " + std::to_string(options.maxElementsPerValue) + ", RunOptions::maxElementsPerValue)");
-    if (options.maxMultiplyAdds > 0 && cost.multiplyAdds > options.maxMultiplyAdds)
-        throw Error("the CPU executor would need about " + std::to_string(cost.multiplyAdds) +
-                    " multiply-adds for matmul/conv2d (limit " + std::to_string(options.maxMultiplyAdds) +
-                    ", RunOptions::maxMultiplyAdds)");
+    // Validate every op and refuse work that would exhaust memory or run for hours, on the
+    // propagated shapes, before anything runs.
+    const std::vector<uint8_t> resident = residentMask(program, options);
+    checkProgram(program, limitsOf(options), resident);
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
     const Block& block = program.globalBlock();
@@ -2189,13 +2107,6 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
     for (size_t pos = 0; pos < nOps; ++pos)
         for (ValueId v : program.ops[block.ops[pos]].operands)
             if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
-    std::vector<uint8_t> resident(program.values.size(), 0);
-    if (options.residentValues) {
-        for (ValueId v : *options.residentValues) if (v < resident.size()) resident[v] = 1;
-    } else if (options.inputsResident) {
-        for (OpId op : block.ops)
-            if (isInputOp(program.opName(op))) for (ValueId r : program.ops[op].results) resident[r] = 1;
-    }
     std::unordered_map<std::string, bool> capture;
     for (const std::string& n : options.captureValues) capture[n] = true;
     std::vector<std::vector<ValueId>> dieAfter(nOps);
@@ -2256,7 +2167,14 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
             }
             result.inputBytes += ctx.outputs[0].tensor->byteSize();
         } else {
-            kernels().at(std::string(name))(ctx);
+            ctx.maxElements = options.maxElementsPerValue;
+            try {
+                kernels().at(std::string(name))(ctx);
+            } catch (const Error&) {
+                throw;
+            } catch (const std::exception& e) {  // a library error (bad_alloc, out_of_range): name the op
+                ctx.fail(std::string("kernel failed: ") + e.what());
+            }
         }
         // Check results against the declared types: rank, static dims, dtype.
         for (size_t i = 0; i < o.results.size(); ++i) {
@@ -2264,6 +2182,9 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
             const Slot& s = ctx.outputs[i];
             if (t.kind == Type::Kind::Null) continue;
             if (!s.set) ctx.fail("kernel produced no result " + std::to_string(i));
+            if (!s.isList && s.tensor && options.maxBytesPerValue > 0 && s.tensor->byteSize() > options.maxBytesPerValue)
+                ctx.fail("result " + program.values[o.results[i]].name + " holds " + std::to_string(s.tensor->byteSize()) +
+                         " bytes (limit " + std::to_string(options.maxBytesPerValue) + ", RunOptions::maxBytesPerValue)");
             if (t.kind == Type::Kind::DenseTensor) {
                 if (s.isList) ctx.fail("result " + std::to_string(i) + " is a vector, declared a tensor");
                 const Tensor& r = *s.tensor;
@@ -2288,6 +2209,9 @@ RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, cons
             added += slotBytes[r];
         }
         live += added;
+        if (options.maxTotalBytes > 0 && live > options.maxTotalBytes)
+            ctx.fail("the run holds " + std::to_string(live) + " bytes of live values (limit " + std::to_string(options.maxTotalBytes) +
+                     ", RunOptions::maxTotalBytes)");
         OpRecord rec;
         rec.op = op;
         rec.peakBytes = live;

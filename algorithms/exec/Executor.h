@@ -5,6 +5,7 @@
 // implements the same interface later.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +50,8 @@ struct RunOptions {
     int64_t maxTotalBytes = int64_t(6) << 30;
     // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
     const std::atomic<bool>* cancel = nullptr;
+    // Called after every top-level op with (ops done, ops in all), on the running thread.
+    std::function<void(size_t, size_t)> progress;
 };
 
 // One `pd_op.fetch` (or `builtin.shadow_output`) target.

@@ -1,6 +1,7 @@
 // Shared CPU kernel support: seeded hashing, broadcasting indices, reduction plans, elementwise
 // tables, shape helpers, the matmul core, layer-norm and pool windows, concat/split.
 #include "algorithms/exec/KernelContext.h"
+#include "algorithms/exec/Blas.h"
 
 #include <algorithm>
 #include <cmath>
@@ -254,7 +255,7 @@ Tensor expandTensor(const Tensor& t, const Dims& od) {
 // Batched matmul with broadcasting of leading dims; operands already 2-D or more.
 // optimize("O3"): -O2's cost model leaves the axpy below scalar; vectorizing it does not
 // change the result (each element is still one multiply-add per p, in the same order).
-[[gnu::optimize("O3")]] std::vector<double> matmulCore(const Context& c, const std::vector<double>& a, Dims ad, bool ta,
+std::vector<double> matmulCore(const Context& c, const std::vector<double>& a, Dims ad, bool ta,
                                const std::vector<double>& b, Dims bd, bool tb, Dims& outDims) {
     bool aVec = ad.size() == 1, bVec = bd.size() == 1;
     if (aVec) { ad = {1, ad[0]}; ta = false; }
@@ -271,29 +272,11 @@ Tensor expandTensor(const Tensor& t, const Dims& od) {
     int64_t nb = numelOf(batch);
     std::vector<double> out(static_cast<size_t>(nb * m * n), 0.0);
     int64_t ar = ad[ad.size() - 2], ac = ad[ad.size() - 1], br = bd[bd.size() - 2], bc = bd[bd.size() - 1];
-    // op(B) as a contiguous [k, n] panel, so the inner loop is a unit-stride axpy that the
-    // compiler vectorizes; the summation order (p ascending) is fixed, so results are
-    // reproducible bit for bit.
-    std::vector<double> panel;
+    // One OpenBLAS GEMM per batch entry (fixed threads: reruns are bit-identical).
     for (int64_t bt = 0; bt < nb; ++bt) {
         const double* A = a.data() + ai[bt] * ar * ac;
         const double* B = b.data() + bi[bt] * br * bc;
-        if (tb) {
-            panel.resize(static_cast<size_t>(k * n));
-            for (int64_t j = 0; j < n; ++j)
-                for (int64_t p = 0; p < k; ++p) panel[p * n + j] = B[j * bc + p];
-            B = panel.data();
-        }
-        double* O = out.data() + bt * m * n;
-        for (int64_t i = 0; i < m; ++i) {
-            double* __restrict row = O + i * n;
-            for (int64_t p = 0; p < k; ++p) {
-                const double av = ta ? A[p * ac + i] : A[i * ac + p];
-                if (av == 0.0) continue;
-                const double* __restrict brow = B + p * n;
-                for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
-            }
-        }
+        gemm(ta, tb, m, n, k, A, ac, B, bc, out.data() + bt * m * n, n);
     }
     outDims = batch;
     if (!aVec) outDims.push_back(m);

@@ -1,5 +1,6 @@
 // Convolution and pooling kernels (NCHW): conv2d, pool2d and their grads.
 #include "algorithms/exec/KernelContext.h"
+#include "algorithms/exec/Blas.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,38 +8,65 @@
 #include <numeric>
 
 namespace rx::exec::cpu {
+namespace {
+
+// col[(ic, a, b), (i, j)] = x[ic, i*sh - ph0 + a*dh, j*sw - pw0 + b*dw], zero outside.
+void im2col(const Conv2dGeom& g, const double* x, int64_t channels, double* col) {
+    const int64_t cols = g.oh * g.ow;
+    for (int64_t ic = 0; ic < channels; ++ic)
+        for (int64_t a = 0; a < g.kh; ++a)
+            for (int64_t b = 0; b < g.kw; ++b) {
+                double* row = col + ((ic * g.kh + a) * g.kw + b) * cols;
+                for (int64_t i = 0; i < g.oh; ++i) {
+                    const int64_t h = i * g.sh - g.ph0 + a * g.dh;
+                    for (int64_t j = 0; j < g.ow; ++j) {
+                        const int64_t w = j * g.sw - g.pw0 + b * g.dw;
+                        row[i * g.ow + j] = (h >= 0 && h < g.h && w >= 0 && w < g.w) ? x[(ic * g.h + h) * g.w + w] : 0.0;
+                    }
+                }
+            }
+}
+
+// The adjoint of im2col: dx[ic, h, w] += dcol[(ic, a, b), (i, j)], in a fixed order.
+void col2im(const Conv2dGeom& g, const double* dcol, int64_t channels, double* dx) {
+    const int64_t cols = g.oh * g.ow;
+    for (int64_t ic = 0; ic < channels; ++ic)
+        for (int64_t a = 0; a < g.kh; ++a)
+            for (int64_t b = 0; b < g.kw; ++b) {
+                const double* row = dcol + ((ic * g.kh + a) * g.kw + b) * cols;
+                for (int64_t i = 0; i < g.oh; ++i) {
+                    const int64_t h = i * g.sh - g.ph0 + a * g.dh;
+                    if (h < 0 || h >= g.h) continue;
+                    for (int64_t j = 0; j < g.ow; ++j) {
+                        const int64_t w = j * g.sw - g.pw0 + b * g.dw;
+                        if (w >= 0 && w < g.w) dx[(ic * g.h + h) * g.w + w] += row[i * g.ow + j];
+                    }
+                }
+            }
+}
+
+}  // namespace
 
 void registerConvPoolKernels(KernelTable& table) {
     auto& k = table.kernels;
-    // -- conv2d --
+    // -- conv2d: im2col + GEMM per image and group --
     k["pd_op.conv2d"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& f = c.x(1);
         Conv2dGeom g = convGeom(c, x.dims, f.dims);
         std::vector<double> xv = x.toDoubles(), fv = f.toDoubles();
         std::vector<double> out(static_cast<size_t>(g.n * g.cout * g.oh * g.ow), 0.0);
-        int64_t cpg = g.cin / g.groups, opg = g.cout / g.groups;
+        const int64_t cpg = g.cin / g.groups, opg = g.cout / g.groups, rows = cpg * g.kh * g.kw, cols = g.oh * g.ow;
+        std::vector<double> col(static_cast<size_t>(rows * cols));
         for (int64_t n = 0; n < g.n; ++n)
-            for (int64_t oc = 0; oc < g.cout; ++oc) {
-                int64_t grp = oc / opg;
-                for (int64_t i = 0; i < g.oh; ++i)
-                    for (int64_t j = 0; j < g.ow; ++j) {
-                        double acc = 0;
-                        for (int64_t ic = 0; ic < cpg; ++ic)
-                            for (int64_t a = 0; a < g.kh; ++a) {
-                                int64_t h = i * g.sh - g.ph0 + a * g.dh;
-                                if (h < 0 || h >= g.h) continue;
-                                for (int64_t b = 0; b < g.kw; ++b) {
-                                    int64_t w = j * g.sw - g.pw0 + b * g.dw;
-                                    if (w < 0 || w >= g.w) continue;
-                                    acc += xv[((n * g.cin + grp * cpg + ic) * g.h + h) * g.w + w] * fv[((oc * cpg + ic) * g.kh + a) * g.kw + b];
-                                }
-                            }
-                        out[((n * g.cout + oc) * g.oh + i) * g.ow + j] = acc;
-                    }
+            for (int64_t grp = 0; grp < g.groups; ++grp) {
+                im2col(g, xv.data() + (n * g.cin + grp * cpg) * g.h * g.w, cpg, col.data());
+                gemm(false, false, opg, cols, rows, fv.data() + grp * opg * rows, rows, col.data(), cols,
+                     out.data() + (n * g.cout + grp * opg) * cols, cols);
             }
         c.setOutDoubles(0, {g.n, g.cout, g.oh, g.ow}, out);
     };
+    // (input, filter, out_grad) -> input_grad, filter_grad: dcol = W^T * dy, col2im; dW += dy * col^T.
     k["pd_op.conv2d_grad"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& f = c.x(1);
@@ -47,31 +75,21 @@ void registerConvPoolKernels(KernelTable& table) {
         if (gy.dims != Dims{g.n, g.cout, g.oh, g.ow}) c.fail("conv2d_grad output gradient has the wrong shape");
         std::vector<double> xv = x.toDoubles(), fv = f.toDoubles(), gv = gy.toDoubles();
         std::vector<double> dx(xv.size(), 0.0), df(fv.size(), 0.0);
-        int64_t cpg = g.cin / g.groups, opg = g.cout / g.groups;
+        const int64_t cpg = g.cin / g.groups, opg = g.cout / g.groups, rows = cpg * g.kh * g.kw, cols = g.oh * g.ow;
+        std::vector<double> col(static_cast<size_t>(rows * cols)), dcol(col.size());
         for (int64_t n = 0; n < g.n; ++n)
-            for (int64_t oc = 0; oc < g.cout; ++oc) {
-                int64_t grp = oc / opg;
-                for (int64_t i = 0; i < g.oh; ++i)
-                    for (int64_t j = 0; j < g.ow; ++j) {
-                        double go = gv[((n * g.cout + oc) * g.oh + i) * g.ow + j];
-                        for (int64_t ic = 0; ic < cpg; ++ic)
-                            for (int64_t a = 0; a < g.kh; ++a) {
-                                int64_t h = i * g.sh - g.ph0 + a * g.dh;
-                                if (h < 0 || h >= g.h) continue;
-                                for (int64_t b = 0; b < g.kw; ++b) {
-                                    int64_t w = j * g.sw - g.pw0 + b * g.dw;
-                                    if (w < 0 || w >= g.w) continue;
-                                    size_t xi = ((n * g.cin + grp * cpg + ic) * g.h + h) * g.w + w;
-                                    size_t fi = ((oc * cpg + ic) * g.kh + a) * g.kw + b;
-                                    dx[xi] += go * fv[fi];
-                                    df[fi] += go * xv[xi];
-                                }
-                            }
-                    }
+            for (int64_t grp = 0; grp < g.groups; ++grp) {
+                const double* dy = gv.data() + (n * g.cout + grp * opg) * cols;
+                im2col(g, xv.data() + (n * g.cin + grp * cpg) * g.h * g.w, cpg, col.data());
+                gemm(false, true, opg, rows, cols, dy, cols, col.data(), cols, df.data() + grp * opg * rows, rows, true);
+                gemm(true, false, rows, cols, opg, fv.data() + grp * opg * rows, rows, dy, cols, dcol.data(), cols);
+                col2im(g, dcol.data(), cpg, dx.data() + (n * g.cin + grp * cpg) * g.h * g.w);
             }
         if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
         if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, f.dims, df);
     };
+    k["pd_op.depthwise_conv2d"] = k["pd_op.conv2d"];
+    k["pd_op.depthwise_conv2d_grad"] = k["pd_op.conv2d_grad"];
 
     // -- pool2d --
     k["pd_op.pool2d"] = [](Context& c) {

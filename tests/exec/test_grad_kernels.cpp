@@ -230,6 +230,13 @@ std::vector<GradCase> cases() {
                       {"padding_algorithm", Attribute::string("EXPLICIT")}, {"data_format", Attribute::string("NCHW")}},
                      {"x0", "x1", "g"}, {0, 1}});
     }
+    // depthwise: groups = input channels, one filter channel each, stride 2, dilation 2
+    c.push_back({"depthwise_conv2d", "pd_op.depthwise_conv2d", "pd_op.depthwise_conv2d_grad", {in("x", {2, 3, 6, 6}), in("w", {6, 1, 3, 3})},
+                 {"x0", "x1"}, {{F, {2, 6, 2, 2}}},
+                 {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})},
+                  {"dilations", Attribute::intArray({2, 2})}, {"groups", Attribute::int32(3)},
+                  {"padding_algorithm", Attribute::string("EXPLICIT")}, {"data_format", Attribute::string("NCHW")}},
+                 {"x0", "x1", "g"}, {0, 1}});
     for (const char* type : {"max", "avg"}) {
         std::vector<NamedAttribute> a = {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})},
                                          {"pooling_type", Attribute::string(type)}, {"exclusive", Attribute::boolean(true)}};

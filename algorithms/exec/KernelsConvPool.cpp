@@ -132,6 +132,49 @@ void registerConvPoolKernels(KernelTable& table) {
                 }
         c.setOutDoubles(0, x.dims, dx);
     };
+
+    // -- max_pool2d_with_index (x) {kernel_size, strides, paddings, global_pooling, adaptive, ceil_mode}
+    //    -> out, mask: mask holds the flat h*W+w index of each window's first maximum.
+    k["pd_op.max_pool2d_with_index"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        PoolGeom g = poolGeom(c, x.dims, c.attrInts("kernel_size"));
+        if (g.avg) c.fail("attribute pooling_type: max_pool2d_with_index is a max pool");
+        std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(g.n * g.ch * g.oh * g.ow)), mask(out.size());
+        for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
+            for (int64_t i = 0; i < g.oh; ++i)
+                for (int64_t j = 0; j < g.ow; ++j) {
+                    int64_t h0, h1, w0, w1, cnt;
+                    poolWindow(g, i, j, h0, h1, w0, w1, cnt);
+                    double best = -INFINITY;
+                    int64_t at = h0 * g.w + w0;
+                    for (int64_t h = h0; h < h1; ++h)
+                        for (int64_t w = w0; w < w1; ++w) {
+                            double e = v[(nc * g.h + h) * g.w + w];
+                            if (e > best) { best = e; at = h * g.w + w; }
+                        }
+                    out[(nc * g.oh + i) * g.ow + j] = best;
+                    mask[(nc * g.oh + i) * g.ow + j] = static_cast<double>(at);
+                }
+        c.setOutDoubles(0, {g.n, g.ch, g.oh, g.ow}, out);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, {g.n, g.ch, g.oh, g.ow}, mask);
+    };
+    // (x, mask, out_grad) -> x_grad: each gradient to the input element its mask names.
+    k["pd_op.max_pool2d_with_index_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& mask = c.x(1);
+        const Tensor& gy = c.x(2);
+        if (x.dims.size() != 4 || mask.dims != gy.dims || gy.dims.size() != 4 || gy.dims[0] != x.dims[0] || gy.dims[1] != x.dims[1])
+            c.fail("max_pool2d_with_index_grad needs x [N,C,H,W] and mask, out_grad [N,C,OH,OW]");
+        const int64_t plane = x.dims[2] * x.dims[3], oplane = gy.dims[2] * gy.dims[3];
+        std::vector<double> dx(static_cast<size_t>(x.numel()), 0.0), gv = gy.toDoubles();
+        for (int64_t nc = 0; nc < x.dims[0] * x.dims[1]; ++nc)
+            for (int64_t o = 0; o < oplane; ++o) {
+                int64_t at = static_cast<int64_t>(mask.get(nc * oplane + o));
+                if (at < 0 || at >= plane) c.fail("mask index " + std::to_string(at) + " is outside the input plane");
+                dx[nc * plane + at] += gv[nc * oplane + o];
+            }
+        c.setOutDoubles(0, x.dims, dx);
+    };
 }
 
 }  // namespace rx::exec::cpu

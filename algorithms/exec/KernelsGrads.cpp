@@ -272,6 +272,34 @@ void registerGradsKernels(KernelTable& table) {
             }
         c.setOutDoubles(0, y.dims, out);
     };
+
+    // swiglu_grad (x, y, out_grad) -> x_grad, y_grad for out = silu(x) * y; without y, x holds [x | y].
+    k["pd_op.swiglu_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(c.operandCount() - 1);
+        std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
+        auto dsilu = [](double a) { double s = sigmoid(a); return s * (1 + a * (1 - s)); };
+        if (c.has(1) && c.operandCount() >= 3) {
+            std::vector<double> yv = c.x(1).toDoubles();
+            if (yv.size() != xv.size() || gv.size() != xv.size()) c.fail("swiglu_grad operands differ in shape");
+            std::vector<double> dx(xv.size()), dy(xv.size());
+            for (size_t i = 0; i < xv.size(); ++i) { dx[i] = gv[i] * yv[i] * dsilu(xv[i]); dy[i] = gv[i] * xv[i] * sigmoid(xv[i]); }
+            if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
+            if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, c.x(1).dims, dy);
+            return;
+        }
+        if (x.dims.empty() || x.dims.back() % 2) c.fail("swiglu_grad without y needs an even last axis");
+        int64_t h = x.dims.back() / 2, rows = x.numel() / std::max<int64_t>(x.dims.back(), 1);
+        if (static_cast<int64_t>(gv.size()) != rows * h) c.fail("swiglu_grad out_grad has the wrong size");
+        std::vector<double> dx(xv.size());
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < h; ++j) {
+                double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j], gg = gv[r * h + j];
+                dx[r * 2 * h + j] = gg * b * dsilu(a);
+                dx[r * 2 * h + h + j] = gg * a * sigmoid(a);
+            }
+        c.setOutDoubles(0, x.dims, dx);
+    };
 }
 
 }  // namespace rx::exec::cpu

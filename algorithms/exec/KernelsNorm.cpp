@@ -191,6 +191,160 @@ void registerNormKernels(KernelTable& table) {
     };
 
     k["pd_op.batchnorm"] = k["pd_op.batch_norm"];  // the seed's spelling in COMPUTE_INTENSIVE_OPS
+
+    // -- cross_entropy_with_softmax (input, label) {soft_label, use_softmax, numeric_stable_mode,
+    //    ignore_index, axis} -> softmax, loss (the axis kept with size 1).
+    struct CeShape { int64_t outer, n, inner; Dims lossDims; };
+    auto ceShape = [](const Context& c, const Dims& d) {
+        if (d.empty()) c.fail("cross_entropy_with_softmax of a 0-d input");
+        int64_t axis = c.normAxis(c.attrInt("axis", -1), d.size());
+        CeShape s{1, d[axis], 1, d};
+        for (int64_t i = 0; i < axis; ++i) s.outer *= d[i];
+        for (size_t i = axis + 1; i < d.size(); ++i) s.inner *= d[i];
+        s.lossDims[axis] = 1;
+        return s;
+    };
+    k["pd_op.cross_entropy_with_softmax"] = [ceShape](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& label = c.x(1);
+        CeShape s = ceShape(c, x.dims);
+        bool soft = c.attrBool("soft_label", false), useSoftmax = c.attrBool("use_softmax", true);
+        int64_t ignore = c.attrInt("ignore_index", -100);
+        if (soft ? label.dims != x.dims : label.numel() != s.outer * s.inner)
+            c.fail("label " + dimsString(label.dims) + " does not match input " + dimsString(x.dims) + (soft ? " (soft labels)" : ""));
+        std::vector<double> v = x.toDoubles(), sm(v.size()), loss(static_cast<size_t>(s.outer * s.inner), 0.0);
+        for (int64_t o = 0; o < s.outer; ++o)
+            for (int64_t in = 0; in < s.inner; ++in) {
+                auto at = [&](int64_t j) { return static_cast<size_t>((o * s.n + j) * s.inner + in); };
+                double m = -INFINITY, sum = 0;
+                if (useSoftmax) {
+                    for (int64_t j = 0; j < s.n; ++j) m = std::max(m, v[at(j)]);
+                    for (int64_t j = 0; j < s.n; ++j) sum += std::exp(v[at(j)] - m);
+                    for (int64_t j = 0; j < s.n; ++j) sm[at(j)] = std::exp(v[at(j)] - m) / sum;
+                } else {
+                    for (int64_t j = 0; j < s.n; ++j) sm[at(j)] = v[at(j)];
+                }
+                double& l = loss[o * s.inner + in];
+                if (soft) {
+                    for (int64_t j = 0; j < s.n; ++j) l -= label.get(static_cast<int64_t>(at(j))) * std::log(sm[at(j)]);
+                } else {
+                    int64_t t = static_cast<int64_t>(label.get(o * s.inner + in));
+                    if (t == ignore) continue;
+                    if (t < 0 || t >= s.n) c.fail("label " + std::to_string(t) + " is outside [0, " + std::to_string(s.n) + ")");
+                    l = useSoftmax ? -(v[at(t)] - m - std::log(sum)) : -std::log(sm[at(t)]);
+                }
+            }
+        c.setOutDoubles(0, x.dims, sm);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, s.lossDims, loss);
+    };
+    // (label, softmax, loss_grad) -> input_grad = (softmax - onehot(label)) * loss_grad.
+    k["pd_op.cross_entropy_with_softmax_grad"] = [ceShape](Context& c) {
+        const Tensor& label = c.x(0);
+        const Tensor& sm = c.x(1);
+        const Tensor& lg = c.x(2);
+        CeShape s = ceShape(c, sm.dims);
+        bool soft = c.attrBool("soft_label", false);
+        if (!c.attrBool("use_softmax", true)) c.fail("attribute use_softmax = false: the grad is only defined through the softmax here");
+        int64_t ignore = c.attrInt("ignore_index", -100);
+        if (lg.numel() != s.outer * s.inner) c.fail("loss_grad " + dimsString(lg.dims) + " does not match " + dimsString(s.lossDims));
+        std::vector<double> p = sm.toDoubles(), dx(p.size());
+        for (int64_t o = 0; o < s.outer; ++o)
+            for (int64_t in = 0; in < s.inner; ++in) {
+                double g = lg.get(o * s.inner + in);
+                int64_t t = soft ? -1 : static_cast<int64_t>(label.get(o * s.inner + in));
+                for (int64_t j = 0; j < s.n; ++j) {
+                    size_t e = static_cast<size_t>((o * s.n + j) * s.inner + in);
+                    if (soft) dx[e] = (p[e] - label.get(static_cast<int64_t>(e))) * g;
+                    else dx[e] = t == ignore ? 0.0 : (p[e] - (j == t ? 1.0 : 0.0)) * g;
+                }
+            }
+        c.setOutDoubles(0, sm.dims, dx);
+    };
+    // -- group_norm (x, scale, bias) {epsilon, groups, data_format NCHW} -> y, mean [N,G], variance [N,G]
+    k["pd_op.group_norm"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("group_norm needs rank >= 2");
+        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("attribute data_format: only NCHW group_norm is supported");
+        int64_t groups = c.attrInt("groups", 1), nb = x.dims[0], ch = x.dims[1];
+        if (groups < 1 || ch % groups) c.fail("attribute groups = " + std::to_string(groups) + " does not divide " + std::to_string(ch) + " channels");
+        double eps = c.attrFloat("epsilon", 1e-5);
+        int64_t sp = x.numel() / std::max<int64_t>(nb * ch, 1), per = ch / groups * sp;
+        std::vector<double> v = x.toDoubles(), out(v.size()), mean(static_cast<size_t>(nb * groups)), var(mean.size());
+        std::vector<double> scale = c.has(1) ? c.x(1).toDoubles() : std::vector<double>(ch, 1.0);
+        std::vector<double> bias = c.has(2) ? c.x(2).toDoubles() : std::vector<double>(ch, 0.0);
+        if (static_cast<int64_t>(scale.size()) != ch || static_cast<int64_t>(bias.size()) != ch) c.fail("scale/bias do not match the channels");
+        for (int64_t n = 0; n < nb; ++n)
+            for (int64_t gi = 0; gi < groups; ++gi) {
+                const double* base = v.data() + (n * groups + gi) * per;
+                double m = 0, q = 0;
+                for (int64_t e = 0; e < per; ++e) m += base[e];
+                m /= static_cast<double>(per);
+                for (int64_t e = 0; e < per; ++e) q += (base[e] - m) * (base[e] - m);
+                q /= static_cast<double>(per);
+                mean[n * groups + gi] = m; var[n * groups + gi] = q;
+                double inv = 1.0 / std::sqrt(q + eps);
+                for (int64_t e = 0; e < per; ++e) {
+                    int64_t chan = gi * (ch / groups) + e / sp;
+                    out[(n * groups + gi) * per + e] = (base[e] - m) * inv * scale[chan] + bias[chan];
+                }
+            }
+        c.setOutDoubles(0, x.dims, out);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, {nb, groups}, mean);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, {nb, groups}, var);
+    };
+    // -- instance_norm (x, scale, bias) {epsilon} -> y, saved_mean [N*C], saved_variance [N*C]
+    //    (Paddle stores 1/sqrt(var + eps) in saved_variance).
+    k["pd_op.instance_norm"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("instance_norm needs rank >= 2");
+        int64_t nb = x.dims[0], ch = x.dims[1], sp = x.numel() / std::max<int64_t>(nb * ch, 1);
+        double eps = c.attrFloat("epsilon", 1e-5);
+        std::vector<double> v = x.toDoubles(), out(v.size()), mean(static_cast<size_t>(nb * ch)), inv(mean.size());
+        std::vector<double> scale = c.has(1) ? c.x(1).toDoubles() : std::vector<double>(ch, 1.0);
+        std::vector<double> bias = c.has(2) ? c.x(2).toDoubles() : std::vector<double>(ch, 0.0);
+        if (static_cast<int64_t>(scale.size()) != ch || static_cast<int64_t>(bias.size()) != ch) c.fail("scale/bias do not match the channels");
+        for (int64_t nc = 0; nc < nb * ch; ++nc) {
+            const double* base = v.data() + nc * sp;
+            double m = 0, q = 0;
+            for (int64_t e = 0; e < sp; ++e) m += base[e];
+            m /= static_cast<double>(std::max<int64_t>(sp, 1));
+            for (int64_t e = 0; e < sp; ++e) q += (base[e] - m) * (base[e] - m);
+            q /= static_cast<double>(std::max<int64_t>(sp, 1));
+            mean[nc] = m; inv[nc] = 1.0 / std::sqrt(q + eps);
+            for (int64_t e = 0; e < sp; ++e) out[nc * sp + e] = (base[e] - m) * inv[nc] * scale[nc % ch] + bias[nc % ch];
+        }
+        c.setOutDoubles(0, x.dims, out);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, {nb * ch}, mean);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, {nb * ch}, inv);
+    };
+    // -- rms_norm (x, bias, residual, norm_weight, norm_bias) {epsilon, begin_norm_axis}
+    //    -> out, residual_out, inv_var: x' = x + bias + residual; out = x' / rms(x') * w + b.
+    k["pd_op.rms_norm"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        LnShape s = lnShape(c, x.dims);
+        double eps = c.attrFloat("epsilon", 1e-6);
+        std::vector<double> v = x.toDoubles();
+        if (c.has(1)) { std::vector<double> b = c.x(1).toDoubles(); if (static_cast<int64_t>(b.size()) != s.cols) c.fail("bias size differs from the normalized size"); for (size_t i = 0; i < v.size(); ++i) v[i] += b[i % b.size()]; }
+        if (c.has(2)) { if (c.x(2).dims != x.dims) c.fail("residual shape differs from x"); std::vector<double> r = c.x(2).toDoubles(); for (size_t i = 0; i < v.size(); ++i) v[i] += r[i]; }
+        std::vector<double> w = c.has(3) ? c.x(3).toDoubles() : std::vector<double>(), nb = c.has(4) ? c.x(4).toDoubles() : std::vector<double>();
+        if ((!w.empty() && static_cast<int64_t>(w.size()) != s.cols) || (!nb.empty() && static_cast<int64_t>(nb.size()) != s.cols))
+            c.fail("norm_weight/norm_bias size differs from the normalized size");
+        std::vector<double> out(v.size()), invVar(static_cast<size_t>(s.rows));
+        for (int64_t r = 0; r < s.rows; ++r) {
+            double q = 0;
+            for (int64_t j = 0; j < s.cols; ++j) q += v[r * s.cols + j] * v[r * s.cols + j];
+            invVar[r] = 1.0 / std::sqrt(q / static_cast<double>(s.cols) + eps);
+            for (int64_t j = 0; j < s.cols; ++j) {
+                double y = v[r * s.cols + j] * invVar[r];
+                if (!w.empty()) y *= w[j];
+                if (!nb.empty()) y += nb[j];
+                out[r * s.cols + j] = y;
+            }
+        }
+        c.setOutDoubles(0, x.dims, out);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, x.dims, v);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, statDims(c, 2, s.rows), invVar);
+    };
 }
 
 }  // namespace rx::exec::cpu

@@ -333,6 +333,148 @@ void registerShapeKernels(KernelTable& table) {
     for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
                              "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
         k[name] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
+
+    // -- unbind (input) {axis} -> vector of slices with the axis removed
+    k["pd_op.unbind"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        if (x.dims.empty()) c.fail("unbind of a 0-d tensor");
+        int64_t axis = c.normAxis(c.attrInt("axis", 0), x.dims.size());
+        splitInto(c, x, Dims(static_cast<size_t>(x.dims[axis]), 1), axis);
+        std::vector<TensorPtr> parts;
+        for (const TensorPtr& t : c.outputs[0].list) {
+            Dims d = t->dims;
+            d.erase(d.begin() + axis);
+            parts.push_back(std::make_shared<const Tensor>(reshaped(*t, d)));
+        }
+        c.setOutList(0, std::move(parts));
+    };
+    // stack_grad (x vector, out_grad) {axis} -> vector of x grads: unbind out_grad.
+    k["pd_op.stack_grad"] = [](Context& c) {
+        const auto& xs = c.list(0);
+        const Tensor& g = c.x(1);
+        if (xs.empty()) c.fail("stack_grad of nothing");
+        int64_t axis = c.attrInt("axis", 0);
+        if (axis < 0) axis += static_cast<int64_t>(g.dims.size());
+        if (axis < 0 || axis >= static_cast<int64_t>(g.dims.size()) || g.dims[axis] != static_cast<int64_t>(xs.size()))
+            c.fail("stack_grad: out_grad " + dimsString(g.dims) + " does not stack " + std::to_string(xs.size()) + " tensors on axis " +
+                   std::to_string(axis));
+        splitInto(c, g, Dims(xs.size(), 1), axis);
+        std::vector<TensorPtr> parts;
+        for (size_t i = 0; i < xs.size(); ++i) parts.push_back(std::make_shared<const Tensor>(reshaped(*c.outputs[0].list[i], xs[i]->dims)));
+        c.setOutList(0, std::move(parts));
+    };
+    // index_select (x, index) {axis}: gather along an axis (Paddle's index_select).
+    k["pd_op.index_select"] = k["pd_op.gather"];
+    // gather_grad / index_select_grad (x, index, out_grad[, axis]) {axis}: scatter-add along the axis.
+    auto gatherGrad = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& index = c.x(1);
+        const Tensor& g = c.x(2);
+        int64_t axis = c.normAxis(c.has(3) ? c.ints(3).at(0) : c.attrInt("axis", 0), x.dims.size());
+        int64_t outer = 1, inner = 1;
+        for (int64_t i = 0; i < axis; ++i) outer *= x.dims[i];
+        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
+        if (g.numel() != outer * index.numel() * inner) c.fail("out_grad " + dimsString(g.dims) + " does not match the gathered shape");
+        std::vector<double> dx(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t j = 0; j < index.numel(); ++j) {
+                int64_t v = static_cast<int64_t>(index.get(j));
+                if (v < 0 || v >= x.dims[axis]) c.fail("index " + std::to_string(v) + " out of range");
+                for (int64_t e = 0; e < inner; ++e) dx[(o * x.dims[axis] + v) * inner + e] += gv[(o * index.numel() + j) * inner + e];
+            }
+        c.setOutDoubles(0, x.dims, dx);
+    };
+    k["pd_op.gather_grad"] = gatherGrad;
+    k["pd_op.index_select_grad"] = gatherGrad;
+    // scatter (x, index, updates) {overwrite}: rows index[i] of x become updates[i] (overwrite),
+    // or the sum of the updates aimed at them (Paddle zeroes those rows first).
+    k["pd_op.scatter"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& index = c.x(1);
+        const Tensor& up = c.x(2);
+        bool overwrite = c.attrBool("overwrite", true);
+        if (x.dims.empty()) c.fail("scatter into a 0-d tensor");
+        const int64_t row = x.numel() / std::max<int64_t>(x.dims[0], 1);
+        if (up.numel() != index.numel() * row) c.fail("updates " + dimsString(up.dims) + " do not match index and x rows");
+        std::vector<double> out = x.toDoubles(), uv = up.toDoubles();
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int64_t r = static_cast<int64_t>(index.get(i));
+            if (r < 0 || r >= x.dims[0]) c.fail("scatter index " + std::to_string(r) + " out of range");
+            if (!overwrite) std::fill(out.begin() + r * row, out.begin() + (r + 1) * row, 0.0);
+        }
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int64_t r = static_cast<int64_t>(index.get(i));
+            for (int64_t e = 0; e < row; ++e) out[r * row + e] = overwrite ? uv[i * row + e] : out[r * row + e] + uv[i * row + e];
+        }
+        c.setOutDoubles(0, x.dims, out);
+    };
+    // scatter_grad (index, updates, out_grad) {overwrite} -> x_grad (indexed rows zeroed), updates_grad.
+    // With overwrite and repeated indices only the last update of a row reaches the output.
+    k["pd_op.scatter_grad"] = [](Context& c) {
+        const Tensor& index = c.x(0);
+        const Tensor& up = c.x(1);
+        const Tensor& g = c.x(2);
+        bool overwrite = c.attrBool("overwrite", true);
+        if (g.dims.empty()) c.fail("scatter_grad of a 0-d gradient");
+        const int64_t row = g.numel() / std::max<int64_t>(g.dims[0], 1);
+        std::vector<double> gv = g.toDoubles(), dx = gv, du(static_cast<size_t>(up.numel()), 0.0);
+        std::vector<int64_t> last(static_cast<size_t>(g.dims[0]), -1);
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int64_t r = static_cast<int64_t>(index.get(i));
+            if (r < 0 || r >= g.dims[0]) c.fail("scatter index " + std::to_string(r) + " out of range");
+            last[r] = i;
+            std::fill(dx.begin() + r * row, dx.begin() + (r + 1) * row, 0.0);
+        }
+        for (int64_t i = 0; i < index.numel(); ++i) {
+            int64_t r = static_cast<int64_t>(index.get(i));
+            if (overwrite && last[r] != i) continue;
+            for (int64_t e = 0; e < row; ++e) du[i * row + e] = gv[r * row + e];
+        }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, g.dims, dx);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, up.dims, du);
+    };
+    // pad (x) {paddings: [before0, after0, before1, after1, ...], pad_value}: constant padding.
+    auto padPlan = [](const Context& c, const Dims& in, Dims& before, Dims& out) {
+        Dims p = c.attrInts("paddings");
+        if (p.size() != 2 * in.size()) c.fail("attribute paddings = " + dimsString(p) + ": expected 2 entries per dim of " + dimsString(in));
+        before.assign(in.size(), 0);
+        out = in;
+        for (size_t i = 0; i < in.size(); ++i) {
+            if (p[2 * i] < 0 || p[2 * i + 1] < 0) c.fail("attribute paddings = " + dimsString(p) + ": must be >= 0");
+            before[i] = p[2 * i];
+            out[i] = in[i] + p[2 * i] + p[2 * i + 1];
+        }
+        c.requireElements(out);
+    };
+    k["pd_op.pad"] = [padPlan](Context& c) {
+        const Tensor& x = c.x(0);
+        Dims before, od;
+        padPlan(c, x.dims, before, od);
+        double value = c.has(1) ? c.scalar(1) : c.attrFloat("pad_value", 0.0);
+        std::vector<double> out(static_cast<size_t>(numelOf(od)), value), v = x.toDoubles();
+        Dims is = stridesOf(x.dims), os = stridesOf(od);
+        for (int64_t e = 0; e < x.numel(); ++e) {
+            int64_t rem = e, pos = 0;
+            for (size_t d = 0; d < x.dims.size(); ++d) { pos += (rem / is[d] + before[d]) * os[d]; rem %= is[d]; }
+            out[pos] = v[e];
+        }
+        c.setOutDoubles(0, od, out);
+    };
+    k["pd_op.pad_grad"] = [padPlan](Context& c) {  // (x, out_grad) {paddings}: the unpadded window
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        Dims before, od;
+        padPlan(c, x.dims, before, od);
+        if (g.dims != od) c.fail("out_grad " + dimsString(g.dims) + " is not the padded shape " + dimsString(od));
+        std::vector<double> dx(static_cast<size_t>(x.numel())), gv = g.toDoubles();
+        Dims is = stridesOf(x.dims), os = stridesOf(od);
+        for (int64_t e = 0; e < x.numel(); ++e) {
+            int64_t rem = e, pos = 0;
+            for (size_t d = 0; d < x.dims.size(); ++d) { pos += (rem / is[d] + before[d]) * os[d]; rem %= is[d]; }
+            dx[e] = gv[pos];
+        }
+        c.setOutDoubles(0, x.dims, dx);
+    };
 }
 
 }  // namespace rx::exec::cpu

@@ -194,6 +194,44 @@ private slots:
         expectNear(values(r, 6), {6 * rinv, 4 * rinv}, 1e-6);
         expectNear(values(r, 7), {rinv}, 1e-6);
     }
+    void interpolate() {
+        P b;
+        ValueId x = b.data("x", F, {1, 1, 2, 2}, {1, 2, 3, 4});
+        b.fetch(b.op("pd_op.nearest_interp", {x, kNoId, kNoId, kNoId}, {b.t(F, {1, 1, 4, 4})},
+                     {{"data_format", Attribute::string("NCHW")}, {"out_h", Attribute::int32(4)}, {"out_w", Attribute::int32(4)},
+                      {"interp_method", Attribute::string("nearest")}, {"align_corners", Attribute::boolean(false)},
+                      {"align_mode", Attribute::int32(1)}})[0]);
+        ValueId y = b.data("y", F, {1, 1, 2, 2}, {0, 1, 2, 3});
+        b.fetch(b.op("pd_op.bilinear_interp", {y, kNoId, kNoId, kNoId}, {b.t(F, {1, 1, 3, 3})},
+                     {{"out_h", Attribute::int32(3)}, {"out_w", Attribute::int32(3)}, {"align_corners", Attribute::boolean(true)}})[0]);
+        ValueId z = b.data("z", F, {1, 1, 1, 2}, {0, 1});
+        b.fetch(b.op("pd_op.bilinear_interp", {z, kNoId, kNoId, kNoId}, {b.t(F, {1, 1, 1, 4})},
+                     {{"out_h", Attribute::int32(1)}, {"out_w", Attribute::int32(4)}, {"align_corners", Attribute::boolean(false)},
+                      {"align_mode", Attribute::int32(0)}})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+        expectNear(values(r, 1), {0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3});
+        expectNear(values(r, 2), {0, 0.25, 0.75, 1});
+    }
+    void flashAttention() {
+        P b;
+        ValueId q = b.data("q", F, {1, 2, 1, 1}, {1, 1});
+        ValueId k = b.data("k", F, {1, 2, 1, 1}, {0, 0});
+        ValueId v = b.data("v", F, {1, 2, 1, 1}, {2, 4});
+        for (bool causal : {false, true}) {
+            auto r = b.op("pd_op.flash_attn", {q, k, v, kNoId, kNoId},
+                          {b.t(F, {1, 2, 1, 1}), b.t(F, {0}), b.t(F, {1, 1, 2}), b.t(I64, {2})},
+                          {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(causal)},
+                           {"return_softmax", Attribute::boolean(false)}, {"is_test", Attribute::boolean(false)}});
+            b.fetch(r[0]);
+            b.fetch(r[2]);
+        }
+        RunResult r = b.run();
+        expectNear(values(r, 0), {3, 3});
+        expectNear(values(r, 1), {std::log(2.0), std::log(2.0)});
+        expectNear(values(r, 2), {2, 3});
+        expectNear(values(r, 3), {0, std::log(2.0)});
+    }
     void requiredOpsAreCovered() {
         // Ops of CNN, RNN and transformer/LLM training programs (forward and grad) that the
         // CPU executor must run; Paddle's names.
@@ -215,7 +253,8 @@ private slots:
                  "pd_op.index_select_grad", "pd_op.gather", "pd_op.gather_grad", "pd_op.gather_nd", "pd_op.gather_nd_grad",
                  "pd_op.scatter", "pd_op.scatter_grad", "pd_op.matmul", "pd_op.matmul_grad", "pd_op.dropout",
                  "pd_op.dropout_grad", "pd_op.transpose", "pd_op.transpose_grad", "pd_op.reshape", "pd_op.reshape_grad",
-                 "pd_op.slice", "pd_op.slice_grad", "pd_op.expand", "pd_op.expand_grad", "pd_op.where", "pd_op.where_grad"})
+                 "pd_op.slice", "pd_op.slice_grad", "pd_op.expand", "pd_op.expand_grad", "pd_op.where", "pd_op.where_grad",
+                 "pd_op.bilinear_interp", "pd_op.nearest_interp", "pd_op.flash_attn"})
             QVERIFY2(supported.count(op), op);
     }
 };

@@ -51,6 +51,7 @@ RunProfile profileOf(const Program& p, const RunResult& r, const std::vector<int
         const OpRecord& rec = r.ops[i];
         OpProfile o;
         o.index = static_cast<int64_t>(i);
+        o.op = rec.op;
         o.name = std::string(p.opName(rec.op));
         if (!p.ops[rec.op].results.empty()) o.result = p.values[p.ops[rec.op].results[0]].name;
         o.ms = rec.micros / 1000.0;

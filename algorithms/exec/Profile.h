@@ -17,6 +17,7 @@ namespace rx::exec {
 
 struct OpProfile {
     int64_t index = 0;          // position in the program's global block
+    OpId op = kNoId;            // the op (ids of the original survive in the rewritten program)
     std::string name;           // op name, e.g. "pd_op.matmul"
     std::string result;         // first result's value name (may be empty)
     double ms = 0;              // measured kernel time

@@ -1,4 +1,5 @@
 #include "views/MainWindow.h"
+#include "views/ProfilePanel.h"
 
 #include <QAction>
 #include <QBuffer>
@@ -210,6 +211,7 @@ void MainWindow::buildDocks() {
     auto* dLog = dock(tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     splitDockWidget(dInspector, dTuning, Qt::Vertical);
     tabifyDockWidget(dSummary, dLog);
+    tabifyDockWidget(dSummary, dock(tr("Profile"), "profileDock", new ProfilePanel(doc_, this), Qt::BottomDockWidgetArea));
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
     resizeDocks({dInspector}, {360}, Qt::Horizontal);
@@ -277,6 +279,12 @@ void MainWindow::buildActions() {
     QAction* solve = tools->addAction(tr("&Solve Now"), this, [this] { doc_->solveNow(); });
     solve->setShortcut(QKeySequence(Qt::Key_F5));
     verifyAction_ = tools->addAction(tr("&Verify (run original vs rewritten on CPU)"), this, &MainWindow::verify);
+    tools->addAction(tr("&Profile (memory and time per op on CPU)"), this, [this] {
+        auto* d = findChild<QDockWidget*>("profileDock");
+        d->show();
+        d->raise();
+        findChild<ProfilePanel*>()->start();
+    });
 
     QToolBar* tb = addToolBar(tr("Main"));
     tb->setObjectName("mainToolbar");

@@ -5,6 +5,7 @@
 // implements the same interface later.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,13 +38,20 @@ struct RunOptions {
     // Values (by name) to return in RunResult::values besides the fetches, e.g. the
     // program's sinks when it has no pd_op.fetch.
     std::vector<std::string> captureValues;
-    // Refuse (rx::Error, before any op runs) programs with a value above this many elements
+    // Refuse (rx::Error, before any op runs: algorithms/exec/OpSemantics.h validates every op
+    // and propagates shapes) programs with a value above this many elements
     // or more multiply-adds than this in matmul/conv2d; 0 = no limit. The defaults keep a
-    // CPU reference run under a few GiB and about a minute.
+    // CPU reference run under a few GiB and a few minutes (matmul and conv run on OpenBLAS).
     int64_t maxElementsPerValue = int64_t(1) << 27;
-    int64_t maxMultiplyAdds = int64_t(60'000'000'000);
+    int64_t maxMultiplyAdds = int64_t(2'000'000'000'000);
+    // Bytes of one value, and of all values live at once, on the shapes propagated by the
+    // check pass (OpSemantics.h) and again while running; 0 = no limit.
+    int64_t maxBytesPerValue = int64_t(1) << 31;
+    int64_t maxTotalBytes = int64_t(6) << 30;
     // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
     const std::atomic<bool>* cancel = nullptr;
+    // Called after every top-level op with (ops done, ops in all), on the running thread.
+    std::function<void(size_t, size_t)> progress;
 };
 
 // One `pd_op.fetch` (or `builtin.shadow_output`) target.

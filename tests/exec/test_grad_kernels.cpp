@@ -36,6 +36,7 @@ struct GradCase {
     std::vector<NamedAttribute> attrs;
     std::vector<std::string> gradOperands;
     std::vector<int> gradResultFor;   // per grad result: the input it is the gradient of
+    size_t objectiveResult = 0;       // the forward result L is taken over (its out_grad is "g")
 };
 
 struct Built {
@@ -81,9 +82,10 @@ Built build(const GradCase& gc, const std::map<std::string, Tensor>& inputs, con
     for (const auto& [dt, d] : gc.forwardResults) frt.push_back(p.types.tensor(dt, d));
     OpId f = p.appendOp(0, gc.forward, fo, frt, gc.attrs);
     outs = p.ops[f].results;
-    p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{outs[0]}, std::vector<TypeId>{p.values[outs[0]].type}, {});
+    const ValueId objective = outs.at(gc.objectiveResult);
+    p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{objective}, std::vector<TypeId>{p.values[objective].type}, {});
     if (withGrad) {
-        OpId gop = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(DType::Float64, gc.forwardResults[0].second)},
+        OpId gop = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(DType::Float64, gc.forwardResults[gc.objectiveResult].second)},
                               {{"name", Attribute::string("G")}});
         gv = p.ops[gop].results[0];
         b.in.byName["G"] = g;
@@ -115,7 +117,7 @@ void check(const GradCase& gc) {
             for (int64_t k = 0; k < t.numel(); ++k) t.set(k, t.get(k) + i.offset);
         inputs[i.name] = t;
     }
-    Tensor g = seededInput("G", DType::Float64, gc.forwardResults[0].second, 9);
+    Tensor g = seededInput("G", DType::Float64, gc.forwardResults[gc.objectiveResult].second, 9);
     Built b = build(gc, inputs, g, true);
     CpuExecutor ex;
     RunResult r = ex.run(b.p, b.in, {});
@@ -230,6 +232,48 @@ std::vector<GradCase> cases() {
                       {"padding_algorithm", Attribute::string("EXPLICIT")}, {"data_format", Attribute::string("NCHW")}},
                      {"x0", "x1", "g"}, {0, 1}});
     }
+    // -- training-program kernels (names, operands and attributes as Paddle's ops.yaml / backward.yaml)
+    c.push_back({"max_pool2d_with_index", "pd_op.max_pool2d_with_index", "pd_op.max_pool2d_with_index_grad", {in("x", {1, 2, 5, 5})},
+                 {"x0"}, {{F, {1, 2, 2, 2}}, {DType::Int32, {1, 2, 2, 2}}},
+                 {{"kernel_size", Attribute::intArray({3, 3})}, {"strides", Attribute::intArray({2, 2})},
+                  {"paddings", Attribute::intArray({0, 0})}, {"global_pooling", Attribute::boolean(false)},
+                  {"adaptive", Attribute::boolean(false)}, {"ceil_mode", Attribute::boolean(false)}},
+                 {"x0", "o1", "g"}, {0}});
+    c.push_back({"index_select", "pd_op.index_select", "pd_op.index_select_grad", {in("x", {4, 3}), fixed("i", DType::Int64, {3}, {2, 0, 2})},
+                 {"x0", "x1"}, {{F, {3, 3}}}, {{"axis", Attribute::int32(0)}}, {"x0", "x1", "g"}, {0}});
+    c.push_back({"gather axis 1", "pd_op.gather", "pd_op.gather_grad", {in("x", {2, 4}), fixed("i", DType::Int64, {3}, {3, 1, 3})},
+                 {"x0", "x1"}, {{F, {2, 3}}}, {{"axis", Attribute::int32(1)}}, {"x0", "x1", "g"}, {0}});
+    for (bool overwrite : {true, false})
+        c.push_back({overwrite ? "scatter overwrite" : "scatter add", "pd_op.scatter", "pd_op.scatter_grad",
+                     {in("x", {4, 2}), fixed("i", DType::Int64, {2}, {3, 1}), in("u", {2, 2})}, {"x0", "x1", "x2"}, {{F, {4, 2}}},
+                     {{"overwrite", Attribute::boolean(overwrite)}}, {"x1", "x2", "g"}, {0, 2}});
+    c.push_back({"pad", "pd_op.pad", "pd_op.pad_grad", {in("x", {2, 3})}, {"x0"}, {{F, {3, 5}}},
+                 {{"paddings", Attribute::intArray({1, 0, 0, 2})}, {"pad_value", Attribute::float32(0.5)}}, {"x0", "g"}, {0}});
+    for (auto [exclusive, reverse] : {std::pair{false, false}, {true, false}, {false, true}})
+        c.push_back({"cumsum", "pd_op.cumsum", "pd_op.cumsum_grad", {in("x", {2, 3})}, {"x0", "i:1"}, {{F, {2, 3}}},
+                     {{"flatten", Attribute::boolean(false)}, {"exclusive", Attribute::boolean(exclusive)}, {"reverse", Attribute::boolean(reverse)}},
+                     {"x0", "g", "i:1"}, {0}});
+    std::vector<NamedAttribute> ce = {{"soft_label", Attribute::boolean(false)}, {"use_softmax", Attribute::boolean(true)},
+                                      {"numeric_stable_mode", Attribute::boolean(true)}, {"ignore_index", Attribute::int64(-100)},
+                                      {"axis", Attribute::int32(-1)}};
+    GradCase hard{"cross_entropy_with_softmax", "pd_op.cross_entropy_with_softmax", "pd_op.cross_entropy_with_softmax_grad",
+                  {in("x", {3, 4}), fixed("label", DType::Int64, {3, 1}, {1, 3, 0})}, {"x0", "x1"}, {{F, {3, 4}}, {F, {3, 1}}}, ce,
+                  {"x1", "o0", "g"}, {0}, 1};
+    c.push_back(hard);
+    hard.name = "cross_entropy_with_softmax soft";
+    hard.inputs[1] = fixed("label", F, {3, 4}, {0.25, 0.25, 0.5, 0, 1, 0, 0, 0, 0.1, 0.2, 0.3, 0.4});
+    hard.attrs[0] = {"soft_label", Attribute::boolean(true)};
+    c.push_back(hard);
+    c.push_back({"swiglu", "pd_op.swiglu", "pd_op.swiglu_grad", {in("x", {2, 3}), in("y", {2, 3})}, {"x0", "x1"}, {{F, {2, 3}}}, {},
+                 {"x0", "x1", "g"}, {0, 1}});
+    c.push_back({"swiglu fused", "pd_op.swiglu", "pd_op.swiglu_grad", {in("x", {2, 4})}, {"x0"}, {{F, {2, 2}}}, {}, {"x0", "g"}, {0}});
+    // depthwise: groups = input channels, one filter channel each, stride 2, dilation 2
+    c.push_back({"depthwise_conv2d", "pd_op.depthwise_conv2d", "pd_op.depthwise_conv2d_grad", {in("x", {2, 3, 6, 6}), in("w", {6, 1, 3, 3})},
+                 {"x0", "x1"}, {{F, {2, 6, 2, 2}}},
+                 {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})},
+                  {"dilations", Attribute::intArray({2, 2})}, {"groups", Attribute::int32(3)},
+                  {"padding_algorithm", Attribute::string("EXPLICIT")}, {"data_format", Attribute::string("NCHW")}},
+                 {"x0", "x1", "g"}, {0, 1}});
     for (const char* type : {"max", "avg"}) {
         std::vector<NamedAttribute> a = {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})},
                                          {"pooling_type", Attribute::string(type)}, {"exclusive", Attribute::boolean(true)}};
@@ -272,6 +316,7 @@ private slots:
         for (const char* elsewhere : {"pd_op.scale_grad", "pd_op.cast_grad", "pd_op.assign_grad", "pd_op.squeeze_grad",
                                       "pd_op.unsqueeze_grad", "pd_op.flatten_grad", "pd_op.expand_as_grad", "pd_op.concat_grad",
                                       "pd_op.split_grad", "pd_op.sin_grad", "pd_op.cos_grad",
+                                      "pd_op.stack_grad",  // vector result: test_training_kernels.cpp
                                       // complex grads: finite differences in test_complex_kernels.cpp
                                       "pd_op.as_complex_grad", "pd_op.as_real_grad", "pd_op.complex_grad",
                                       "pd_op.real_grad", "pd_op.imag_grad"})

@@ -1,0 +1,305 @@
+// Elementwise and shape _grad kernels (Paddle argument order: forward inputs, forward outputs, out_grad).
+#include "algorithms/exec/KernelContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace rx::exec::cpu {
+
+void registerGradsKernels(KernelTable& table) {
+    auto& k = table.kernels;
+    // -- elementwise grads --
+    auto binaryGrad = [](int kind) {  // 0 add, 1 subtract, 2 multiply, 3 divide
+        return [kind](Context& c) {
+            const Tensor& x = c.x(0);
+            const Tensor& y = c.x(1);
+            const Tensor& g = c.x(c.operandCount() - 1);
+            std::vector<double> gv = g.toDoubles();
+            Dims od = g.dims;
+            auto ix = broadcastIndex(x.dims, od), iy = broadcastIndex(y.dims, od);
+            std::vector<double> xv = x.toDoubles(), yv = y.toDoubles();
+            std::vector<double> dx(gv.size()), dy(gv.size());
+            for (size_t i = 0; i < gv.size(); ++i) {
+                double a = xv[ix[i]], b = yv[iy[i]];
+                switch (kind) {
+                case 0: dx[i] = gv[i]; dy[i] = gv[i]; break;
+                case 1: dx[i] = gv[i]; dy[i] = -gv[i]; break;
+                case 2: dx[i] = gv[i] * b; dy[i] = gv[i] * a; break;
+                default: dx[i] = gv[i] / b; dy[i] = -gv[i] * a / (b * b); break;
+                }
+            }
+            if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(dx, od, x.dims));
+            if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(dy, od, y.dims));
+        };
+    };
+    k["pd_op.add_grad"] = binaryGrad(0);
+    k["pd_op.subtract_grad"] = binaryGrad(1);
+    k["pd_op.multiply_grad"] = binaryGrad(2);
+    k["pd_op.divide_grad"] = binaryGrad(3);
+    // unary grads: (input-or-output, out_grad) -> x_grad
+    auto unaryGrad = [](double (*f)(double, double)) {
+        return [f](Context& c) {
+            const Tensor& a = c.x(0);
+            const Tensor& g = c.x(c.operandCount() - 1);
+            if (a.dims != g.dims) c.fail("gradient shape differs from the input");
+            std::vector<double> av = a.toDoubles(), gv = g.toDoubles();
+            for (size_t i = 0; i < gv.size(); ++i) gv[i] = f(av[i], gv[i]);
+            c.setOutDoubles(0, a.dims, gv);
+        };
+    };
+    k["pd_op.relu_grad"] = unaryGrad([](double out, double g) { return out > 0 ? g : 0.0; });
+    k["pd_op.sigmoid_grad"] = unaryGrad([](double out, double g) { return g * out * (1 - out); });
+    k["pd_op.tanh_grad"] = unaryGrad([](double out, double g) { return g * (1 - out * out); });
+    k["pd_op.exp_grad"] = unaryGrad([](double out, double g) { return g * out; });
+    k["pd_op.rsqrt_grad"] = unaryGrad([](double out, double g) { return -0.5 * g * out * out * out; });
+    k["pd_op.sqrt_grad"] = unaryGrad([](double out, double g) { return 0.5 * g / out; });
+    k["pd_op.silu_grad"] = unaryGrad([](double x, double g) { double s = sigmoid(x); return g * s * (1 + x * (1 - s)); });
+    k["pd_op.sin_grad"] = unaryGrad([](double x, double g) { return g * std::cos(x); });
+    k["pd_op.cos_grad"] = unaryGrad([](double x, double g) { return -g * std::sin(x); });
+    k["pd_op.gelu_grad"] = [](Context& c) {
+        bool approx = c.attrBool("approximate", false);
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
+        for (size_t i = 0; i < gv.size(); ++i) gv[i] *= geluGrad(xv[i], approx);
+        c.setOutDoubles(0, x.dims, gv);
+    };
+    k["pd_op.scale_grad"] = [](Context& c) {  // d(x*s + b) = g*s
+        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
+        const Tensor& g = c.x(0);
+        std::vector<double> v = g.toDoubles();
+        for (double& e : v) e *= s;
+        c.setOutDoubles(0, g.dims, v);
+    };
+    k["pd_op.reshape_grad"] = [](Context& c) {
+        // (xshape, out_grad): x's dims are xshape's dims without the leading 0.
+        const Tensor& xs = c.x(0);
+        const Tensor& g = c.x(1);
+        Dims d(xs.dims.begin() + (xs.dims.empty() ? 0 : 1), xs.dims.end());
+        if (auto sd = c.staticDims(0)) d = *sd;
+        if (numelOf(d) != g.numel()) c.fail("reshape_grad element count mismatch");
+        c.setOut(0, reshaped(g, d));
+    };
+    k["pd_op.transpose_grad"] = [](Context& c) {
+        Dims perm = c.attrInts("perm"), inv(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i) inv[c.normAxis(perm[i], perm.size())] = static_cast<int64_t>(i);
+        c.setOut(0, transposeTensor(c, c.x(0), inv));
+    };
+
+    // -- more _grad ops (Paddle's argument order: forward inputs, forward outputs, out_grad) --
+    // squeeze/unsqueeze/flatten_grad(xshape, out_grad): reshape back to x's dims.
+    for (const char* name : {"pd_op.squeeze_grad", "pd_op.unsqueeze_grad", "pd_op.flatten_grad"})
+        k[name] = k["pd_op.reshape_grad"];
+    k["pd_op.expand_grad"] = [](Context& c) {  // (x, out_grad, shape)
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        c.setOutDoubles(0, x.dims, reduceToShape(g.toDoubles(), g.dims, x.dims));
+    };
+    k["pd_op.expand_as_grad"] = k["pd_op.expand_grad"];
+    k["pd_op.slice_grad"] = [](Context& c) {  // (input, out_grad, starts, ends) {axes, decrease_axis}
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        Dims axes = c.attrInts("axes");
+        Dims starts = c.has(2) ? c.ints(2) : c.attrInts("starts");
+        Dims ends = c.has(3) ? c.ints(3) : c.attrInts("ends");
+        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice_grad: axes, starts, ends differ in length");
+        size_t r = x.dims.size();
+        Dims begin(r, 0), size = x.dims;
+        for (size_t i = 0; i < axes.size(); ++i) {
+            int64_t a = c.normAxis(axes[i], r), d = x.dims[a];
+            int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
+            int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
+            begin[a] = s; size[a] = std::max<int64_t>(e - s, 0);
+        }
+        if (numelOf(size) != g.numel()) c.fail("slice_grad: out_grad does not match the slice");
+        std::vector<double> out(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
+        Dims inStr = stridesOf(x.dims), outStr = stridesOf(size);
+        for (int64_t k2 = 0; k2 < g.numel(); ++k2) {
+            int64_t rem = k2, pos = 0;
+            for (size_t i = 0; i < r; ++i) { int64_t idx = rem / outStr[i]; rem %= outStr[i]; pos += (idx + begin[i]) * inStr[i]; }
+            out[pos] = gv[k2];
+        }
+        c.setOutDoubles(0, x.dims, out);
+    };
+    k["pd_op.concat_grad"] = [](Context& c) {  // (x vec, out_grad, axis) -> vec of grads
+        const auto& xs = c.list(0);
+        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
+        if (xs.empty()) c.fail("concat_grad of nothing");
+        int64_t a = c.normAxis(axis, xs[0]->dims.size());
+        Dims sections;
+        for (const TensorPtr& t : xs) sections.push_back(t->dims[a]);
+        splitInto(c, c.x(1), sections, axis);
+    };
+    k["pd_op.split_grad"] = [](Context& c) {  // (out_grad vec, axis) -> x_grad
+        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
+        c.setOut(0, concatTensors(c, c.list(0), axis));
+    };
+    k["pd_op.gather_nd_grad"] = [](Context& c) {  // (x, index, out_grad): scatter-add
+        const Tensor& x = c.x(0);
+        const Tensor& index = c.x(1);
+        const Tensor& g = c.x(2);
+        int64_t depth = index.dims.empty() ? 0 : index.dims.back();
+        if (depth < 1 || depth > static_cast<int64_t>(x.dims.size())) c.fail("gather_nd_grad index depth out of range");
+        int64_t inner = 1;
+        for (size_t i = depth; i < x.dims.size(); ++i) inner *= x.dims[i];
+        Dims str = stridesOf(x.dims);
+        std::vector<double> out(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
+        int64_t rows = index.numel() / depth;
+        if (static_cast<int64_t>(gv.size()) != rows * inner) c.fail("gather_nd_grad out_grad has the wrong size");
+        for (int64_t r = 0; r < rows; ++r) {
+            int64_t pos = 0;
+            for (int64_t j = 0; j < depth; ++j) {
+                int64_t v = static_cast<int64_t>(index.get(r * depth + j));
+                if (v < 0) v += x.dims[j];
+                if (v < 0 || v >= x.dims[j]) c.fail("gather_nd_grad index out of range");
+                pos += v * str[j];
+            }
+            for (int64_t e = 0; e < inner; ++e) out[pos + e] += gv[r * inner + e];
+        }
+        c.setOutDoubles(0, x.dims, out);
+    };
+    k["pd_op.where_grad"] = [](Context& c) {  // (cond, x, y, out_grad) -> x_grad, y_grad
+        const Tensor& cond = c.x(0);
+        const Tensor& x = c.x(1);
+        const Tensor& y = c.x(2);
+        const Tensor& g = c.x(3);
+        auto ic = broadcastIndex(cond.dims, g.dims);
+        std::vector<double> gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
+        for (size_t i = 0; i < gv.size(); ++i) {
+            bool t = cond.get(ic[i]) != 0;
+            gx[i] = t ? gv[i] : 0.0;
+            gy[i] = t ? 0.0 : gv[i];
+        }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(gx, g.dims, x.dims));
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(gy, g.dims, y.dims));
+    };
+    auto extremumGrad = [](Context& c) {  // (x, out, out_grad, axis) {keepdim, reduce_all}: to the first extremum
+        const Tensor& x = c.x(0);
+        const Tensor& out = c.x(1);
+        const Tensor& g = c.x(2);
+        Dims axes = c.has(3) ? c.ints(3) : c.attrInts("axis");
+        ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+        if (numelOf(p.outDims) != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
+        std::vector<double> xv = x.toDoubles(), ov = out.toDoubles(), gv = g.toDoubles(), dx(xv.size(), 0.0);
+        std::vector<uint8_t> taken(gv.size(), 0);
+        for (size_t i = 0; i < xv.size(); ++i) {
+            int64_t t = p.target[i];
+            if (!taken[t] && xv[i] == ov[t]) { dx[i] = gv[t]; taken[t] = 1; }
+        }
+        c.setOutDoubles(0, x.dims, dx);
+    };
+    k["pd_op.max_grad"] = extremumGrad;
+    k["pd_op.min_grad"] = extremumGrad;
+    auto pairGrad = [](bool isMax) {  // maximum_grad / minimum_grad (x, y, out_grad)
+        return [isMax](Context& c) {
+            const Tensor& x = c.x(0);
+            const Tensor& y = c.x(1);
+            const Tensor& g = c.x(2);
+            auto ix = broadcastIndex(x.dims, g.dims), iy = broadcastIndex(y.dims, g.dims);
+            std::vector<double> xv = x.toDoubles(), yv = y.toDoubles(), gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
+            for (size_t i = 0; i < gv.size(); ++i) {
+                bool toX = isMax ? xv[ix[i]] > yv[iy[i]] : xv[ix[i]] < yv[iy[i]];
+                gx[i] = toX ? gv[i] : 0.0;
+                gy[i] = toX ? 0.0 : gv[i];
+            }
+            if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(gx, g.dims, x.dims));
+            if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(gy, g.dims, y.dims));
+        };
+    };
+    k["pd_op.maximum_grad"] = pairGrad(true);
+    k["pd_op.minimum_grad"] = pairGrad(false);
+    k["pd_op.elementwise_pow_grad"] = [](Context& c) {  // (x, y, out_grad)
+        const Tensor& x = c.x(0);
+        const Tensor& y = c.x(1);
+        const Tensor& g = c.x(2);
+        auto ix = broadcastIndex(x.dims, g.dims), iy = broadcastIndex(y.dims, g.dims);
+        std::vector<double> xv = x.toDoubles(), yv = y.toDoubles(), gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
+        for (size_t i = 0; i < gv.size(); ++i) {
+            double a = xv[ix[i]], b = yv[iy[i]];
+            gx[i] = gv[i] * b * std::pow(a, b - 1);
+            gy[i] = a > 0 ? gv[i] * std::pow(a, b) * std::log(a) : 0.0;
+        }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(gx, g.dims, x.dims));
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(gy, g.dims, y.dims));
+    };
+    k["pd_op.pow_grad"] = [](Context& c) {  // (x, out_grad) {y}
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        double y = c.has(2) ? c.scalar(2) : c.attrFloat("y", 1.0);
+        std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
+        for (size_t i = 0; i < gv.size(); ++i) gv[i] *= y * std::pow(xv[i], y - 1);
+        c.setOutDoubles(0, x.dims, gv);
+    };
+    k["pd_op.square_grad"] = unaryGrad([](double x, double g) { return 2 * x * g; });
+    k["pd_op.log_grad"] = unaryGrad([](double x, double g) { return g / x; });
+    k["pd_op.abs_grad"] = unaryGrad([](double x, double g) { return x > 0 ? g : x < 0 ? -g : 0.0; });
+    k["pd_op.erf_grad"] = unaryGrad([](double x, double g) { return g * 1.1283791670955126 * std::exp(-x * x); });
+    k["pd_op.cast_grad"] = [](Context& c) {  // (x, out_grad): back to x's dtype
+        c.setOutDoubles(0, c.x(1).dims, c.x(1).toDoubles());
+    };
+    k["pd_op.assign_grad"] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
+    k["pd_op.embedding_grad"] = [](Context& c) {  // (x ids, weight, out_grad) {padding_idx}
+        const Tensor& ids = c.x(0);
+        const Tensor& w = c.x(1);
+        const Tensor& g = c.x(2);
+        int64_t pad = c.attrInt("padding_idx", -1), width = w.dims.size() == 2 ? w.dims[1] : 0;
+        if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
+        std::vector<double> out(static_cast<size_t>(w.numel()), 0.0), gv = g.toDoubles();
+        for (int64_t i = 0; i < ids.numel(); ++i) {
+            int64_t id = static_cast<int64_t>(ids.get(i));
+            if (id < 0 || id >= w.dims[0]) c.fail("embedding id out of range");
+            if (pad >= 0 && id == pad) continue;
+            for (int64_t j = 0; j < width; ++j) out[id * width + j] += gv[i * width + j];
+        }
+        c.setOutDoubles(0, w.dims, out);
+    };
+    k["pd_op.log_softmax_grad"] = [](Context& c) {  // (out, out_grad) {axis}: g - exp(out) * sum(g)
+        const Tensor& y = c.x(0);
+        const Tensor& g = c.x(1);
+        int64_t axis = c.normAxis(c.attrInt("axis", -1), y.dims.size());
+        int64_t n = y.dims.empty() ? 1 : y.dims[axis], inner = 1, outer = 1;
+        for (size_t i = axis + 1; i < y.dims.size(); ++i) inner *= y.dims[i];
+        for (int64_t i = 0; i < axis; ++i) outer *= y.dims[i];
+        std::vector<double> yv = y.toDoubles(), gv = g.toDoubles(), out(yv.size());
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t in = 0; in < inner; ++in) {
+                int64_t b = o * n * inner + in;
+                double s = 0;
+                for (int64_t j = 0; j < n; ++j) s += gv[b + j * inner];
+                for (int64_t j = 0; j < n; ++j) out[b + j * inner] = gv[b + j * inner] - std::exp(yv[b + j * inner]) * s;
+            }
+        c.setOutDoubles(0, y.dims, out);
+    };
+
+    // swiglu_grad (x, y, out_grad) -> x_grad, y_grad for out = silu(x) * y; without y, x holds [x | y].
+    k["pd_op.swiglu_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(c.operandCount() - 1);
+        std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
+        auto dsilu = [](double a) { double s = sigmoid(a); return s * (1 + a * (1 - s)); };
+        if (c.has(1) && c.operandCount() >= 3) {
+            std::vector<double> yv = c.x(1).toDoubles();
+            if (yv.size() != xv.size() || gv.size() != xv.size()) c.fail("swiglu_grad operands differ in shape");
+            std::vector<double> dx(xv.size()), dy(xv.size());
+            for (size_t i = 0; i < xv.size(); ++i) { dx[i] = gv[i] * yv[i] * dsilu(xv[i]); dy[i] = gv[i] * xv[i] * sigmoid(xv[i]); }
+            if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
+            if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, c.x(1).dims, dy);
+            return;
+        }
+        if (x.dims.empty() || x.dims.back() % 2) c.fail("swiglu_grad without y needs an even last axis");
+        int64_t h = x.dims.back() / 2, rows = x.numel() / std::max<int64_t>(x.dims.back(), 1);
+        if (static_cast<int64_t>(gv.size()) != rows * h) c.fail("swiglu_grad out_grad has the wrong size");
+        std::vector<double> dx(xv.size());
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < h; ++j) {
+                double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j], gg = gv[r * h + j];
+                dx[r * 2 * h + j] = gg * b * dsilu(a);
+                dx[r * 2 * h + h + j] = gg * a * sigmoid(a);
+            }
+        c.setOutDoubles(0, x.dims, dx);
+    };
+}
+
+}  // namespace rx::exec::cpu

@@ -1,0 +1,181 @@
+// Reduction kernels: sum, mean, max, min, prod, any, all and the sum/mean grads.
+#include "algorithms/exec/KernelContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+namespace rx::exec::cpu {
+
+void registerReduceKernels(KernelTable& table) {
+    auto& k = table.kernels;
+    // -- reductions --
+    auto reduceKernel = [](int kind) {  // 0 sum, 1 mean, 2 max, 3 min, 4 prod
+        return [kind](Context& c) {
+            const Tensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            bool all = c.attrBool("reduce_all", false);
+            ReducePlan p = planReduce(c, x.dims, axes, all);
+            size_t on = static_cast<size_t>(numelOf(p.outDims));
+            double init = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
+            std::vector<double> acc(on, init);
+            std::vector<double> v = x.toDoubles();
+            for (size_t i = 0; i < v.size(); ++i) {
+                double& a = acc[p.target[i]];
+                switch (kind) {
+                case 0: case 1: a += v[i]; break;
+                case 2: a = std::max(a, v[i]); break;
+                case 3: a = std::min(a, v[i]); break;
+                default: a *= v[i]; break;
+                }
+            }
+            if (kind == 1 && on > 0) {
+                double count = static_cast<double>(v.size()) / static_cast<double>(on);
+                for (double& a : acc) a /= count;
+            }
+            c.setOutDoubles(0, keep ? p.outDims : p.outDimsNoKeep, acc);
+        };
+    };
+    k["pd_op.sum"] = reduceKernel(0);
+    k["pd_op.mean"] = reduceKernel(1);
+    k["pd_op.max"] = reduceKernel(2);
+    k["pd_op.min"] = reduceKernel(3);
+    k["pd_op.prod"] = reduceKernel(4);
+    // sum_grad / mean_grad(x, out_grad[, axis]): broadcast the gradient back to x.
+    auto reduceGrad = [](bool mean) {
+        return [mean](Context& c) {
+            const Tensor& x = c.x(0);
+            const Tensor& g = c.x(1);
+            Dims axes = c.has(2) ? c.ints(2) : c.attrInts("axis");
+            ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+            if (numelOf(p.outDims) != g.numel()) c.fail("gradient does not match the reduced shape");
+            std::vector<double> gv = g.toDoubles(), out(static_cast<size_t>(x.numel()));
+            double scale = mean ? static_cast<double>(numelOf(p.outDims)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
+            for (size_t i = 0; i < out.size(); ++i) out[i] = gv[p.target[i]] * scale;
+            c.setOutDoubles(0, x.dims, out);
+        };
+    };
+    k["pd_op.sum_grad"] = reduceGrad(false);
+    k["pd_op.mean_grad"] = reduceGrad(true);
+
+    auto anyAll = [](bool any) {
+        return [any](Context& c) {
+            const Tensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+            std::vector<double> acc(static_cast<size_t>(numelOf(p.outDims)), any ? 0.0 : 1.0);
+            for (int64_t i = 0; i < x.numel(); ++i) {
+                bool b = x.get(i) != 0;
+                double& a = acc[p.target[i]];
+                a = any ? (a != 0 || b) : (a != 0 && b);
+            }
+            c.setOutDoubles(0, keep ? p.outDims : p.outDimsNoKeep, acc);
+        };
+    };
+    k["pd_op.any"] = anyAll(true);
+    k["pd_op.all"] = anyAll(false);
+
+    // -- argmax / argmin (x, axis) {keepdims, flatten, dtype}: first extremum wins.
+    auto argExtremum = [](bool isMax) {
+        return [isMax](Context& c) {
+            const Tensor& x = c.x(0);
+            bool flatten = c.attrBool("flatten", false), keep = c.attrBool("keepdims", false);
+            Dims dims = flatten ? Dims{x.numel()} : x.dims;
+            if (dims.empty()) dims = {1};
+            int64_t axis = c.normAxis(c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", -1), dims.size());
+            int64_t outer = 1, inner = 1, n = dims[axis];
+            for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+            for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+            if (n <= 0) c.fail("argmax/argmin over an empty axis");
+            std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(outer * inner));
+            for (int64_t o = 0; o < outer; ++o)
+                for (int64_t in = 0; in < inner; ++in) {
+                    int64_t best = 0;
+                    for (int64_t j = 1; j < n; ++j) {
+                        double a = v[(o * n + j) * inner + in], b = v[(o * n + best) * inner + in];
+                        if (isMax ? a > b : a < b) best = j;
+                    }
+                    out[o * inner + in] = static_cast<double>(best);
+                }
+            Dims od;
+            if (flatten) od = keep ? Dims(x.dims.size(), 1) : Dims{};
+            else {
+                od = dims;
+                if (keep) od[axis] = 1; else od.erase(od.begin() + axis);
+            }
+            c.setOutDoubles(0, od, out);
+        };
+    };
+    k["pd_op.argmax"] = argExtremum(true);
+    k["pd_op.argmin"] = argExtremum(false);
+    // topk (x, k) {axis, largest, sorted} -> out, indices: ties keep the lower index first.
+    k["pd_op.topk"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        int64_t kk = c.has(1) ? c.ints(1).at(0) : c.attrInt("k", 1);
+        int64_t axis = c.normAxis(c.attrInt("axis", -1), std::max<size_t>(x.dims.size(), 1));
+        bool largest = c.attrBool("largest", true);
+        Dims dims = x.dims.empty() ? Dims{1} : x.dims;
+        int64_t n = dims[axis], outer = 1, inner = 1;
+        if (kk < 1 || kk > n) c.fail("k = " + std::to_string(kk) + " is outside [1, " + std::to_string(n) + "]");
+        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+        Dims od = dims;
+        od[axis] = kk;
+        std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(outer * kk * inner)), idx(out.size());
+        std::vector<int64_t> order(static_cast<size_t>(n));
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t in = 0; in < inner; ++in) {
+                auto at = [&](int64_t j) { return v[(o * n + j) * inner + in]; };
+                std::iota(order.begin(), order.end(), int64_t{0});
+                std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return largest ? at(a) > at(b) : at(a) < at(b); });
+                for (int64_t j = 0; j < kk; ++j) {
+                    out[(o * kk + j) * inner + in] = at(order[j]);
+                    idx[(o * kk + j) * inner + in] = static_cast<double>(order[j]);
+                }
+            }
+        c.setOutDoubles(0, od, out);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, od, idx);
+    };
+    // cumsum (x, axis) {flatten, exclusive, reverse}; cumsum_grad (x, out_grad, axis): the
+    // reverse cumsum of out_grad (Paddle's backward invokes cumsum with reverse flipped).
+    auto cumsum = [](Context& c, const Tensor& x, int64_t axisIn, bool flatten, bool exclusive, bool reverse) {
+        Dims dims = flatten || x.dims.empty() ? Dims{x.numel()} : x.dims;
+        int64_t axis = c.normAxis(axisIn, dims.size());
+        int64_t outer = 1, inner = 1, n = dims[axis];
+        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+        std::vector<double> v = x.toDoubles(), out(v.size());
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t in = 0; in < inner; ++in) {
+                double acc = 0;
+                for (int64_t s = 0; s < n; ++s) {
+                    int64_t j = reverse ? n - 1 - s : s;
+                    size_t e = static_cast<size_t>((o * n + j) * inner + in);
+                    if (exclusive) { out[e] = acc; acc += v[e]; }
+                    else { acc += v[e]; out[e] = acc; }
+                }
+            }
+        return std::make_pair(dims, out);
+    };
+    k["pd_op.cumsum"] = [cumsum](Context& c) {
+        const Tensor& x = c.x(0);
+        auto [dims, out] = cumsum(c, x, c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", -1), c.attrBool("flatten", false),
+                                  c.attrBool("exclusive", false), c.attrBool("reverse", false));
+        c.setOutDoubles(0, dims, out);
+    };
+    k["pd_op.cumsum_grad"] = [cumsum](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& g = c.x(1);
+        if (g.numel() != x.numel()) c.fail("out_grad " + dimsString(g.dims) + " does not match x " + dimsString(x.dims));
+        auto [dims, out] = cumsum(c, reshaped(g, c.attrBool("flatten", false) ? Dims{g.numel()} : x.dims),
+                                  c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", -1), false, c.attrBool("exclusive", false),
+                                  !c.attrBool("reverse", false));
+        (void)dims;
+        c.setOutDoubles(0, x.dims, out);
+    };
+}
+
+}  // namespace rx::exec::cpu

@@ -1,0 +1,681 @@
+// Op semantics shared by every backend: attribute readers, broadcasting, conv/pool geometry,
+// and the check pass (validation + shape propagation + byte limits) that runs before any op.
+#include "algorithms/exec/OpSemantics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "model/Diagnostic.h"
+
+namespace rx::exec {
+
+int64_t numelOf(const Dims& d) {
+    int64_t n = 1;
+    for (int64_t x : d) n *= x;
+    return n;
+}
+
+std::string dimsString(const Dims& d) {
+    std::string s = "[";
+    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+    return s + "]";
+}
+
+Dims stridesOf(const Dims& d) {
+    Dims s(d.size(), 1);
+    for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
+    return s;
+}
+
+std::optional<Dims> broadcastShapes(const Dims& a, const Dims& b) {
+    size_t r = std::max(a.size(), b.size());
+    Dims out(r);
+    for (size_t i = 0; i < r; ++i) {
+        int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+        int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+        if (da != db && da != 1 && db != 1) return std::nullopt;
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+// ---------- attribute readers ----------
+int64_t attrInt(const Operation& o, std::string_view n, int64_t def) {
+    const Attribute* a = o.attribute(n);
+    if (!a) return def;
+    if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+    if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) {
+        if (!std::isfinite(a->floatValue) || std::fabs(a->floatValue) > 9.2e18) return def;
+        return static_cast<int64_t>(a->floatValue);
+    }
+    if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) {
+        Dims v = a->toIntVector();
+        return v.empty() ? def : v[0];
+    }
+    return a->intValue;
+}
+
+double attrFloat(const Operation& o, std::string_view n, double def) {
+    const Attribute* a = o.attribute(n);
+    if (!a) return def;
+    if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return a->floatValue;
+    if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64 || a->kind == Attribute::Kind::Index)
+        return static_cast<double>(a->intValue);
+    if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+    if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) {
+        try { return std::stod(a->text); } catch (...) {
+            throw Error("attribute " + std::string(n) + " = " + a->text + " is not a number");
+        }
+    }
+    return def;
+}
+
+bool attrBool(const Operation& o, std::string_view n, bool def) {
+    const Attribute* a = o.attribute(n);
+    if (!a) return def;
+    if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+    if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return a->intValue != 0;
+    if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) return a->text == "true" || a->text == "1";
+    return def;
+}
+
+Dims attrInts(const Operation& o, std::string_view n) {
+    const Attribute* a = o.attribute(n);
+    if (!a) return {};
+    if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) return a->toIntVector();
+    if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return {a->intValue};
+    return {};
+}
+
+std::string attrString(const Operation& o, std::string_view n, std::string def) {
+    const Attribute* a = o.attribute(n);
+    if (!a) return def;
+    return a->text;
+}
+
+std::string opWhere(const Program& p, OpId op) {
+    std::string where = "op " + std::to_string(op) + " (" + std::string(p.opName(op));
+    if (!p.ops[op].results.empty()) where += " -> " + p.values[p.ops[op].results[0]].name;
+    return where + ")";
+}
+
+// ---------- conv / pool geometry ----------
+namespace {
+
+void pads4(const Dims& p, const FailFn& fail, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
+    if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }
+    else if (p.size() == 4) { ph0 = p[0]; ph1 = p[1]; pw0 = p[2]; pw1 = p[3]; }
+    else if (p.empty()) { ph0 = ph1 = pw0 = pw1 = 0; }
+    else fail("attribute paddings = " + dimsString(p) + ": expected 2 or 4 entries");
+    if (ph0 < 0 || ph1 < 0 || pw0 < 0 || pw1 < 0) fail("attribute paddings = " + dimsString(p) + ": every padding must be >= 0");
+}
+
+void samePads(int64_t in, int64_t k, int64_t s, int64_t& p0, int64_t& p1) {
+    int64_t out = (in + s - 1) / s;
+    int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
+    p0 = total / 2; p1 = total - p0;
+}
+
+// Two positive entries from an attribute (one entry means both); `what` names it.
+void positivePair(const Dims& v, const char* what, const FailFn& fail, int64_t& a, int64_t& b) {
+    a = v.size() > 0 ? v[0] : 1;
+    b = v.size() > 1 ? v[1] : a;
+    if (v.size() > 2) fail(std::string("attribute ") + what + " = " + dimsString(v) + ": expected 1 or 2 entries");
+    if (a <= 0 || b <= 0) fail(std::string("attribute ") + what + " = " + dimsString(v) + ": every entry must be > 0");
+}
+
+}  // namespace
+
+Conv2dGeom conv2dGeometry(const Operation& o, const Dims& x, const Dims& f, const FailFn& fail) {
+    if (x.size() != 4 || f.size() != 4)
+        fail("conv2d needs a 4-d input and filter, got " + dimsString(x) + " and " + dimsString(f));
+    std::string layout = attrString(o, "data_format", "NCHW");
+    if (layout != "NCHW" && layout != "AnyLayout") fail("attribute data_format = " + layout + ": only NCHW is supported");
+    for (int64_t d : x) if (d < 0) fail("input dims " + dimsString(x) + " must be >= 0");
+    for (int64_t d : f) if (d <= 0) fail("filter dims " + dimsString(f) + " must be > 0");
+    Conv2dGeom g{};
+    g.n = x[0]; g.cin = x[1]; g.h = x[2]; g.w = x[3]; g.cout = f[0]; g.kh = f[2]; g.kw = f[3];
+    positivePair(attrInts(o, "strides"), "strides", fail, g.sh, g.sw);
+    positivePair(attrInts(o, "dilations"), "dilations", fail, g.dh, g.dw);
+    g.groups = attrInt(o, "groups", 1);
+    if (g.groups < 1) fail("attribute groups = " + std::to_string(g.groups) + ": must be >= 1");
+    if (g.cin % g.groups || g.cout % g.groups || f[1] * g.groups != g.cin)
+        fail("attribute groups = " + std::to_string(g.groups) + ": input channels " + std::to_string(g.cin) + ", filter " +
+             dimsString(f) + " do not match");
+    std::string algo = attrString(o, "padding_algorithm", "EXPLICIT");
+    if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
+    else if (algo == "SAME") {
+        samePads(g.h, (g.kh - 1) * g.dh + 1, g.sh, g.ph0, g.ph1);
+        samePads(g.w, (g.kw - 1) * g.dw + 1, g.sw, g.pw0, g.pw1);
+    } else pads4(attrInts(o, "paddings"), fail, g.ph0, g.ph1, g.pw0, g.pw1);
+    g.oh = (g.h + g.ph0 + g.ph1 - (g.kh - 1) * g.dh - 1) / g.sh + 1;
+    g.ow = (g.w + g.pw0 + g.pw1 - (g.kw - 1) * g.dw - 1) / g.sw + 1;
+    if (g.h + g.ph0 + g.ph1 < (g.kh - 1) * g.dh + 1 || g.w + g.pw0 + g.pw1 < (g.kw - 1) * g.dw + 1 || g.oh <= 0 || g.ow <= 0)
+        fail("conv2d output would be empty (input " + dimsString(x) + ", filter " + dimsString(f) + ")");
+    return g;
+}
+
+PoolGeom pool2dGeometry(const Operation& o, const Dims& x, Dims ksize, const FailFn& fail) {
+    if (x.size() != 4) fail("pool2d needs a 4-d input, got " + dimsString(x));
+    if (attrString(o, "data_format", "NCHW") != "NCHW") fail("attribute data_format: only NCHW pool2d is supported");
+    for (int64_t d : x) if (d < 0) fail("input dims " + dimsString(x) + " must be >= 0");
+    PoolGeom g{};
+    g.n = x[0]; g.ch = x[1]; g.h = x[2]; g.w = x[3];
+    std::string type = attrString(o, "pooling_type", "max");
+    if (type != "max" && type != "avg") fail("attribute pooling_type = " + type + ": expected max or avg");
+    g.avg = type == "avg";
+    g.exclusive = attrBool(o, "exclusive", true);
+    g.adaptive = attrBool(o, "adaptive", false);
+    if (ksize.size() == 1) ksize.push_back(ksize[0]);
+    if (ksize.size() != 2) fail("attribute kernel_size = " + dimsString(ksize) + ": expected 2 entries");
+    if (ksize[0] <= 0 || ksize[1] <= 0) fail("attribute kernel_size = " + dimsString(ksize) + ": every entry must be > 0");
+    g.kh = ksize[0]; g.kw = ksize[1];
+    positivePair(attrInts(o, "strides"), "strides", fail, g.sh, g.sw);
+    pads4(attrInts(o, "paddings"), fail, g.ph0, g.ph1, g.pw0, g.pw1);
+    if (attrBool(o, "global_pooling", false)) { g.kh = g.h; g.kw = g.w; g.sh = g.sw = 1; g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0; }
+    std::string algo = attrString(o, "padding_algorithm", "EXPLICIT");
+    if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
+    else if (algo == "SAME") { samePads(g.h, g.kh, g.sh, g.ph0, g.ph1); samePads(g.w, g.kw, g.sw, g.pw0, g.pw1); }
+    if (g.adaptive) {
+        g.oh = g.kh; g.ow = g.kw;
+        if (g.h <= 0 || g.w <= 0) fail("adaptive pool2d of an empty input " + dimsString(x));
+        return g;
+    }
+    bool ceil = attrBool(o, "ceil_mode", false);
+    auto outSize = [&](int64_t in, int64_t k, int64_t st, int64_t p) {
+        int64_t span = in + p - k;
+        if (span < 0) return int64_t(0);
+        return (ceil ? (span + st - 1) / st : span / st) + 1;
+    };
+    g.oh = outSize(g.h, g.kh, g.sh, g.ph0 + g.ph1);
+    g.ow = outSize(g.w, g.kw, g.sw, g.pw0 + g.pw1);
+    if (g.oh <= 0 || g.ow <= 0) fail("pool2d output would be empty (input " + dimsString(x) + ", kernel " + dimsString(ksize) + ")");
+    return g;
+}
+
+// ---------- the check pass ----------
+namespace {
+
+bool isInputName(std::string_view n) { return n == "pd_op.data" || n == "builtin.parameter" || n == "pd_op.feed"; }
+
+// Ops whose operand 0 is a vector (builtin.combine's result).
+const std::unordered_set<std::string_view>& vectorOperandOps() {
+    static const std::unordered_set<std::string_view> s = {
+        "builtin.split", "builtin.slice", "pd_op.concat", "pd_op.stack", "pd_op.add_n", "pd_op.concat_grad",
+        "pd_op.split_grad", "pd_op.stack_grad", "pd_op.meshgrid", "pd_op.unbind_grad"};
+    return s;
+}
+
+// Elementwise ops whose result has the shape of operand 0.
+const std::unordered_set<std::string_view>& sameShapeOps() {
+    static const std::unordered_set<std::string_view> s = {
+        "pd_op.exp", "pd_op.expm1", "pd_op.log", "pd_op.log1p", "pd_op.log2", "pd_op.log10", "pd_op.sin", "pd_op.cos",
+        "pd_op.tan", "pd_op.tanh", "pd_op.sinh", "pd_op.cosh", "pd_op.asin", "pd_op.acos", "pd_op.atan", "pd_op.asinh",
+        "pd_op.acosh", "pd_op.atanh", "pd_op.sqrt", "pd_op.rsqrt", "pd_op.square", "pd_op.reciprocal", "pd_op.abs",
+        "pd_op.sign", "pd_op.erf", "pd_op.erfinv", "pd_op.sigmoid", "pd_op.relu", "pd_op.relu6", "pd_op.silu",
+        "pd_op.floor", "pd_op.ceil", "pd_op.round", "pd_op.trunc", "pd_op.frac", "pd_op.logical_not",
+        "pd_op.bitwise_not", "pd_op.isinf", "pd_op.isnan", "pd_op.isfinite", "pd_op.logsigmoid", "pd_op.gelu",
+        "pd_op.scale", "pd_op.clip", "pd_op.cast", "pd_op.pow", "pd_op.softmax", "pd_op.log_softmax", "pd_op.full_like",
+        "pd_op.assign", "pd_op.tril", "pd_op.triu", "pd_op.cumsum", "pd_op.logit"};
+    return s;
+}
+
+const std::unordered_set<std::string_view>& broadcastOps() {
+    static const std::unordered_set<std::string_view> s = {
+        "pd_op.add", "pd_op.subtract", "pd_op.multiply", "pd_op.divide", "pd_op.floor_divide", "pd_op.remainder",
+        "pd_op.maximum", "pd_op.minimum", "pd_op.elementwise_pow", "pd_op.equal", "pd_op.not_equal", "pd_op.less_than",
+        "pd_op.less_equal", "pd_op.greater_than", "pd_op.greater_equal", "pd_op.logical_and", "pd_op.logical_or",
+        "pd_op.logical_xor", "pd_op.bitwise_and", "pd_op.bitwise_or", "pd_op.bitwise_xor"};
+    return s;
+}
+
+const std::unordered_set<std::string_view>& reduceOps() {
+    static const std::unordered_set<std::string_view> s = {"pd_op.sum", "pd_op.mean", "pd_op.max", "pd_op.min",
+                                                           "pd_op.prod", "pd_op.any", "pd_op.all"};
+    return s;
+}
+
+class Checker {
+public:
+    Checker(const Program& p, const RunLimits& l) : p_(p), limits_(l) {
+        out_.shapes.resize(p.values.size());
+        consts_.resize(p.values.size());
+    }
+
+    ProgramCheck run(const std::vector<uint8_t>& resident) {
+        const Block& block = p_.globalBlock();
+        for (OpId op : block.ops) checkOp(op);
+        accountBytes(resident);
+        return std::move(out_);
+    }
+
+private:
+    const Program& p_;
+    const RunLimits& limits_;
+    ProgramCheck out_;
+    std::vector<std::optional<std::vector<double>>> consts_;  // small constant contents
+    OpId op_ = kNoId;
+    const Operation* o_ = nullptr;
+
+    [[noreturn]] void fail(const std::string& msg) const { throw Error(opWhere(p_, op_) + ": " + msg); }
+    FailFn failFn() const { return [this](const std::string& m) { fail(m); }; }
+
+    const Type& typeOf(ValueId v) const { return p_.types[p_.values[v].type]; }
+    bool isTensor(ValueId v) const { return v != kNoId && typeOf(v).kind == Type::Kind::DenseTensor; }
+    size_t nIn() const { return o_->operands.size(); }
+    size_t nOut() const { return o_->results.size(); }
+    ValueId in(size_t i) const { return i < nIn() ? o_->operands[i] : kNoId; }
+    // The rank of operand i from its declared type (dims may be dynamic); -1 if not a tensor.
+    int64_t rank(size_t i) const { return isTensor(in(i)) ? static_cast<int64_t>(typeOf(in(i)).dims.size()) : -1; }
+    std::optional<Dims> shape(size_t i) const { ValueId v = in(i); return v == kNoId ? std::nullopt : out_.shapes[v]; }
+    std::optional<std::vector<double>> constOf(size_t i) const { ValueId v = in(i); return v == kNoId ? std::nullopt : consts_[v]; }
+    std::optional<Dims> constInts(size_t i) const {
+        auto c = constOf(i);
+        if (!c) return std::nullopt;
+        Dims d;
+        for (double x : *c) {
+            if (!std::isfinite(x) || std::fabs(x) > 9.2e18) return std::nullopt;
+            d.push_back(static_cast<int64_t>(x));
+        }
+        return d;
+    }
+    // Ints from operand i when it is constant, else from attribute `name` (when the operand is absent).
+    std::optional<Dims> intsFrom(size_t i, std::string_view name) const {
+        if (in(i) != kNoId) return constInts(i);
+        return attrInts(*o_, name);
+    }
+
+    void needOperands(size_t n) const {
+        if (nIn() < n) fail("has " + std::to_string(nIn()) + " operands, expected at least " + std::to_string(n));
+        for (size_t i = 0; i < n; ++i)
+            if (in(i) == kNoId) fail("operand " + std::to_string(i) + " is <<NULL VALUE>>, expected a tensor");
+    }
+    void needResults(size_t n) const {
+        if (nOut() < n) fail("has " + std::to_string(nOut()) + " results, expected at least " + std::to_string(n));
+    }
+    void needTensorOperand(size_t i) const {
+        if (in(i) != kNoId && !isTensor(in(i)) && typeOf(in(i)).kind != Type::Kind::Null)
+            fail("operand " + std::to_string(i) + " (" + p_.values[in(i)].name + ") is not a dense tensor");
+    }
+    int64_t normAxis(int64_t axis, int64_t r, const std::string& what) const {
+        int64_t a = axis < 0 ? axis + r : axis;
+        if (a < 0 || a >= std::max<int64_t>(r, 1))
+            fail(what + " = " + std::to_string(axis) + ": out of range for rank " + std::to_string(r));
+        return a;
+    }
+    // Axes in range for rank r and distinct.
+    void distinctAxes(const Dims& axes, int64_t r, const std::string& what) const {
+        std::vector<int64_t> seen;
+        for (int64_t a : axes) {
+            int64_t n = normAxis(a, r, what + " " + dimsString(axes) + ": axis");
+            if (std::find(seen.begin(), seen.end(), n) != seen.end())
+                fail(what + " = " + dimsString(axes) + ": axis " + std::to_string(a) + " is repeated");
+            seen.push_back(n);
+        }
+    }
+
+    void setShape(size_t result, Dims d) {
+        if (result >= nOut()) return;
+        ValueId r = o_->results[result];
+        for (int64_t x : d) if (x < 0) fail("computed a negative dim " + dimsString(d) + " for " + p_.values[r].name);
+        const Type& t = typeOf(r);
+        if (t.kind == Type::Kind::DenseTensor) {
+            bool ok = t.dims.size() == d.size();
+            for (size_t i = 0; ok && i < d.size(); ++i) ok = t.dims[i] < 0 || t.dims[i] == d[i];
+            if (!ok) fail("result " + p_.values[r].name + " is declared " + dimsString(t.dims) + " but the op computes " + dimsString(d));
+        }
+        out_.shapes[r] = std::move(d);
+    }
+
+    void declaredShapes() {
+        for (ValueId r : o_->results) {
+            const Type& t = typeOf(r);
+            if (t.kind != Type::Kind::DenseTensor) continue;
+            bool known = std::all_of(t.dims.begin(), t.dims.end(), [](int64_t d) { return d >= 0; });
+            if (known) out_.shapes[r] = t.dims;
+        }
+    }
+
+    void checkOp(OpId op) {
+        op_ = op;
+        o_ = &p_.ops[op];
+        const std::string_view name = p_.opName(op);
+        declaredShapes();
+        if (name == "builtin.shadow_output") { needOperands(1); return; }
+        if (isInputName(name)) {
+            needResults(1);
+            if (!isTensor(o_->results[0])) fail("input op with a result that is not a dense tensor");
+            return;
+        }
+        needResults(1);
+        if (vectorOperandOps().count(name)) {
+            needOperands(1);
+            if (typeOf(in(0)).kind != Type::Kind::Vector) fail("operand 0 (" + p_.values[in(0)].name + ") is not a vector");
+        }
+        if (sameShapeOps().count(name)) {
+            needOperands(1);
+            needTensorOperand(0);
+            if (name == "pd_op.softmax" || name == "pd_op.log_softmax" || name == "pd_op.cumsum")
+                if (rank(0) >= 0 && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false)))
+                    normAxis(attrInt(*o_, "axis", -1), rank(0), "attribute axis");
+            if ((name == "pd_op.tril" || name == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
+                fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2");
+            if (auto s = shape(0); s && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false))) setShape(0, *s);
+            return;
+        }
+        if (broadcastOps().count(name)) {
+            needOperands(2);
+            needTensorOperand(0);
+            needTensorOperand(1);
+            auto a = shape(0), b = shape(1);
+            if (a && b) {
+                auto od = broadcastShapes(*a, *b);
+                if (!od) fail("operand shapes " + dimsString(*a) + " and " + dimsString(*b) + " do not broadcast");
+                setShape(0, *od);
+            }
+            return;
+        }
+        if (reduceOps().count(name)) {
+            needOperands(1);
+            needTensorOperand(0);
+            if (rank(0) >= 0) {
+                if (auto axes = intsFrom(1, "axis")) distinctAxes(*axes, std::max<int64_t>(rank(0), 1), "axis");
+            }
+            return;
+        }
+        if (name == "pd_op.full") {
+            auto s = nIn() > 0 ? constInts(0) : std::optional<Dims>(attrInts(*o_, "shape"));
+            if (s) {
+                for (int64_t d : *s) if (d < 0) fail("attribute shape = " + dimsString(*s) + ": dims must be >= 0");
+                checkElements(*s);
+                setShape(0, *s);
+                double v = attrFloat(*o_, "value", 0.0);
+                if (numelOf(*s) <= 64) consts_[o_->results[0]] = std::vector<double>(static_cast<size_t>(numelOf(*s)), v);
+            }
+            return;
+        }
+        if (name == "pd_op.full_int_array") {
+            Dims v = attrInts(*o_, "value");
+            setShape(0, {static_cast<int64_t>(v.size())});
+            if (v.size() <= 64) consts_[o_->results[0]] = std::vector<double>(v.begin(), v.end());
+            return;
+        }
+        if (name == "builtin.combine") {
+            std::vector<double> all;
+            bool known = true;
+            for (size_t i = 0; i < nIn(); ++i) {
+                auto c = constOf(i);
+                if (!c) { known = false; break; }
+                all.insert(all.end(), c->begin(), c->end());
+            }
+            if (known && all.size() <= 64) consts_[o_->results[0]] = std::move(all);
+            return;
+        }
+        if (name == "pd_op.arange") {
+            needOperands(3);
+            auto s = constOf(0), e = constOf(1), st = constOf(2);
+            if (st && !st->empty() && (*st)[0] == 0) fail("operand 2 (step) is 0");
+            if (s && e && st && !s->empty() && !e->empty() && !st->empty()) {
+                double n = std::ceil(((*e)[0] - (*s)[0]) / (*st)[0]);
+                if (!std::isfinite(n)) fail("start, end, step give a non-finite length");
+                Dims d{static_cast<int64_t>(std::max(0.0, std::min(n, 9.0e18)))};
+                checkElements(d);
+                setShape(0, d);
+            }
+            return;
+        }
+        if (name == "pd_op.uniform" || name == "pd_op.randint" || name == "pd_op.gaussian") {
+            if (auto s = intsFrom(0, "shape")) {
+                for (int64_t d : *s) if (d < 0) fail("shape " + dimsString(*s) + ": dims must be >= 0");
+                checkElements(*s);
+                setShape(0, *s);
+            }
+            if (name == "pd_op.randint" && attrInt(*o_, "high", 2) <= attrInt(*o_, "low", 0))
+                fail("attributes low, high: high must be > low");
+            return;
+        }
+        if (name == "pd_op.expand") {
+            needOperands(1);
+            if (auto s = intsFrom(1, "shape")) {
+                for (int64_t d : *s) if (d < -1) fail("shape " + dimsString(*s) + ": dims must be >= -1");
+                if (rank(0) >= 0 && static_cast<int64_t>(s->size()) < rank(0)) fail("shape " + dimsString(*s) + " has a lower rank than the input");
+                if (auto x = shape(0)) {
+                    Dims d = *s;
+                    size_t off = d.size() - x->size();
+                    for (size_t i = 0; i < d.size(); ++i)
+                        if (d[i] == -1) { if (i < off) fail("shape " + dimsString(*s) + ": -1 in a new dim"); d[i] = (*x)[i - off]; }
+                    checkElements(d);
+                    if (!broadcastShapes(*x, d)) fail("cannot expand " + dimsString(*x) + " to " + dimsString(*s));
+                    setShape(0, d);
+                }
+            }
+            return;
+        }
+        if (name == "pd_op.reshape" || name == "pd_op.view_shape") {
+            needOperands(1);
+            if (auto s = intsFrom(1, "shape")) {
+                int minus = 0;
+                for (int64_t d : *s) {
+                    if (d < -1) fail("shape " + dimsString(*s) + ": dims must be >= -1");
+                    minus += d == -1;
+                }
+                if (minus > 1) fail("shape " + dimsString(*s) + ": more than one -1");
+            }
+            return;
+        }
+        if (name == "pd_op.transpose" || name == "pd_op.transpose_grad") {
+            needOperands(1);
+            Dims perm = attrInts(*o_, "perm");
+            int64_t r = rank(0);
+            if (r >= 0 && static_cast<int64_t>(perm.size()) != r)
+                fail("attribute perm = " + dimsString(perm) + ": expected " + std::to_string(r) + " entries (the operand's rank)");
+            distinctAxes(perm, static_cast<int64_t>(perm.size()), "attribute perm");
+            if (auto x = shape(0); x && name == "pd_op.transpose") {
+                Dims d(perm.size());
+                for (size_t i = 0; i < perm.size(); ++i) d[i] = (*x)[normAxis(perm[i], r, "perm")];
+                setShape(0, d);
+            }
+            return;
+        }
+        if (name == "pd_op.squeeze" || name == "pd_op.unsqueeze") {
+            needOperands(1);
+            if (auto axes = intsFrom(1, "axis"); axes && rank(0) >= 0) {
+                int64_t r = rank(0) + (name == "pd_op.unsqueeze" ? static_cast<int64_t>(axes->size()) : 0);
+                distinctAxes(*axes, std::max<int64_t>(r, 1), "axis");
+            }
+            return;
+        }
+        if (name == "pd_op.flatten") {
+            needOperands(1);
+            int64_t r = rank(0);
+            if (r > 0) {
+                int64_t s = normAxis(attrInt(*o_, "start_axis", 1), r, "attribute start_axis");
+                int64_t e = normAxis(attrInt(*o_, "stop_axis", -1), r, "attribute stop_axis");
+                if (s > e) fail("attributes start_axis, stop_axis: start " + std::to_string(s) + " is after stop " + std::to_string(e));
+            }
+            return;
+        }
+        if (name == "pd_op.slice" || name == "pd_op.slice_grad") {
+            needOperands(1);
+            Dims axes = attrInts(*o_, "axes");
+            if (rank(0) >= 0) {
+                distinctAxes(axes, rank(0), "attribute axes");
+                for (int64_t a : attrInts(*o_, "decrease_axis")) normAxis(a, rank(0), "attribute decrease_axis");
+            }
+            size_t si = name == "pd_op.slice" ? 1 : 2;
+            auto starts = intsFrom(si, "starts"), ends = intsFrom(si + 1, "ends");
+            if (starts && starts->size() != axes.size()) fail("starts " + dimsString(*starts) + " and attribute axes " + dimsString(axes) + " differ in length");
+            if (ends && ends->size() != axes.size()) fail("ends " + dimsString(*ends) + " and attribute axes " + dimsString(axes) + " differ in length");
+            return;
+        }
+        if (name == "pd_op.split_with_num") {
+            needOperands(1);
+            int64_t num = attrInt(*o_, "num", 1);
+            if (num <= 0) fail("attribute num = " + std::to_string(num) + ": must be > 0");
+            if (auto x = shape(0); x && !x->empty()) {
+                auto axis = in(1) != kNoId ? constInts(1) : std::optional<Dims>(Dims{attrInt(*o_, "axis", 0)});
+                if (axis && !axis->empty()) {
+                    int64_t a = normAxis((*axis)[0], static_cast<int64_t>(x->size()), "axis");
+                    if ((*x)[a] % num) fail("attribute num = " + std::to_string(num) + " does not divide dim " + std::to_string((*x)[a]));
+                }
+            }
+            return;
+        }
+        if (name == "pd_op.matmul" || name == "pd_op.matmul_grad") {
+            needOperands(name == "pd_op.matmul" ? 2 : 3);
+            needTensorOperand(0);
+            needTensorOperand(1);
+            auto a = shape(0), b = shape(1);
+            if (!a || !b) return;
+            bool tx = attrBool(*o_, "transpose_x", false), ty = attrBool(*o_, "transpose_y", false);
+            Dims ad = *a, bd = *b;
+            if (ad.empty() || bd.empty()) fail("matmul of a 0-d tensor");
+            bool aVec = ad.size() == 1, bVec = bd.size() == 1;
+            if (aVec) { ad = {1, ad[0]}; tx = false; }
+            if (bVec) { bd = {bd[0], 1}; ty = false; }
+            int64_t m = tx ? ad.back() : ad[ad.size() - 2], k = tx ? ad[ad.size() - 2] : ad.back();
+            int64_t k2 = ty ? bd.back() : bd[bd.size() - 2], n = ty ? bd[bd.size() - 2] : bd.back();
+            if (k != k2) fail("inner dims differ: " + dimsString(*a) + " x " + dimsString(*b) + " (transpose_x " +
+                              std::to_string(tx) + ", transpose_y " + std::to_string(ty) + ")");
+            auto batch = broadcastShapes(Dims(ad.begin(), ad.end() - 2), Dims(bd.begin(), bd.end() - 2));
+            if (!batch) fail("batch dims of " + dimsString(*a) + " and " + dimsString(*b) + " do not broadcast");
+            out_.multiplyAdds += numelOf(*batch) * m * n * k * (name == "pd_op.matmul" ? 1 : 2);
+            if (name == "pd_op.matmul") {
+                Dims od = *batch;
+                if (!aVec) od.push_back(m);
+                if (!bVec) od.push_back(n);
+                setShape(0, od);
+            }
+            return;
+        }
+        if (name == "pd_op.conv2d" || name == "pd_op.conv2d_grad" || name == "pd_op.depthwise_conv2d" ||
+            name == "pd_op.depthwise_conv2d_grad") {
+            needOperands(name.ends_with("_grad") ? 3 : 2);
+            auto x = shape(0), f = shape(1);
+            if (x && f) {
+                Conv2dGeom g = conv2dGeometry(*o_, *x, *f, failFn());
+                out_.multiplyAdds += g.n * g.cout * g.oh * g.ow * (g.cin / g.groups) * g.kh * g.kw * (name.ends_with("_grad") ? 2 : 1);
+                if (!name.ends_with("_grad")) setShape(0, {g.n, g.cout, g.oh, g.ow});
+            } else {
+                int64_t a, b;
+                positivePair(attrInts(*o_, "strides"), "strides", failFn(), a, b);
+                positivePair(attrInts(*o_, "dilations"), "dilations", failFn(), a, b);
+                if (attrInt(*o_, "groups", 1) < 1) fail("attribute groups must be >= 1");
+            }
+            return;
+        }
+        if (name == "pd_op.pool2d" || name == "pd_op.pool2d_grad" || name == "pd_op.max_pool2d_with_index" ||
+            name == "pd_op.max_pool2d_with_index_grad") {
+            needOperands(1);
+            size_t kIndex = name == "pd_op.pool2d" ? 1 : name == "pd_op.pool2d_grad" ? 3 : 99;
+            auto ks = kIndex < nIn() && in(kIndex) != kNoId ? constInts(kIndex) : std::optional<Dims>(attrInts(*o_, "kernel_size"));
+            auto x = shape(0);
+            if (ks && x) {
+                PoolGeom g = pool2dGeometry(*o_, *x, *ks, failFn());
+                if (!name.ends_with("_grad")) {
+                    setShape(0, {g.n, g.ch, g.oh, g.ow});
+                    if (name == "pd_op.max_pool2d_with_index") setShape(1, {g.n, g.ch, g.oh, g.ow});
+                }
+            } else {
+                int64_t a, b;
+                positivePair(attrInts(*o_, "strides"), "strides", failFn(), a, b);
+                if (ks) positivePair(*ks, "kernel_size", failFn(), a, b);
+            }
+            return;
+        }
+        if (name == "pd_op.concat" || name == "pd_op.stack") {
+            auto axisConst = name == "pd_op.concat" && in(1) != kNoId ? constInts(1) : std::optional<Dims>(Dims{attrInt(*o_, "axis", 0)});
+            const Type& vt = typeOf(in(0));
+            if (vt.elements.empty()) fail("operand 0 is an empty vector");
+            const Type& e0 = p_.types[vt.elements[0]];
+            if (axisConst && !axisConst->empty() && e0.kind == Type::Kind::DenseTensor)
+                normAxis((*axisConst)[0], static_cast<int64_t>(e0.dims.size()) + (name == "pd_op.stack"), "axis");
+            return;
+        }
+        if (name == "pd_op.layer_norm" || name == "pd_op.layer_norm_grad") {
+            needOperands(1);
+            int64_t axis = attrInt(*o_, "begin_norm_axis", 1), r = rank(0);
+            if (r >= 0 && (axis < -r || axis > r)) fail("attribute begin_norm_axis = " + std::to_string(axis) + ": out of range for rank " + std::to_string(r));
+            return;
+        }
+        if (name == "pd_op.dropout") {
+            needOperands(1);
+            if (o_->attribute("p")) {
+                double pr = attrFloat(*o_, "p", 0.5);
+                if (!(pr >= 0 && pr <= 1)) fail("attribute p = " + std::to_string(pr) + ": must be in [0, 1]");
+            }
+            return;
+        }
+        if (name == "pd_op.gather" || name == "pd_op.index_select") {
+            needOperands(2);
+            if (rank(0) >= 0 && in(2) == kNoId) normAxis(attrInt(*o_, name == "pd_op.gather" ? "axis" : "axis", 0), std::max<int64_t>(rank(0), 1), "attribute axis");
+            return;
+        }
+        if (name == "pd_op.embedding" || name == "pd_op.embedding_grad") {
+            needOperands(2);
+            if (rank(1) >= 0 && rank(1) != 2) fail("operand 1 (weight) has rank " + std::to_string(rank(1)) + ", expected 2");
+            return;
+        }
+    }
+
+    void checkElements(const Dims& d) const {
+        // Overflow-safe element count against the per-value limit.
+        double n = 1;
+        for (int64_t x : d) n *= static_cast<double>(x);
+        if (limits_.maxElementsPerValue > 0 && n > static_cast<double>(limits_.maxElementsPerValue))
+            fail("shape " + dimsString(d) + " has " + std::to_string(static_cast<long double>(n)) + " elements (limit " +
+                 std::to_string(limits_.maxElementsPerValue) + ", RunLimits::maxElementsPerValue)");
+    }
+
+    int64_t bytesOf(ValueId v) const {
+        const auto& s = out_.shapes[v];
+        if (!s || !isTensor(v)) return 0;
+        return numelOf(*s) * dtypeBytes(typeOf(v).dtype);
+    }
+
+    // Per-value and total limits on the propagated shapes, freeing each value after its last
+    // top-level use (what the CPU run loop does).
+    void accountBytes(const std::vector<uint8_t>& resident) {
+        const Block& block = p_.globalBlock();
+        std::vector<int64_t> lastUse(p_.values.size(), -1);
+        for (size_t pos = 0; pos < block.ops.size(); ++pos)
+            for (ValueId v : p_.ops[block.ops[pos]].operands)
+                if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
+        std::vector<std::vector<ValueId>> dieAfter(block.ops.size());
+        int64_t live = 0;
+        for (size_t pos = 0; pos < block.ops.size(); ++pos) {
+            op_ = block.ops[pos];
+            o_ = &p_.ops[op_];
+            for (ValueId r : o_->results) {
+                int64_t b = bytesOf(r);
+                if (b > out_.largestBytes) { out_.largestBytes = b; out_.largestValue = p_.values[r].name; }
+                if (limits_.maxElementsPerValue > 0 && out_.shapes[r] && numelOf(*out_.shapes[r]) > limits_.maxElementsPerValue)
+                    fail("result " + p_.values[r].name + " " + dimsString(*out_.shapes[r]) + " has more than " +
+                         std::to_string(limits_.maxElementsPerValue) + " elements (RunLimits::maxElementsPerValue)");
+                if (limits_.maxBytesPerValue > 0 && b > limits_.maxBytesPerValue)
+                    fail("result " + p_.values[r].name + " would hold " + std::to_string(b) + " bytes (limit " +
+                         std::to_string(limits_.maxBytesPerValue) + ", RunLimits::maxBytesPerValue)");
+                live += b;
+                bool keep = r < resident.size() && resident[r];
+                if (!keep) dieAfter[std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos))].push_back(r);
+            }
+            out_.peakBytes = std::max(out_.peakBytes, live);
+            if (limits_.maxTotalBytes > 0 && live > limits_.maxTotalBytes)
+                fail("the run would hold " + std::to_string(live) + " bytes of live values here (limit " +
+                     std::to_string(limits_.maxTotalBytes) + ", RunLimits::maxTotalBytes)");
+            for (ValueId v : dieAfter[pos]) live -= bytesOf(v);
+        }
+        if (limits_.maxMultiplyAdds > 0 && out_.multiplyAdds > limits_.maxMultiplyAdds)
+            throw Error("the program needs about " + std::to_string(out_.multiplyAdds) + " multiply-adds in matmul/conv2d (limit " +
+                        std::to_string(limits_.maxMultiplyAdds) + ", RunLimits::maxMultiplyAdds)");
+    }
+};
+
+}  // namespace
+
+ProgramCheck checkProgram(const Program& program, const RunLimits& limits, const std::vector<uint8_t>& residentValues) {
+    return Checker(program, limits).run(residentValues);
+}
+
+}  // namespace rx::exec

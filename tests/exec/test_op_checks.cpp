@@ -1,0 +1,300 @@
+// The check pass (algorithms/exec/OpSemantics.h): malformed ops are refused before any op
+// runs with an error naming the op index, op name and attribute; shapes from attributes and
+// constant operands count against the size limits; randomized mutations never crash.
+#include <QtTest>
+
+#include <random>
+
+#include "algorithms/exec/CpuExecutor.h"
+#include "algorithms/exec/OpSemantics.h"
+#include "model/Diagnostic.h"
+#include "model/PirReader.h"
+
+using namespace rx;
+using namespace rx::exec;
+
+namespace {
+
+// The error text of running `text` (empty when it ran).
+std::string runError(const std::string& text, RunOptions options = {}) {
+    try {
+        Program p = parsePir(text, "case.pir");
+        CpuExecutor ex;
+        ex.run(p, {}, options);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return {};
+}
+
+void expectError(const std::string& text, std::initializer_list<const char*> parts, RunOptions options = {}) {
+    std::string e = runError(text, options);
+    if (e.empty()) QFAIL("the program ran, expected an error");
+    for (const char* part : parts)
+        if (e.find(part) == std::string::npos) QFAIL(qPrintable(QString("error \"%1\" lacks \"%2\"").arg(e.c_str(), part)));
+}
+
+const char* kConvHead = R"({
+    (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"x",shape:(pd_op.IntArray)[1,2,6,6]} : () -> pd_op.tensor<1x2x6x6xf32>
+    (%1) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"w",shape:(pd_op.IntArray)[2,2,3,3]} : () -> pd_op.tensor<2x2x3x3xf32>
+)";
+
+// A program built in code: inputs, ops, fetches.
+struct Builder {
+    Program p;
+    ValueId data(const std::string& name, DType t, std::vector<int64_t> dims) {
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(t, dims)}, {{"name", Attribute::string(name)}});
+        return p.ops[op].results[0];
+    }
+    ValueId op(const std::string& name, std::vector<ValueId> operands, DType t, std::vector<int64_t> dims,
+               std::vector<NamedAttribute> attrs = {}) {
+        OpId id = p.appendOp(0, name, operands, std::vector<TypeId>{p.types.tensor(t, dims)}, std::move(attrs));
+        return p.ops[id].results[0];
+    }
+    ValueId ints(std::vector<int64_t> v) {
+        return op("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
+    }
+    void fetch(ValueId v) {
+        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.values[v].type}, {{"name", Attribute::string("out")}});
+    }
+};
+
+// A small CNN and a small attention block whose attributes the mutation test perturbs.
+Program cnnProgram() {
+    Builder b;
+    const DType f = DType::Float32;
+    ValueId x = b.data("x", f, {2, 3, 8, 8}), w = b.data("w", f, {4, 3, 3, 3}), w2 = b.data("w2", f, {64, 5});
+    ValueId c = b.op("pd_op.conv2d", {x, w}, f, {2, 4, 8, 8},
+                     {{"strides", Attribute::intArray({1, 1})}, {"paddings", Attribute::intArray({1, 1})},
+                      {"dilations", Attribute::intArray({1, 1})}, {"groups", Attribute::int32(1)},
+                      {"padding_algorithm", Attribute::string("EXPLICIT")}, {"data_format", Attribute::string("NCHW")}});
+    ValueId r = b.op("pd_op.relu", {c}, f, {2, 4, 8, 8});
+    ValueId pool = b.op("pd_op.pool2d", {r, b.ints({2, 2})}, f, {2, 4, 4, 4},
+                        {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({0, 0})},
+                         {"pooling_type", Attribute::string("max")}});
+    ValueId fl = b.op("pd_op.flatten", {pool}, f, {2, 64}, {{"start_axis", Attribute::int32(1)}, {"stop_axis", Attribute::int32(3)}});
+    ValueId m = b.op("pd_op.matmul", {fl, w2}, f, {2, 5}, {{"transpose_x", Attribute::boolean(false)}, {"transpose_y", Attribute::boolean(false)}});
+    ValueId s = b.op("pd_op.softmax", {m}, f, {2, 5}, {{"axis", Attribute::int32(-1)}});
+    ValueId t = b.op("pd_op.transpose", {s}, f, {5, 2}, {{"perm", Attribute::intArray({1, 0})}});
+    ValueId sum = b.op("pd_op.sum", {t, b.ints({0})}, f, {2}, {{"keepdim", Attribute::boolean(false)}});
+    b.fetch(sum);
+    return std::move(b.p);
+}
+
+Program attentionProgram() {
+    Builder b;
+    const DType f = DType::Float32;
+    ValueId x = b.data("x", f, {2, 4, 8}), wq = b.data("wq", f, {8, 8}), scale = b.data("ln_w", f, {8});
+    ValueId ln = b.op("pd_op.layer_norm", {x, scale, kNoId}, f, {2, 4, 8},
+                      {{"epsilon", Attribute::float32(1e-5)}, {"begin_norm_axis", Attribute::int32(2)}});
+    ValueId q = b.op("pd_op.matmul", {ln, wq}, f, {2, 4, 8});
+    ValueId rs = b.op("pd_op.reshape", {q, b.ints({2, 4, 2, 4})}, f, {2, 4, 2, 4});
+    ValueId tr = b.op("pd_op.transpose", {rs}, f, {2, 2, 4, 4}, {{"perm", Attribute::intArray({0, 2, 1, 3})}});
+    ValueId sc = b.op("pd_op.matmul", {tr, tr}, f, {2, 2, 4, 4}, {{"transpose_y", Attribute::boolean(true)}});
+    ValueId sm = b.op("pd_op.softmax", {sc}, f, {2, 2, 4, 4}, {{"axis", Attribute::int32(-1)}});
+    ValueId sl = b.op("pd_op.slice", {sm, b.ints({0}), b.ints({2})}, f, {2, 2, 2, 4},
+                      {{"axes", Attribute::intArray({2})}, {"decrease_axis", Attribute::intArray({})}});
+    ValueId ar = b.op("pd_op.arange", {b.op("pd_op.full", {}, f, {1}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(0)}}),
+                                       b.op("pd_op.full", {}, f, {1}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(4)}}),
+                                       b.op("pd_op.full", {}, f, {1}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(1)}})},
+                      f, {4});
+    ValueId add = b.op("pd_op.add", {sl, ar}, f, {2, 2, 2, 4});
+    ValueId full = b.op("pd_op.full", {}, f, {2, 2}, {{"shape", Attribute::intArray({2, 2})}, {"value", Attribute::float32(0.5)}});
+    ValueId us = b.op("pd_op.unsqueeze", {full, b.ints({2, 3})}, f, {2, 2, 1, 1});
+    ValueId ex = b.op("pd_op.expand", {us, b.ints({2, 2, 2, 4})}, f, {2, 2, 2, 4});
+    ValueId mul = b.op("pd_op.multiply", {add, ex}, f, {2, 2, 2, 4});
+    ValueId mean = b.op("pd_op.mean", {mul, b.ints({1, 3})}, f, {2, 2}, {{"keepdim", Attribute::boolean(false)}});
+    b.fetch(mean);
+    return std::move(b.p);
+}
+
+// Replaces one integer of an int attribute, a constant's value, a declared dim, or drops
+// an operand or result.
+void mutate(Program& p, std::mt19937_64& rng) {
+    static const int64_t kValues[] = {-100, -3, -2, -1, 0, 0, 1, 2, 3, 5, 64, int64_t(1) << 20, int64_t(1) << 40};
+    auto pick = [&](size_t n) { return static_cast<size_t>(rng() % std::max<size_t>(n, 1)); };
+    const std::vector<OpId>& ops = p.globalBlock().ops;
+    OpId op = ops[pick(ops.size())];
+    Operation& o = p.ops[op];
+    switch (rng() % 6) {
+    case 0: case 1: {  // an integer attribute
+        std::vector<Attribute*> ints;
+        for (NamedAttribute& a : o.attributes)
+            if (a.value.kind == Attribute::Kind::Int32 || a.value.kind == Attribute::Kind::Int64 ||
+                a.value.kind == Attribute::Kind::IntArray || a.value.kind == Attribute::Kind::Array)
+                ints.push_back(&a.value);
+        if (ints.empty()) return;
+        Attribute* a = ints[pick(ints.size())];
+        int64_t v = kValues[pick(std::size(kValues))];
+        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) { a->intValue = v; return; }
+        std::vector<int64_t> e = a->toIntVector();
+        if (e.empty() || rng() % 4 == 0) e.push_back(v);
+        else e[pick(e.size())] = v;
+        if (rng() % 5 == 0 && !e.empty()) e.pop_back();
+        *a = Attribute::intArray(e);
+        return;
+    }
+    case 2: {  // a declared dim
+        if (o.results.empty()) return;
+        ValueId r = o.results[pick(o.results.size())];
+        const Type& t = p.types[p.values[r].type];
+        if (t.kind != Type::Kind::DenseTensor) return;
+        std::vector<int64_t> d = t.dims;
+        if (d.empty() || rng() % 4 == 0) d.push_back(kValues[pick(5) + 3]);
+        else d[pick(d.size())] = kValues[pick(std::size(kValues))] < -1 ? -1 : kValues[pick(std::size(kValues))];
+        p.values[r].type = p.types.tensor(t.dtype, d);
+        return;
+    }
+    case 3:  // an operand
+        if (!o.operands.empty()) { if (rng() % 2) o.operands.pop_back(); else o.operands[pick(o.operands.size())] = kNoId; }
+        return;
+    case 4:  // a result
+        if (!o.results.empty()) o.results.pop_back();
+        return;
+    default:  // a float attribute
+        for (NamedAttribute& a : o.attributes)
+            if (a.value.kind == Attribute::Kind::Float || a.value.kind == Attribute::Kind::Double) {
+                a.value.floatValue = static_cast<double>(kValues[pick(std::size(kValues))]);
+                return;
+            }
+        return;
+    }
+}
+
+}  // namespace
+
+class TestOpChecks : public QObject {
+    Q_OBJECT
+private slots:
+    void conv2dWithZeroStridesIsRefused() {
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.conv2d" (%0, %1) {strides:[0,1],paddings:[0,0],dilations:[1,1],groups:(Int32)1,padding_algorithm:"EXPLICIT",data_format:"NCHW"} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2x2x3x3xf32>) -> pd_op.tensor<-1x2x-1x-1xf32>
+})",
+                    {"op 2", "pd_op.conv2d", "strides", "> 0"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.conv2d" (%0, %1) {strides:[1,1],paddings:[0,0],dilations:[0,1],groups:(Int32)1,padding_algorithm:"EXPLICIT",data_format:"NCHW"} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2x2x3x3xf32>) -> pd_op.tensor<1x2x4x4xf32>
+})",
+                    {"op 2", "dilations"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.conv2d" (%0, %1) {strides:[1,1],paddings:[0,0],dilations:[1,1],groups:(Int32)0,padding_algorithm:"EXPLICIT",data_format:"NCHW"} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2x2x3x3xf32>) -> pd_op.tensor<1x2x4x4xf32>
+})",
+                    {"op 2", "groups"});
+    }
+    void pool2dWithZeroStridesIsRefused() {
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.pool2d" (%0) {kernel_size:[2,2],strides:[0,0],paddings:[0,0],pooling_type:"max"} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
+})",
+                    {"op 2", "pd_op.pool2d", "strides"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.pool2d" (%0) {kernel_size:[0,2],strides:[1,1],paddings:[0,0],pooling_type:"avg"} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
+})",
+                    {"op 2", "kernel_size"});
+    }
+    void opWithoutResultsIsRefused() {
+        expectError(std::string(kConvHead) + R"(    () = "pd_op.relu" (%0) {} : (pd_op.tensor<1x2x6x6xf32>) -> 
+})",
+                    {"op 2", "pd_op.relu", "results"});
+        expectError(R"({
+    () = "pd_op.full" () {shape:[2,2],value:(Float)1,dtype:(pd_op.DataType)float32} : () -> 
+})",
+                    {"op 0", "pd_op.full", "results"});
+    }
+    void transposeWithRepeatedAxisIsRefused() {
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.transpose" (%0) {perm:[0,1,1,3]} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<1x2x2x6xf32>
+})",
+                    {"op 2", "pd_op.transpose", "perm", "repeated"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.transpose" (%0) {perm:[0,1,2]} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<1x2x6xf32>
+})",
+                    {"perm", "rank"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.transpose" (%0) {perm:[0,1,2,4]} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
+})",
+                    {"perm", "out of range"});
+    }
+    void axesAreCheckedBeforeRunning() {
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.full_int_array" () {value:[1,1]} : () -> pd_op.tensor<2xi64>
+    (%3) = "pd_op.sum" (%0, %2) {keepdim:false} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2xi64>) -> pd_op.tensor<-1xf32>
+})",
+                    {"op 3", "pd_op.sum", "repeated"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.softmax" (%0) {axis:(Int32)4} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<1x2x6x6xf32>
+})",
+                    {"op 2", "axis", "out of range"});
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.matmul" (%0, %1) {transpose_x:false,transpose_y:false} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2x2x3x3xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
+})",
+                    {"op 2", "inner dims"});
+    }
+    void shapesFromAttributesCountAgainstLimits() {
+        // declared 1 element, the attribute asks for 10^10
+        expectError(R"({
+    (%0) = "pd_op.full" () {shape:[100000,100000],value:(Float)1,dtype:(pd_op.DataType)float32} : () -> pd_op.tensor<-1x-1xf32>
+    (%1) = "pd_op.fetch" (%0) {name:"out"} : (pd_op.tensor<-1x-1xf32>) -> pd_op.tensor<-1x-1xf32>
+})",
+                    {"op 0", "pd_op.full", "elements"});
+        expectError(R"({
+    (%0) = "pd_op.full" () {shape:[1],value:(Float)0,dtype:(pd_op.DataType)float32} : () -> pd_op.tensor<1xf32>
+    (%1) = "pd_op.full" () {shape:[1],value:(Float)1e12,dtype:(pd_op.DataType)float32} : () -> pd_op.tensor<1xf32>
+    (%2) = "pd_op.full" () {shape:[1],value:(Float)1,dtype:(pd_op.DataType)float32} : () -> pd_op.tensor<1xf32>
+    (%3) = "pd_op.arange" (%0, %1, %2) {dtype:(pd_op.DataType)float32} : (pd_op.tensor<1xf32>, pd_op.tensor<1xf32>, pd_op.tensor<1xf32>) -> pd_op.tensor<-1xf32>
+    (%4) = "pd_op.fetch" (%3) {name:"out"} : (pd_op.tensor<-1xf32>) -> pd_op.tensor<-1xf32>
+})",
+                    {"op 3", "pd_op.arange", "elements"});
+        // a shape operand from full_int_array
+        expectError(R"({
+    (%0) = "pd_op.full_int_array" () {value:[200000,200000]} : () -> pd_op.tensor<2xi64>
+    (%1) = "pd_op.full" (%0) {value:(Float)1,dtype:(pd_op.DataType)float32} : (pd_op.tensor<2xi64>) -> pd_op.tensor<-1x-1xf32>
+    (%2) = "pd_op.fetch" (%1) {name:"out"} : (pd_op.tensor<-1x-1xf32>) -> pd_op.tensor<-1x-1xf32>
+})",
+                    {"op 1", "elements"});
+    }
+    void totalBytesAreLimited() {
+        const std::string text = R"({
+    (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"x",shape:[256,256]} : () -> pd_op.tensor<256x256xf32>
+    (%1) = "pd_op.exp" (%0) {} : (pd_op.tensor<256x256xf32>) -> pd_op.tensor<256x256xf32>
+    (%2) = "pd_op.sin" (%0) {} : (pd_op.tensor<256x256xf32>) -> pd_op.tensor<256x256xf32>
+    (%3) = "pd_op.add" (%1, %2) {} : (pd_op.tensor<256x256xf32>, pd_op.tensor<256x256xf32>) -> pd_op.tensor<256x256xf32>
+    (%4) = "pd_op.fetch" (%3) {name:"out"} : (pd_op.tensor<256x256xf32>) -> pd_op.tensor<256x256xf32>
+})";
+        RunOptions tight;
+        tight.maxTotalBytes = 3 * 256 * 256 * 4;  // x, exp, sin and the sum are live at op 3: 4 values
+        expectError(text, {"op 3", "maxTotalBytes"}, tight);
+        RunOptions enough;
+        enough.maxTotalBytes = 4 * 256 * 256 * 4 + 256 * 256 * 4;
+        QCOMPARE(runError(text, enough), std::string());
+        RunOptions perValue;
+        perValue.maxBytesPerValue = 1000;
+        expectError(text, {"op 0", "maxBytesPerValue"}, perValue);
+        // the propagated peak is what checkProgram reports
+        Program p = parsePir(text, "t.pir");
+        ProgramCheck check = checkProgram(p, RunLimits{});  // x not resident: it dies after op 2
+        QCOMPARE(check.peakBytes, int64_t(3 * 256 * 256 * 4));
+        QCOMPARE(check.largestBytes, int64_t(256 * 256 * 4));
+    }
+    void unmutatedTemplatesRun() {
+        CpuExecutor ex;
+        RunResult a = ex.run(cnnProgram(), {}, {});
+        QCOMPARE(a.fetches.size(), size_t(1));
+        RunResult b = ex.run(attentionProgram(), {}, {});
+        QCOMPARE(b.fetches.size(), size_t(1));
+    }
+    void randomMutationsNeverCrash() {
+        std::mt19937_64 rng(20261201);
+        RunOptions limits;
+        limits.maxElementsPerValue = 1 << 20;
+        limits.maxTotalBytes = 64 << 20;
+        limits.maxMultiplyAdds = 100'000'000;
+        int ran = 0, refused = 0;
+        CpuExecutor ex;
+        for (int trial = 0; trial < 2000; ++trial) {
+            Program p = trial % 2 ? cnnProgram() : attentionProgram();
+            int n = 1 + static_cast<int>(rng() % 3);
+            for (int m = 0; m < n; ++m) mutate(p, rng);
+            try {
+                ex.run(p, {}, limits);
+                ++ran;
+            } catch (const Error& e) {
+                ++refused;
+                QVERIFY(std::string(e.what()).size() > 5);
+            }
+        }
+        qInfo() << "mutated programs: ran" << ran << "refused" << refused;
+        QVERIFY(ran > 20);
+        QVERIFY(refused > 100);
+    }
+};
+
+QTEST_MAIN(TestOpChecks)
+#include "test_op_checks.moc"

@@ -164,6 +164,26 @@ private slots:
         }
     }
 
+    // Generated transformer and LLaMA programs (prim and composite, with dropout) use only
+    // ops the CUDA backend has kernels for, so they run end to end on a device.
+    void generatedProgramsUseOnlySupportedOps() {
+        std::vector<std::string> names = CudaExecutor::supportedOps();
+        std::set<std::string> supported(names.begin(), names.end());
+        for (const char* model : {"transformer", "llama", "mlp"})
+            for (bool composite : {false, true}) {
+                zoo::ZooOptions zo;
+                zo.model = model;
+                zo.layers = 1;
+                zo.composite = composite;
+                zo.dropout = 0.1;
+                zoo::GeneratedProgram g = zoo::generateModel(zo);
+                for (OpId op : g.program->globalBlock().ops) {
+                    std::string n(g.program->opName(op));
+                    QVERIFY2(supported.count(n), (std::string(model) + (composite ? " composite: " : " prim: ") + n).c_str());
+                }
+            }
+    }
+
     void factoryNamesAMissingDevice() {
         std::string why;
         if (cudaDeviceCount(&why) > 0) {

@@ -125,10 +125,9 @@ struct CudaExecutor::Impl {
         if (t.byteSize() > 0)
             check(cudaMemcpyAsync(d->data(), t.bytes.data(), static_cast<size_t>(t.byteSize()), cudaMemcpyHostToDevice, stream),
                   "upload");
-        if (keepHost) {
-            check(cudaStreamSynchronize(stream), "upload");  // the host tensor may go away
-            const_cast<DevTensor&>(*d).host = std::make_shared<const exec::Tensor>(t);
-        }
+        // Pageable host-to-device copies are staged before cudaMemcpyAsync returns, so `t`
+        // may go away at once: no synchronisation here.
+        if (keepHost) const_cast<DevTensor&>(*d).host = std::make_shared<const exec::Tensor>(t);
         return d;
     }
     exec::Tensor download(const DevTensor& d) {
@@ -630,6 +629,10 @@ void runFusedGroup(Impl& dev, const Program& program, const LifetimePlan& plan, 
         for (ValueId v : o.operands) in.push_back(v != kNoId && slots[v].set ? &slots[v] : nullptr);
         Ctx c(dev, program, op, std::move(in), seed, tf32);
         TermOf t = termOf(c);
+        for (size_t i = 0; i < o.operands.size(); ++i)
+            if (std::find(t.tensorOperands.begin(), t.tensorOperands.end(), i) == t.tensorOperands.end() &&
+                termIndex.count(o.operands[i]))
+                c.fail("a scalar operand computed inside its fused group");
         FusedTerm term;
         term.arity = t.arity;
         term.op = t.op;
@@ -1019,6 +1022,37 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims sections;
         for (const DevPtr& t : xs) sections.push_back(t->dims[static_cast<size_t>(a)]);
         splitInto(c, c.x(1), sections, axis);
+    };
+    kt["pd_op.split_grad"] = [concatTensors](Ctx& c) {  // (out_grad vec, axis) -> x_grad
+        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
+        c.setOut(0, concatTensors(c, c.list(0), axis, c.outDType(0)));
+    };
+    kt["pd_op.slice_grad"] = [](Ctx& c) {  // (input, out_grad, starts, ends) {axes}: zeros + the slice
+        const DevTensor& x = c.x(0);
+        const DevTensor& g = c.x(1);
+        Dims axes = c.attrInts("axes");
+        Dims starts = c.has(2) ? c.ints(2) : c.attrInts("starts");
+        Dims ends = c.has(3) ? c.ints(3) : c.attrInts("ends");
+        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice_grad: axes, starts, ends differ in length");
+        size_t r = x.dims.size();
+        Dims begin(r, 0), size = x.dims;
+        for (size_t i = 0; i < axes.size(); ++i) {
+            size_t a = static_cast<size_t>(c.normAxis(axes[i], r));
+            int64_t d = x.dims[a];
+            int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
+            int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
+            begin[a] = s;
+            size[a] = std::max<int64_t>(e - s, 0);
+        }
+        if (numelOf(size) != g.numel()) c.fail("slice_grad: out_grad does not match the slice");
+        DType outT = c.outDType(0);
+        if (outT != g.dtype) c.fail("slice_grad changes the dtype");
+        DevPtr out = fill(c, outT, x.dims, 0.0);
+        Dims os = stridesOf(x.dims);
+        int64_t off = 0;
+        for (size_t i = 0; i < r; ++i) off += begin[i] * os[i];
+        copyView(c, g, size, stridesOf(size), 0, out->data(), os, off);
+        c.setOut(0, out);
     };
     kt["pd_op.gather"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
@@ -1481,6 +1515,8 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
     std::vector<std::vector<double>> opMicros(nOps);
     std::vector<double> stepMs;
     exec::RunResult result;
+    // Peaks of this run only: segments cached by an earlier run (all free by now) go back.
+    dev.alloc.emptyCache();
     dev.alloc.resetPeaks();
     for (int step = 0; step < warmup + steps; ++step) {
         const bool measured = step >= warmup;

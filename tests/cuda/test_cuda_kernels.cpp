@@ -157,6 +157,11 @@ private slots:
         ValueId parts = b.op("pd_op.split_with_num", {cat}, {b.p.types.intern(Type::vector({part, part}))}, {{"num", Attribute::int32(2)}, {"axis", Attribute::int32(1)}})[0];
         std::vector<ValueId> ps = b.op("builtin.split", {parts}, {part, part});
         b.fetch(ps[1]);
+        b.fetch(b.op1("pd_op.slice_grad", {x, b.f("sg", {2, 2, 4}), b.ints({1}), b.ints({3})}, DType::Float32, {2, 3, 4},
+                      {{"axes", Attribute::intArray({1})}}));
+        TypeId half = b.t(DType::Float32, {2, 4, 4});
+        ValueId gl = b.op("builtin.combine", {b.f("s1", {2, 4, 4}), b.f("s2", {2, 4, 4})}, {b.p.types.intern(Type::vector({half, half}))})[0];
+        b.fetch(b.op1("pd_op.split_grad", {gl, b.ints({1})}, DType::Float32, {2, 8, 4}));
         b.fetch(b.op1("pd_op.tril", {x}, DType::Float32, {2, 3, 4}, {{"diagonal", Attribute::int32(1)}}));
         b.fetch(b.op1("pd_op.transpose_grad", {b.f("tg", {4, 2, 3})}, DType::Float32, {2, 3, 4}, {{"perm", Attribute::intArray({2, 0, 1})}}));
         b.fetch(b.op1("pd_op.full", {}, DType::Float32, {300}, {{"shape", Attribute::intArray({300})}, {"value", Attribute::float32(0.1)}}));

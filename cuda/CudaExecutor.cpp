@@ -18,6 +18,9 @@
 
 #include "algorithms/exec/CpuExecutor.h"
 #include "cuda/CudaRuntime.h"
+#ifdef RX_HAVE_CUDNN
+#include "cuda/CudnnConv.h"
+#endif
 #include "cuda/OpCodes.h"
 #include "cuda/Fusion.h"
 #include "cuda/Kernels.h"
@@ -102,10 +105,20 @@ struct CudaExecutor::Impl {
     int* errorFlag = nullptr;  // device int for index errors
     std::string deviceName;
     FusionCache fusion;
+#ifdef RX_HAVE_CUDNN
+    std::unique_ptr<CudnnConv> cudnn;  // created by the first conv2d
+    CudnnConv& conv() {
+        if (!cudnn) cudnn = std::make_unique<CudnnConv>(stream, alloc);
+        return *cudnn;
+    }
+#endif
     int arch = 90;  // compute capability as major*10 + minor, for NVRTC
     int64_t launches = 0;
 
     ~Impl() {
+#ifdef RX_HAVE_CUDNN
+        cudnn.reset();
+#endif
         if (errorFlag) cudaFree(errorFlag);
         if (cublas) cublasDestroy(cublas);
         if (stream) cudaStreamDestroy(stream);
@@ -1358,6 +1371,197 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         k::randint(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
         c.launched();
         c.setOut(0, out);
+    };
+    // -- conv2d (cuDNN), batch_norm, pool2d: CpuExecutor's geometry rules --
+    auto pads4 = [](Ctx& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
+        if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }
+        else if (p.size() == 4) { ph0 = p[0]; ph1 = p[1]; pw0 = p[2]; pw1 = p[3]; }
+        else if (p.empty()) { ph0 = ph1 = pw0 = pw1 = 0; }
+        else c.fail("paddings must have 2 or 4 entries");
+    };
+    auto samePads = [](int64_t in, int64_t kk, int64_t st, int64_t& p0, int64_t& p1) {
+        int64_t out = (in + st - 1) / st;
+        int64_t total = std::max<int64_t>((out - 1) * st + kk - in, 0);
+        p0 = total / 2; p1 = total - p0;
+    };
+#ifdef RX_HAVE_CUDNN
+    auto convGeom = [pads4, samePads](Ctx& c, const Dims& x, const Dims& f) {
+        if (x.size() != 4 || f.size() != 4) c.fail("conv2d needs 4-d input and filter");
+        std::string layout = c.attrString("data_format", "NCHW");
+        if (layout != "NCHW" && layout != "AnyLayout") c.fail("only NCHW conv2d is supported");
+        ConvGeometry g;
+        g.n = x[0]; g.cin = x[1]; g.h = x[2]; g.w = x[3]; g.cout = f[0]; g.kh = f[2]; g.kw = f[3];
+        Dims st = c.attrInts("strides"), di = c.attrInts("dilations");
+        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
+        g.dh = di.size() > 0 ? di[0] : 1; g.dw = di.size() > 1 ? di[1] : g.dh;
+        g.groups = c.attrInt("groups", 1);
+        if (g.groups < 1 || g.cin % g.groups || g.cout % g.groups || f[1] * g.groups != g.cin) c.fail("conv2d channels do not match groups");
+        int64_t ph0, ph1, pw0, pw1;
+        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
+        if (algo == "VALID") ph0 = ph1 = pw0 = pw1 = 0;
+        else if (algo == "SAME") { samePads(g.h, (g.kh - 1) * g.dh + 1, g.sh, ph0, ph1); samePads(g.w, (g.kw - 1) * g.dw + 1, g.sw, pw0, pw1); }
+        else pads4(c, c.attrInts("paddings"), ph0, ph1, pw0, pw1);
+        if (ph0 != ph1 || pw0 != pw1) c.fail("asymmetric conv2d padding (cuDNN pads both sides alike)");
+        g.ph = ph0; g.pw = pw0;
+        g.oh = (g.h + 2 * g.ph - (g.kh - 1) * g.dh - 1) / g.sh + 1;
+        g.ow = (g.w + 2 * g.pw - (g.kw - 1) * g.dw - 1) / g.sw + 1;
+        if (g.oh <= 0 || g.ow <= 0) c.fail("conv2d output would be empty");
+        return g;
+    };
+    kt["pd_op.conv2d"] = [convGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        const DevTensor& f = c.x(1);
+        if (x.dtype != f.dtype || c.outDType(0) != x.dtype) c.fail("conv2d of mixed dtypes");
+        ConvGeometry g = convGeom(c, x.dims, f.dims);
+        DevPtr out = c.dev.allocate(x.dtype, {g.n, g.cout, g.oh, g.ow});
+        c.dev.conv().forward(g, x.dtype, x.data(), f.data(), out->data());
+        c.launched();
+        c.setOut(0, out);
+    };
+    kt["pd_op.conv2d_grad"] = [convGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        const DevTensor& f = c.x(1);
+        const DevTensor& gy = c.x(2);
+        ConvGeometry g = convGeom(c, x.dims, f.dims);
+        if (gy.dims != Dims{g.n, g.cout, g.oh, g.ow}) c.fail("conv2d_grad output gradient has the wrong shape");
+        if (x.dtype != f.dtype || gy.dtype != x.dtype) c.fail("conv2d_grad of mixed dtypes");
+        if (c.wants(0)) {
+            DevPtr dx = c.dev.allocate(x.dtype, x.dims);
+            c.dev.conv().backwardData(g, x.dtype, f.data(), gy.data(), dx->data());
+            c.launched();
+            c.setOut(0, dx);
+        }
+        if (c.wants(1)) {
+            DevPtr df = c.dev.allocate(f.dtype, f.dims);
+            c.dev.conv().backwardFilter(g, x.dtype, x.data(), gy.data(), df->data());
+            c.launched();
+            c.setOut(1, df);
+        }
+    };
+#endif
+    auto batchNorm = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("batch_norm needs rank >= 2");
+        std::string layout = c.attrString("data_format", c.attrString("data_layout", "NCHW"));
+        if (layout != "NCHW" && layout != "NCL" && layout != "NC" && layout != "AnyLayout") c.fail("only channel-first batch_norm is supported");
+        k::BatchNorm b;
+        b.ch = x.dims[1];
+        b.n = x.dims[0];
+        b.sp = x.numel() / std::max<int64_t>(b.n * b.ch, 1);
+        b.eps = c.attrFloat("epsilon", 1e-5);
+        b.momentum = c.attrFloat("momentum", 0.9);
+        b.useGlobal = c.attrBool("is_test", false) || c.attrBool("use_global_stats", false);
+        const DevTensor& rm = c.x(1);
+        const DevTensor& rv = c.x(2);
+        const DevTensor* scale = c.has(3) ? &c.x(3) : nullptr;
+        const DevTensor* bias = c.has(4) ? &c.x(4) : nullptr;
+        if (rm.numel() != b.ch || rv.numel() != b.ch || (scale && scale->numel() != b.ch) || (bias && bias->numel() != b.ch))
+            c.fail("batch_norm statistics do not match the channel count");
+        if (rm.dtype != rv.dtype || (scale && bias && scale->dtype != bias->dtype)) c.fail("batch_norm statistics differ in dtype");
+        b.x = x.data(); b.xDt = dtypeCode(x.dtype);
+        b.rm = rm.data(); b.rv = rv.data(); b.statInDt = dtypeCode(rm.dtype);
+        b.scale = scale ? scale->data() : nullptr; b.bias = bias ? bias->data() : nullptr;
+        b.paramDt = scale ? dtypeCode(scale->dtype) : bias ? dtypeCode(bias->dtype) : 0;
+        DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
+        b.out = out->data(); b.outDt = dtypeCode(out->dtype);
+        std::vector<DevPtr> stats(5);
+        int statDt = -1;
+        for (size_t i = 1; i <= 4; ++i) {
+            if (!c.wants(i)) continue;
+            Dims dd = c.staticDims(i).value_or(Dims{b.ch});
+            if (numelOf(dd) != b.ch) { c.setOut(i, c.dev.allocate(c.outDType(i), dd)); continue; }  // reserve space, no data
+            stats[i] = c.dev.allocate(c.outDType(i), {b.ch});
+            if (statDt >= 0 && dtypeCode(stats[i]->dtype) != statDt) c.fail("batch_norm statistics outputs differ in dtype");
+            statDt = dtypeCode(stats[i]->dtype);
+            c.setOut(i, stats[i]);
+        }
+        b.statOutDt = statDt < 0 ? 0 : statDt;
+        b.meanOut = stats[1] ? stats[1]->data() : nullptr;
+        b.varOut = stats[2] ? stats[2]->data() : nullptr;
+        b.savedMean = stats[3] ? stats[3]->data() : nullptr;
+        b.savedInv = stats[4] ? stats[4]->data() : nullptr;
+        k::batchNorm(b, c.stream());
+        c.launched();
+        c.setOut(0, out);
+        if (c.wants(5)) c.setOut(5, c.dev.allocate(c.outDType(5), c.staticDims(5).value_or(Dims{0})));
+    };
+    kt["pd_op.batch_norm"] = batchNorm;
+    kt["pd_op.batch_norm_"] = batchNorm;
+    kt["pd_op.batchnorm"] = batchNorm;
+    kt["pd_op.batch_norm_grad"] = [](Ctx& c) {
+        // (x, scale, bias, mean_out, variance_out, saved_mean, saved_inv_std, reserve_space, out_grad)
+        const DevTensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("batch_norm_grad needs rank >= 2");
+        int64_t ch = x.dims[1], nb = x.dims[0], sp = x.numel() / std::max<int64_t>(nb * ch, 1);
+        const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
+        const DevTensor& mean = c.x(5);
+        const DevTensor& inv = c.x(6);
+        const DevTensor& gy = c.x(c.operandCount() - 1);
+        if (mean.numel() != ch || inv.numel() != ch || mean.dtype != inv.dtype) c.fail("batch_norm_grad statistics do not match the channels");
+        DevPtr dx = c.wants(0) ? c.dev.allocate(c.outDType(0), x.dims) : nullptr;
+        DevPtr ds = c.wants(1) ? c.dev.allocate(c.outDType(1), {ch}) : nullptr;
+        DevPtr db = c.wants(2) ? c.dev.allocate(c.outDType(2), {ch}) : nullptr;
+        if (ds && db && ds->dtype != db->dtype) c.fail("batch_norm_grad scale and bias grads differ in dtype");
+        k::batchNormGrad(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
+                         mean.data(), inv.data(), dtypeCode(mean.dtype), gy.data(), dtypeCode(gy.dtype), dx ? dx->data() : nullptr,
+                         dx ? dtypeCode(dx->dtype) : 0, ds ? ds->data() : nullptr, db ? db->data() : nullptr,
+                         ds ? dtypeCode(ds->dtype) : db ? dtypeCode(db->dtype) : 0, nb, ch, sp, c.stream());
+        c.launched();
+        if (dx) c.setOut(0, dx);
+        if (ds) c.setOut(1, ds);
+        if (db) c.setOut(2, db);
+    };
+    auto poolGeom = [pads4, samePads](Ctx& c, const Dims& x, Dims ksize) {
+        if (x.size() != 4) c.fail("pool2d needs a 4-d input");
+        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("only NCHW pool2d is supported");
+        k::PoolGeometry g{};
+        g.n = x[0]; g.ch = x[1]; g.h = x[2]; g.w = x[3];
+        std::string type = c.attrString("pooling_type", "max");
+        if (type != "max" && type != "avg") c.fail("pooling_type " + type + " not supported");
+        g.avg = type == "avg";
+        g.exclusive = c.attrBool("exclusive", true);
+        g.adaptive = c.attrBool("adaptive", false);
+        if (ksize.size() == 1) ksize.push_back(ksize[0]);
+        if (ksize.size() != 2) c.fail("kernel_size must have 2 entries");
+        g.kh = ksize[0]; g.kw = ksize[1];
+        Dims st = c.attrInts("strides");
+        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
+        pads4(c, c.attrInts("paddings"), g.ph0, g.ph1, g.pw0, g.pw1);
+        if (c.attrBool("global_pooling", false)) { g.kh = g.h; g.kw = g.w; g.sh = g.sw = 1; g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0; }
+        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
+        if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
+        else if (algo == "SAME") { samePads(g.h, g.kh, g.sh, g.ph0, g.ph1); samePads(g.w, g.kw, g.sw, g.pw0, g.pw1); }
+        if (g.adaptive) { g.oh = g.kh; g.ow = g.kw; return g; }
+        bool ceil = c.attrBool("ceil_mode", false);
+        auto outSize = [&](int64_t in, int64_t kk, int64_t s2, int64_t p) {
+            int64_t span = in + p - kk;
+            return (ceil ? (span + s2 - 1) / s2 : span / s2) + 1;
+        };
+        g.oh = outSize(g.h, g.kh, g.sh, g.ph0 + g.ph1);
+        g.ow = outSize(g.w, g.kw, g.sw, g.pw0 + g.pw1);
+        if (g.oh <= 0 || g.ow <= 0) c.fail("pool2d output would be empty");
+        return g;
+    };
+    kt["pd_op.pool2d"] = [poolGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        k::PoolGeometry g = poolGeom(c, x.dims, c.has(1) ? c.ints(1) : c.attrInts("kernel_size"));
+        if (c.outDType(0) != x.dtype) c.fail("pool2d changes the dtype");
+        DevPtr out = c.dev.allocate(x.dtype, {g.n, g.ch, g.oh, g.ow});
+        k::pool2d(g, x.data(), dtypeCode(x.dtype), out->data(), c.stream());
+        c.launched();
+        c.setOut(0, out);
+    };
+    kt["pd_op.pool2d_grad"] = [poolGeom](Ctx& c) {  // (x, out, out_grad, kernel_size)
+        const DevTensor& x = c.x(0);
+        const DevTensor& y = c.x(1);
+        const DevTensor& gy = c.x(2);
+        k::PoolGeometry g = poolGeom(c, x.dims, c.has(3) ? c.ints(3) : c.attrInts("kernel_size"));
+        if (y.dtype != x.dtype || gy.dtype != x.dtype || y.dims != Dims{g.n, g.ch, g.oh, g.ow} || gy.dims != y.dims)
+            c.fail("pool2d_grad operands do not match the pooling");
+        DevPtr acc = fill(c, DType::Float64, x.dims, 0.0);  // f64 sums in the CPU's order, one rounding
+        k::pool2dGrad(g, x.data(), y.data(), gy.data(), dtypeCode(x.dtype), static_cast<double*>(acc->data()), c.stream());
+        c.launched();
+        c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
     };
     return kt;
 }

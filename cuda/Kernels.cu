@@ -338,6 +338,127 @@ __global__ void triangleKernel(const void* x, int dt, void* out, int64_t n, int6
     }
 }
 
+
+__global__ void batchNormKernel(const BatchNorm b) {
+    __shared__ typename BlockReduceD::TempStorage temp;
+    __shared__ double shared;
+    const double cnt = static_cast<double>(b.n * b.sp);
+    for (int64_t k = blockIdx.x; k < b.ch; k += gridDim.x) {
+        double mean, var;
+        if (b.useGlobal) {
+            mean = rx_load(b.rm, b.statInDt, k);
+            var = rx_load(b.rv, b.statInDt, k);
+        } else {
+            double m = 0;
+            for (int64_t e = threadIdx.x; e < b.n * b.sp; e += blockDim.x)
+                m += rx_load(b.x, b.xDt, ((e / b.sp) * b.ch + k) * b.sp + e % b.sp);
+            mean = blockAll(m, 0, temp, &shared) / cnt;
+            double q = 0;
+            for (int64_t e = threadIdx.x; e < b.n * b.sp; e += blockDim.x) {
+                double d = rx_load(b.x, b.xDt, ((e / b.sp) * b.ch + k) * b.sp + e % b.sp) - mean;
+                q += d * d;
+            }
+            var = blockAll(q, 0, temp, &shared) / cnt;
+        }
+        double inv = 1.0 / sqrt(var + b.eps);
+        double sc = b.scale ? rx_load(b.scale, b.paramDt, k) : 1.0, bi = b.bias ? rx_load(b.bias, b.paramDt, k) : 0.0;
+        for (int64_t e = threadIdx.x; e < b.n * b.sp; e += blockDim.x) {
+            int64_t i = ((e / b.sp) * b.ch + k) * b.sp + e % b.sp;
+            rx_store(b.out, b.outDt, i, (rx_load(b.x, b.xDt, i) - mean) * inv * sc + bi);
+        }
+        if (threadIdx.x == 0) {
+            double rm = rx_load(b.rm, b.statInDt, k), rv = rx_load(b.rv, b.statInDt, k);
+            if (b.meanOut) rx_store(b.meanOut, b.statOutDt, k, b.useGlobal ? rm : b.momentum * rm + (1 - b.momentum) * mean);
+            if (b.varOut) rx_store(b.varOut, b.statOutDt, k, b.useGlobal ? rv : b.momentum * rv + (1 - b.momentum) * var);
+            if (b.savedMean) rx_store(b.savedMean, b.statOutDt, k, mean);
+            if (b.savedInv) rx_store(b.savedInv, b.statOutDt, k, inv);
+        }
+    }
+}
+
+__global__ void batchNormGradKernel(const void* x, int xDt, const void* scale, int scaleDt, const void* mean, const void* inv,
+                                    int statDt, const void* g, int gDt, void* dx, int dxDt, void* dscale, void* dbias,
+                                    int paramDt, int64_t n, int64_t ch, int64_t sp) {
+    __shared__ typename BlockReduceD::TempStorage temp;
+    __shared__ double shared;
+    const double cnt = static_cast<double>(n * sp);
+    for (int64_t k = blockIdx.x; k < ch; k += gridDim.x) {
+        double m = rx_load(mean, statDt, k), iv = rx_load(inv, statDt, k);
+        double sg = 0, sgx = 0;
+        for (int64_t e = threadIdx.x; e < n * sp; e += blockDim.x) {
+            int64_t i = ((e / sp) * ch + k) * sp + e % sp;
+            double gv = rx_load(g, gDt, i);
+            sg += gv;
+            sgx += gv * ((rx_load(x, xDt, i) - m) * iv);
+        }
+        sg = blockAll(sg, 0, temp, &shared);
+        sgx = blockAll(sgx, 0, temp, &shared);
+        double sc = scale ? rx_load(scale, scaleDt, k) : 1.0;
+        if (dx)
+            for (int64_t e = threadIdx.x; e < n * sp; e += blockDim.x) {
+                int64_t i = ((e / sp) * ch + k) * sp + e % sp;
+                double xhat = (rx_load(x, xDt, i) - m) * iv;
+                rx_store(dx, dxDt, i, sc * iv * (rx_load(g, gDt, i) - sg / cnt - xhat * sgx / cnt));
+            }
+        if (threadIdx.x == 0) {
+            if (dscale) rx_store(dscale, paramDt, k, sgx);
+            if (dbias) rx_store(dbias, paramDt, k, sg);
+        }
+    }
+}
+
+__device__ void poolWindowAt(const PoolGeometry& g, int64_t i, int64_t j, int64_t& h0, int64_t& h1, int64_t& w0, int64_t& w1,
+                             int64_t& count) {
+    if (g.adaptive) {
+        h0 = i * g.h / g.oh; h1 = ((i + 1) * g.h + g.oh - 1) / g.oh;
+        w0 = j * g.w / g.ow; w1 = ((j + 1) * g.w + g.ow - 1) / g.ow;
+        count = (h1 - h0) * (w1 - w0);
+        return;
+    }
+    int64_t hs = i * g.sh - g.ph0, ws = j * g.sw - g.pw0;
+    int64_t he = min(hs + g.kh, g.h + g.ph1), we = min(ws + g.kw, g.w + g.pw1);
+    int64_t full = (he - hs) * (we - ws);
+    h0 = max(hs, int64_t(0)); w0 = max(ws, int64_t(0));
+    h1 = min(he, g.h); w1 = min(we, g.w);
+    count = g.exclusive ? (h1 - h0) * (w1 - w0) : full;
+}
+
+__global__ void pool2dKernel(const PoolGeometry g, const void* x, int dt, void* out) {
+    int64_t n = g.n * g.ch * g.oh * g.ow;
+    int64_t stride = int64_t(blockDim.x) * gridDim.x;
+    for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < n; o += stride) {
+        int64_t j = o % g.ow, i = (o / g.ow) % g.oh, nc = o / (g.ow * g.oh);
+        int64_t h0, h1, w0, w1, cnt;
+        poolWindowAt(g, i, j, h0, h1, w0, w1, cnt);
+        double acc = g.avg ? 0.0 : -RX_INF;
+        for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) {
+                double e = rx_load(x, dt, (nc * g.h + h) * g.w + w);
+                acc = g.avg ? acc + e : rx_max(acc, e);
+            }
+        rx_store(out, dt, o, g.avg ? (cnt > 0 ? acc / static_cast<double>(cnt) : 0.0) : acc);
+    }
+}
+
+__global__ void pool2dGradKernel(const PoolGeometry g, const void* x, const void* y, const void* dy, int dt, double* dx) {
+    int64_t nc = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (nc >= g.n * g.ch) return;
+    for (int64_t i = 0; i < g.oh; ++i)
+        for (int64_t j = 0; j < g.ow; ++j) {
+            int64_t h0, h1, w0, w1, cnt;
+            poolWindowAt(g, i, j, h0, h1, w0, w1, cnt);
+            int64_t oi = (nc * g.oh + i) * g.ow + j;
+            double go = rx_load(dy, dt, oi), yo = rx_load(y, dt, oi);
+            bool done = false;
+            for (int64_t h = h0; h < h1 && !done; ++h)
+                for (int64_t w = w0; w < w1 && !done; ++w) {
+                    int64_t xi = (nc * g.h + h) * g.w + w;
+                    if (g.avg) dx[xi] += go / static_cast<double>(cnt);
+                    else if (rx_load(x, dt, xi) == yo) { dx[xi] += go; done = true; }
+                }
+        }
+}
+
 int rowGrid(int64_t rows) { return static_cast<int>(rows < 1 ? 1 : rows > 65535 * 16 ? 65535 * 16 : rows); }
 
 }  // namespace
@@ -436,6 +557,28 @@ void embedding(const void* ids, int idsDt, const void* w, void* out, int64_t nId
 void triangle(const void* x, int dt, void* out, int64_t n, int64_t rows, int64_t cols, int64_t diagonal, bool lower,
               cudaStream_t s) {
     if (n > 0) triangleKernel<<<gridFor(n), kThreads, 0, s>>>(x, dt, out, n, rows, cols, diagonal, lower);
+}
+
+void batchNorm(const BatchNorm& b, cudaStream_t s) {
+    if (b.ch > 0) batchNormKernel<<<rowGrid(b.ch), kThreads, 0, s>>>(b);
+}
+
+void batchNormGrad(const void* x, int xDt, const void* scale, int scaleDt, const void* mean, const void* inv, int statDt,
+                   const void* g, int gDt, void* dx, int dxDt, void* dscale, void* dbias, int paramDt, int64_t n, int64_t ch,
+                   int64_t sp, cudaStream_t s) {
+    if (ch > 0)
+        batchNormGradKernel<<<rowGrid(ch), kThreads, 0, s>>>(x, xDt, scale, scaleDt, mean, inv, statDt, g, gDt, dx, dxDt, dscale,
+                                                           dbias, paramDt, n, ch, sp);
+}
+
+void pool2d(const PoolGeometry& g, const void* x, int dt, void* out, cudaStream_t s) {
+    int64_t n = g.n * g.ch * g.oh * g.ow;
+    if (n > 0) pool2dKernel<<<gridFor(n), kThreads, 0, s>>>(g, x, dt, out);
+}
+
+void pool2dGrad(const PoolGeometry& g, const void* x, const void* y, const void* dy, int dt, double* dx, cudaStream_t s) {
+    int64_t planes = g.n * g.ch;
+    if (planes > 0) pool2dGradKernel<<<static_cast<int>((planes + 63) / 64), 64, 0, s>>>(g, x, y, dy, dt, dx);
 }
 
 }  // namespace rx::cuda::kernels

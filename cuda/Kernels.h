@@ -93,4 +93,32 @@ void embedding(const void* ids, int idsDt, const void* w, void* out, int64_t nId
 void triangle(const void* x, int dt, void* out, int64_t n, int64_t rows, int64_t cols, int64_t diagonal, bool lower,
               cudaStream_t s);
 
+// batch_norm over channels of [n, ch, sp] (CpuExecutor's formulas): one block per channel.
+// running mean/var in (rm, rv), scale/bias may be null (1, 0); outputs may be null.
+struct BatchNorm {
+    const void* x = nullptr; int xDt = 0;
+    const void* rm = nullptr; const void* rv = nullptr; int statInDt = 0;
+    const void* scale = nullptr; const void* bias = nullptr; int paramDt = 0;
+    void* out = nullptr; int outDt = 0;
+    void* meanOut = nullptr; void* varOut = nullptr; void* savedMean = nullptr; void* savedInv = nullptr; int statOutDt = 0;
+    int64_t n = 0, ch = 0, sp = 0;
+    double eps = 1e-5, momentum = 0.9;
+    bool useGlobal = false;
+};
+void batchNorm(const BatchNorm& b, cudaStream_t s);
+// (x, scale, saved mean, saved inv std, out_grad) -> dx, dscale, dbias (any may be null).
+void batchNormGrad(const void* x, int xDt, const void* scale, int scaleDt, const void* mean, const void* inv, int statDt,
+                   const void* g, int gDt, void* dx, int dxDt, void* dscale, void* dbias, int paramDt, int64_t n, int64_t ch,
+                   int64_t sp, cudaStream_t s);
+
+// pool2d windows as CpuExecutor's poolWindow defines them.
+struct PoolGeometry {
+    int64_t n, ch, h, w, kh, kw, sh, sw, ph0, ph1, pw0, pw1, oh, ow;
+    bool avg, exclusive, adaptive;
+};
+void pool2d(const PoolGeometry& g, const void* x, int dt, void* out, cudaStream_t s);
+// dx (f64, zero-filled by the caller) += the window gradients, one thread per plane in the
+// CPU's order (deterministic; "first max wins").
+void pool2dGrad(const PoolGeometry& g, const void* x, const void* y, const void* dy, int dt, double* dx, cudaStream_t s);
+
 }  // namespace rx::cuda::kernels

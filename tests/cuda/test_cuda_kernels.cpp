@@ -266,6 +266,42 @@ private slots:
         QVERIFY2(compareRuns(c, d, vo).equivalent, compareRuns(c, d, vo).summary().c_str());
     }
 
+    void convPoolBatchNormMatchTheCpu() {
+        P b;
+        ValueId x = b.f("x", {2, 4, 9, 9}), w = b.f("w", {6, 2, 3, 3});
+        std::vector<NamedAttribute> conv = {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})},
+                                            {"dilations", Attribute::intArray({1, 1})}, {"groups", Attribute::int32(2)},
+                                            {"data_format", Attribute::string("NCHW")}};
+        ValueId y = b.op1("pd_op.conv2d", {x, w}, DType::Float32, {2, 6, 5, 5}, conv);
+        b.fetch(y);
+        std::vector<ValueId> cg = b.op("pd_op.conv2d_grad", {x, w, b.f("gy", {2, 6, 5, 5})},
+                                       {b.t(DType::Float32, {2, 4, 9, 9}), b.t(DType::Float32, {6, 2, 3, 3})}, conv);
+        b.fetch(cg[0]);
+        b.fetch(cg[1]);
+        TypeId ch = b.t(DType::Float32, {4});
+        std::vector<ValueId> bn = b.op("pd_op.batch_norm", {x, b.f("rm", {4}), b.f("rv", {4}), b.f("sc", {4}), b.f("bi", {4})},
+                                       {b.t(DType::Float32, {2, 4, 9, 9}), ch, ch, ch, ch},
+                                       {{"epsilon", Attribute::float32(1e-5)}, {"momentum", Attribute::float32(0.9)},
+                                        {"is_test", Attribute::boolean(false)}, {"data_format", Attribute::string("NCHW")}});
+        for (ValueId v : bn) b.fetch(v);
+        std::vector<ValueId> bg = b.op("pd_op.batch_norm_grad", {x, b.f("sc2", {4}), b.f("bi2", {4}), bn[1], bn[2], bn[3], bn[4], b.f("bg", {2, 4, 9, 9})},
+                                       {b.t(DType::Float32, {2, 4, 9, 9}), ch, ch});
+        for (ValueId v : bg) b.fetch(v);
+        expectMatch("conv2d/batch_norm", b, Cmp::Matmul);
+        P q;
+        ValueId px = q.f("px", {2, 3, 7, 7});
+        for (const char* type : {"max", "avg"}) {
+            std::vector<NamedAttribute> pool = {{"pooling_type", Attribute::string(type)}, {"strides", Attribute::intArray({2, 2})},
+                                                {"paddings", Attribute::intArray({1, 1})}, {"exclusive", Attribute::boolean(true)},
+                                                {"data_format", Attribute::string("NCHW")}};
+            ValueId py = q.op1("pd_op.pool2d", {px, q.ints({3, 3})}, DType::Float32, {2, 3, 4, 4}, pool);
+            q.fetch(py);
+            q.fetch(q.op1("pd_op.pool2d_grad", {px, py, q.f(std::string("pg") + type, {2, 3, 4, 4}), q.ints({3, 3})}, DType::Float32,
+                          {2, 3, 7, 7}, pool));
+        }
+        expectMatch("pool2d", q, Cmp::Bitwise);
+    }
+
     void addNAccumulatesInDouble() {
         P b;
         ValueId x = b.f("x", {50}), y = b.f("y", {50}), z = b.f("z", {50});
@@ -289,7 +325,7 @@ private slots:
 
     void unsupportedOpsAreNamedBeforeRunning() {
         P b;
-        b.fetch(b.op1("pd_op.conv2d", {b.f("x", {1, 1, 4, 4}), b.f("f", {1, 1, 3, 3})}, DType::Float32, {1, 1, 2, 2}));
+        b.fetch(b.op1("pd_op.gather_nd", {b.f("x", {4, 4}), b.data("i", DType::Int64, {2, 1})}, DType::Float32, {2, 4}));
         QVERIFY(!gpu->unsupportedOps(b.p).empty());
         QVERIFY_THROWS_EXCEPTION(Error, gpu->run(b.p, {}, {}));
     }

@@ -169,7 +169,7 @@ private slots:
     void generatedProgramsUseOnlySupportedOps() {
         std::vector<std::string> names = CudaExecutor::supportedOps();
         std::set<std::string> supported(names.begin(), names.end());
-        for (const char* model : {"transformer", "llama", "mlp"})
+        for (const char* model : {"transformer", "llama", "mlp", "conv"})
             for (bool composite : {false, true}) {
                 zoo::ZooOptions zo;
                 zo.model = model;

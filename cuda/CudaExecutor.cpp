@@ -1372,6 +1372,90 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         c.launched();
         c.setOut(0, out);
     };
+    // -- composed from the elementwise primitives, intermediates in f64 as the CPU computes --
+    auto maskedGrads = [](Ctx& c, const DevTensor& mask, const DevTensor& g, const DevTensor& x, const DevTensor& y) {
+        DevPtr zero = fill(c, DType::Float64, {}, 0.0);
+        if (c.wants(0))
+            c.setOut(0, reduceToShape(c, *ternaryOp(c, RX_T_WHERE, mask, g, *zero, DType::Float64, g.dims), x.dims, c.outDType(0)));
+        if (c.wants(1))
+            c.setOut(1, reduceToShape(c, *ternaryOp(c, RX_T_WHERE, mask, *zero, g, DType::Float64, g.dims), y.dims, c.outDType(1)));
+    };
+    kt["pd_op.where_grad"] = [maskedGrads](Ctx& c) {  // (cond, x, y, out_grad) -> x_grad, y_grad
+        maskedGrads(c, c.x(0), c.x(3), c.x(1), c.x(2));
+    };
+    auto pairGrad = [maskedGrads](bool isMax) {  // (x, y, out_grad): to x where x wins strictly
+        return [isMax, maskedGrads](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            const DevTensor& y = c.x(1);
+            const DevTensor& g = c.x(2);
+            DevPtr toX = binaryOp(c, isMax ? RX_B_GT : RX_B_LT, x, y, DType::Bool, g.dims);
+            maskedGrads(c, *toX, g, x, y);
+        };
+    };
+    kt["pd_op.maximum_grad"] = pairGrad(true);
+    kt["pd_op.minimum_grad"] = pairGrad(false);
+    // real tensors: real and conj are the identity, imag zero, angle 0 or pi (the CPU's rules)
+    kt["pd_op.real"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_CAST, c.x(0), c.outDType(0))); };
+    kt["pd_op.conj"] = kt["pd_op.real"];
+    kt["pd_op.imag"] = [](Ctx& c) { c.setOut(0, fill(c, c.outDType(0), c.x(0).dims, 0.0)); };
+    kt["pd_op.angle"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        DevPtr zero = fill(c, DType::Float64, {}, 0.0), pi = fill(c, DType::Float64, {}, M_PI);
+        DevPtr neg = binaryOp(c, RX_B_LT, x, *zero, DType::Bool, x.dims);
+        c.setOut(0, ternaryOp(c, RX_T_WHERE, *neg, *pi, *zero, c.outDType(0), x.dims));
+    };
+    auto anyAll = [](bool any) {  // any = max of (x != 0), all = min
+        return [any](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            size_t r = x.dims.size();
+            std::vector<bool> red(r, false);
+            if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
+            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+            Dims keepDims, noKeep;
+            for (size_t i = 0; i < r; ++i) {
+                keepDims.push_back(red[i] ? 1 : x.dims[i]);
+                if (!red[i]) noKeep.push_back(x.dims[i]);
+            }
+            DevPtr b = unaryOp(c, RX_U_CAST_BOOL, x, DType::Float64);
+            DevPtr out = c.dev.allocate(c.outDType(0), keep ? keepDims : noKeep);
+            reduceInto(c, any ? 2 : 3, *b, red, *out);
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.any"] = anyAll(true);
+    kt["pd_op.all"] = anyAll(false);
+    kt["pd_op.logit"] = [](Ctx& c) {  // log(p / (1 - p)), p = clamp(x, eps, 1 - eps) when eps > 0
+        const DevTensor& x = c.x(0);
+        double eps = c.attrFloat("eps", 0.0);
+        DevPtr p = unaryOp(c, eps > 0 ? RX_U_CLIP : RX_U_CAST, x, DType::Float64, eps, 1.0 - eps);
+        DevPtr one = fill(c, DType::Float64, {}, 1.0);
+        DevPtr q = binaryOp(c, RX_B_SUB, *one, *p, DType::Float64, x.dims);
+        DevPtr ratio = binaryOp(c, RX_B_DIV, *p, *q, DType::Float64, x.dims);
+        c.setOut(0, unaryOp(c, RX_U_LOG, *ratio, c.outDType(0)));
+    };
+    kt["pd_op.swiglu"] = [](Ctx& c) {  // silu(x) * y; without y, x's last axis holds [x | y]
+        const DevPtr& x = c.xp(0);
+        DevPtr a = x, b;
+        Dims od = x->dims;
+        if (c.has(1)) {
+            if (c.x(1).dims != x->dims) c.fail("swiglu operands differ in shape");
+            b = c.xp(1);
+        } else {
+            if (od.empty() || od.back() % 2) c.fail("swiglu without y needs an even last axis");
+            od.back() /= 2;
+            Dims xs = stridesOf(x->dims);
+            DevPtr lo = c.dev.allocate(x->dtype, od), hi = c.dev.allocate(x->dtype, od);
+            copyView(c, *x, od, xs, 0, lo->data(), stridesOf(od), 0);
+            copyView(c, *x, od, xs, od.back(), hi->data(), stridesOf(od), 0);
+            a = lo;
+            b = hi;
+        }
+        DevPtr silu = unaryOp(c, RX_U_SILU, *a, DType::Float64);
+        c.setOut(0, binaryOp(c, RX_B_MUL, *silu, *b, c.outDType(0), od));
+    };
+
     // -- conv2d (cuDNN), batch_norm, pool2d: CpuExecutor's geometry rules --
     auto pads4 = [](Ctx& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
         if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }

@@ -302,6 +302,24 @@ private slots:
         expectMatch("pool2d", q, Cmp::Bitwise);
     }
 
+    void composedOpsMatchTheCpu() {
+        P b;
+        ValueId x = b.f("x", {5, 7}), y = b.f("y", {7}), g = b.f("g", {5, 7});
+        ValueId cond = b.op1("pd_op.greater_than", {x, b.f("z", {5, 1})}, DType::Bool, {5, 7});
+        TypeId tx = b.t(DType::Float32, {5, 7}), ty = b.t(DType::Float32, {7});
+        for (ValueId v : b.op("pd_op.where_grad", {cond, x, y, g}, {tx, ty})) b.fetch(v);
+        for (ValueId v : b.op("pd_op.maximum_grad", {x, y, g}, {tx, ty})) b.fetch(v);
+        for (ValueId v : b.op("pd_op.minimum_grad", {x, y, g}, {tx, ty})) b.fetch(v);
+        for (const char* name : {"pd_op.real", "pd_op.imag", "pd_op.conj", "pd_op.angle"}) b.fetch(b.op1(name, {x}, DType::Float32, {5, 7}));
+        b.fetch(b.op1("pd_op.any", {cond, b.ints({1})}, DType::Bool, {5}));
+        b.fetch(b.op1("pd_op.all", {cond, b.ints({0})}, DType::Bool, {1, 7}, {{"keepdim", Attribute::boolean(true)}}));
+        b.fetch(b.op1("pd_op.logit", {b.op1("pd_op.abs", {x}, DType::Float32, {5, 7})}, DType::Float32, {5, 7},
+                      {{"eps", Attribute::float32(1e-3)}}));
+        b.fetch(b.op1("pd_op.swiglu", {x, g}, DType::Float32, {5, 7}));
+        b.fetch(b.op1("pd_op.swiglu", {b.f("xy", {3, 8})}, DType::Float32, {3, 4}));
+        expectMatch("where/maximum/minimum grads, real/imag/angle, any/all, logit, swiglu", b, Cmp::Close);
+    }
+
     void addNAccumulatesInDouble() {
         P b;
         ValueId x = b.f("x", {50}), y = b.f("y", {50}), z = b.f("z", {50});

@@ -389,7 +389,7 @@ DevPtr hostValue(Ctx& c, DType t, Dims dims, const std::vector<double>& v) {
 }
 
 // Reduce `x` (dense) over `reduceAxis` flags into `out` (kept axes in order).
-void reduceInto(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& reduceAxis, const DevTensor& out) {
+k::Reduce reduceGeometry(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& reduceAxis, const DevTensor& out) {
     k::Reduce r;
     r.kind = kind;
     r.x = x.data();
@@ -411,7 +411,11 @@ void reduceInto(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& r
         }
     }
     checkRank(c, x.dims.size());
-    k::reduce(r, c.stream());
+    return r;
+}
+
+void reduceInto(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& reduceAxis, const DevTensor& out) {
+    k::reduce(reduceGeometry(c, kind, x, reduceAxis, out), c.stream());
     c.launched();
 }
 
@@ -1455,6 +1459,49 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         DevPtr silu = unaryOp(c, RX_U_SILU, *a, DType::Float64);
         c.setOut(0, binaryOp(c, RX_B_MUL, *silu, *b, c.outDType(0), od));
     };
+
+    kt["pd_op.elementwise_pow_grad"] = [](Ctx& c) {  // (x, y, out_grad)
+        const DevTensor& x = c.x(0);
+        const DevTensor& y = c.x(1);
+        const DevTensor& g = c.x(2);
+        if (c.wants(0))
+            c.setOut(0, reduceToShape(c, *ternaryOp(c, RX_T_POW_GRAD_X, x, y, g, DType::Float64, g.dims), x.dims, c.outDType(0)));
+        if (c.wants(1))
+            c.setOut(1, reduceToShape(c, *ternaryOp(c, RX_T_POW_GRAD_Y, x, y, g, DType::Float64, g.dims), y.dims, c.outDType(1)));
+    };
+    kt["pd_op.embedding_grad"] = [](Ctx& c) {  // (x ids, weight, out_grad) {padding_idx}
+        const DevTensor& ids = c.x(0);
+        const DevTensor& w = c.x(1);
+        const DevTensor& g = c.x(2);
+        int64_t width = w.dims.size() == 2 ? w.dims[1] : 0;
+        if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
+        DevPtr acc = fill(c, DType::Float64, w.dims, 0.0);
+        k::embeddingGrad(ids.data(), dtypeCode(ids.dtype), ids.numel(), g.data(), dtypeCode(g.dtype),
+                         static_cast<double*>(acc->data()), w.dims[0], width, c.attrInt("padding_idx", -1), c.dev.errorFlag, c.stream());
+        c.launched();
+        requireIndexOk(c, "embedding_grad");
+        c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
+    };
+    auto extremumGradOp = [](Ctx& c) {  // (x, out, out_grad, axis) {keepdim, reduce_all}: to the first extremum
+        const DevTensor& x = c.x(0);
+        const DevTensor& out = c.x(1);
+        const DevTensor& g = c.x(2);
+        Dims axes = c.has(3) ? c.ints(3) : c.attrInts("axis");
+        size_t r = x.dims.size();
+        std::vector<bool> red(r, false);
+        if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
+        for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+        int64_t kept = 1;
+        for (size_t i = 0; i < r; ++i) if (!red[i]) kept *= x.dims[i];
+        if (kept != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
+        DevPtr dx = fill(c, c.outDType(0), x.dims, 0.0);
+        k::Reduce geo = reduceGeometry(c, 0, x, red, *dx);
+        k::extremumGrad(geo, out.data(), dtypeCode(out.dtype), g.data(), dtypeCode(g.dtype), dx->data(), dtypeCode(dx->dtype), c.stream());
+        c.launched();
+        c.setOut(0, dx);
+    };
+    kt["pd_op.max_grad"] = extremumGradOp;
+    kt["pd_op.min_grad"] = extremumGradOp;
 
     // -- conv2d (cuDNN), batch_norm, pool2d: CpuExecutor's geometry rules --
     auto pads4 = [](Ctx& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {

@@ -107,4 +107,6 @@
 #define RX_G_DROPOUT 47     // (mask, g): g / p0 where the mask is set; p0 = 1-p when upscaling, else 1
 #define RX_B_NEG_MUL_DIV_SQ 48  // ternary (a, b, g): -g*a/(b*b), divide's dy
 #define RX_T_WHERE 49           // ternary (c, x, y): c != 0 ? x : y
+#define RX_T_POW_GRAD_X 50      // ternary (x, y, g): g*y*pow(x, y-1), elementwise_pow dx
+#define RX_T_POW_GRAD_Y 51      // ternary (x, y, g): x > 0 ? g*pow(x, y)*log(x) : 0, its dy
 

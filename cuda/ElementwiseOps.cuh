@@ -230,6 +230,8 @@ __device__ __forceinline__ double rx_ternary(int op, double a, double b, double 
     switch (op) {
     case RX_B_NEG_MUL_DIV_SQ: return -c * a / (b * b);
     case RX_T_WHERE: return a != 0 ? b : c;
+    case RX_T_POW_GRAD_X: return c * b * pow(a, b - 1);
+    case RX_T_POW_GRAD_Y: return a > 0 ? c * pow(a, b) * log(a) : 0.0;
     default: return RX_NAN;
     }
 }

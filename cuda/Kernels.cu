@@ -459,6 +459,39 @@ __global__ void pool2dGradKernel(const PoolGeometry g, const void* x, const void
         }
 }
 
+
+__global__ void embeddingGradKernel(const void* ids, int idsDt, int64_t nIds, const void* g, int gDt, double* out, int64_t rows,
+                                    int64_t width, int64_t pad, int* error) {
+    int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j >= width) return;
+    for (int64_t i = 0; i < nIds; ++i) {
+        int64_t id = static_cast<int64_t>(rx_load(ids, idsDt, i));
+        if (id < 0 || id >= rows) { *error = 1; continue; }
+        if (pad >= 0 && id == pad) continue;
+        out[id * width + j] += rx_load(g, gDt, i * width + j);
+    }
+}
+
+__global__ void extremumGradKernel(const Reduce r, const void* out, int outDt, const void* g, int gDt, void* dx, int dxDt) {
+    int64_t stride = int64_t(blockDim.x) * gridDim.x;
+    for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < r.outCount; o += stride) {
+        int64_t base = 0, rem = o;
+        for (int d = r.keptRank - 1; d >= 0; --d) {
+            base += (rem % r.keptDims[d]) * r.keptStrides[d];
+            rem /= r.keptDims[d];
+        }
+        double target = rx_load(out, outDt, o);
+        for (int64_t j = 0; j < r.reducedCount; ++j) {
+            int64_t off = base, rj = j;
+            for (int d = r.reducedRank - 1; d >= 0; --d) {
+                off += (rj % r.reducedDims[d]) * r.reducedStrides[d];
+                rj /= r.reducedDims[d];
+            }
+            if (rx_load(r.x, r.xDtype, off) == target) { rx_store(dx, dxDt, off, rx_load(g, gDt, o)); break; }
+        }
+    }
+}
+
 int rowGrid(int64_t rows) { return static_cast<int>(rows < 1 ? 1 : rows > 65535 * 16 ? 65535 * 16 : rows); }
 
 }  // namespace
@@ -579,6 +612,17 @@ void pool2d(const PoolGeometry& g, const void* x, int dt, void* out, cudaStream_
 void pool2dGrad(const PoolGeometry& g, const void* x, const void* y, const void* dy, int dt, double* dx, cudaStream_t s) {
     int64_t planes = g.n * g.ch;
     if (planes > 0) pool2dGradKernel<<<static_cast<int>((planes + 63) / 64), 64, 0, s>>>(g, x, y, dy, dt, dx);
+}
+
+void embeddingGrad(const void* ids, int idsDt, int64_t nIds, const void* g, int gDt, double* out, int64_t rows, int64_t width,
+                   int64_t paddingIdx, int* error, cudaStream_t s) {
+    if (width > 0 && nIds > 0)
+        embeddingGradKernel<<<static_cast<int>((width + 127) / 128), 128, 0, s>>>(ids, idsDt, nIds, g, gDt, out, rows, width,
+                                                                                 paddingIdx, error);
+}
+
+void extremumGrad(const Reduce& geometry, const void* out, int outDt, const void* g, int gDt, void* dx, int dxDt, cudaStream_t s) {
+    if (geometry.outCount > 0) extremumGradKernel<<<gridFor(geometry.outCount), kThreads, 0, s>>>(geometry, out, outDt, g, gDt, dx, dxDt);
 }
 
 }  // namespace rx::cuda::kernels

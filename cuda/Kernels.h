@@ -121,4 +121,12 @@ void pool2d(const PoolGeometry& g, const void* x, int dt, void* out, cudaStream_
 // CPU's order (deterministic; "first max wins").
 void pool2dGrad(const PoolGeometry& g, const void* x, const void* y, const void* dy, int dt, double* dx, cudaStream_t s);
 
+// embedding_grad: out (f64 [rows, width], zeroed) += g rows by id, one thread per column, ids
+// in order (deterministic, the CPU's summation order); ids out of range set *error.
+void embeddingGrad(const void* ids, int idsDt, int64_t nIds, const void* g, int gDt, double* out, int64_t rows, int64_t width,
+                   int64_t paddingIdx, int* error, cudaStream_t s);
+// max_grad / min_grad: dx (zeroed) gets g at the first element of each reduced group that
+// equals the group's extremum `out` (Reduce's geometry over x; one thread per output).
+void extremumGrad(const Reduce& geometry, const void* out, int outDt, const void* g, int gDt, void* dx, int dxDt, cudaStream_t s);
+
 }  // namespace rx::cuda::kernels

@@ -317,7 +317,16 @@ private slots:
                       {{"eps", Attribute::float32(1e-3)}}));
         b.fetch(b.op1("pd_op.swiglu", {x, g}, DType::Float32, {5, 7}));
         b.fetch(b.op1("pd_op.swiglu", {b.f("xy", {3, 8})}, DType::Float32, {3, 4}));
-        expectMatch("where/maximum/minimum grads, real/imag/angle, any/all, logit, swiglu", b, Cmp::Close);
+        ValueId ax = b.op1("pd_op.abs", {x}, DType::Float32, {5, 7});
+        for (ValueId v : b.op("pd_op.elementwise_pow_grad", {ax, y, g}, {tx, ty})) b.fetch(v);
+        ValueId w = b.f("w", {10, 6});
+        b.fetch(b.op1("pd_op.embedding_grad", {b.data("ids", DType::Int64, {3, 5}), w, b.f("eg", {3, 5, 6})}, DType::Float32, {10, 6},
+                      {{"padding_idx", Attribute::int64(1)}}));
+        ValueId mx = b.op1("pd_op.max", {x, b.ints({1})}, DType::Float32, {5});
+        b.fetch(b.op1("pd_op.max_grad", {x, mx, b.f("mg", {5}), b.ints({1})}, DType::Float32, {5, 7}));
+        ValueId mn = b.op1("pd_op.min", {x, b.ints({0})}, DType::Float32, {7});
+        b.fetch(b.op1("pd_op.min_grad", {x, mn, b.f("ng", {7}), b.ints({0})}, DType::Float32, {5, 7}));
+        expectMatch("where/maximum/minimum/pow/embedding/max/min grads, real/imag/angle, any/all, logit, swiglu", b, Cmp::Close);
     }
 
     void addNAccumulatesInDouble() {

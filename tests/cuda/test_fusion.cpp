@@ -151,6 +151,11 @@ private slots:
             t.arity = 2; t.op = op; t.refs[0] = 0; t.refs[1] = 1; t.outDtype = RX_DT_F32; t.integer = op == RX_B_BXOR;
             spec.terms.push_back(t);
         }
+        for (int op : {RX_B_NEG_MUL_DIV_SQ, RX_T_WHERE, RX_T_POW_GRAD_X, RX_T_POW_GRAD_Y}) {
+            FusedTerm t;
+            t.arity = 3; t.op = op; t.refs[0] = 0; t.refs[1] = 1; t.refs[2] = -1; t.outDtype = RX_DT_BF16;
+            spec.terms.push_back(t);
+        }
         for (size_t i = 0; i < spec.terms.size(); ++i) spec.outputs.push_back(static_cast<int>(i));
         QVERIFY(!compileWithNvrtc(fusedSource(spec), 90).empty());
     }

@@ -1,0 +1,180 @@
+// recompute-cli cuda-profile PROGRAM [--spec F] [--config F] [--seed N] [--warmup N] [--steps N]
+//                                    [--tf32] [--unfused-only] [--json]
+// Solves with the seed's algorithm (or the given config), then runs the original and the
+// rewritten program on the GPU, unfused and fused (NVRTC), with the same seeded inputs: checks
+// that their fetches are identical, and reports per variant the caching allocator's peak
+// allocated / reserved bytes beside the memory model's peak, the median step time, the
+// recompute overhead, and the slowest ops. Exit 1 with "no CUDA device" where there is none;
+// 3 when the programs' results differ.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "algorithms/Solver.h"
+#include "algorithms/exec/Verify.h"
+#include "app/cli/Command.h"
+#include "model/Diagnostic.h"
+#include "model/PirReader.h"
+#include "model/RecomputeConfig.h"
+#include "model/RecomputeSpec.h"
+#ifdef RX_HAVE_CUDA
+#include "cuda/CudaExecutor.h"
+#endif
+
+namespace {
+
+using namespace rx;
+
+constexpr const char* kUsage =
+    "usage: recompute-cli cuda-profile PROGRAM [--spec F] [--config F] [--seed N] [--warmup N] [--steps N] "
+    "[--tf32] [--unfused-only] [--json]";
+
+#ifdef RX_HAVE_CUDA
+struct Variant {
+    std::string name;   // "original", "rewritten"
+    bool fused = false;
+    exec::RunResult run;
+    cuda::CudaRunReport report;
+};
+
+double mib(int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
+
+int runCudaProfile(const cli::Arguments& args) {
+    if (args.positional.size() != 1) throw Error(kUsage);
+    const std::string& path = args.positional[0];
+    auto program = std::make_shared<Program>(loadProgram(path));
+    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
+    RecomputeSpec spec = std::move(resolved.spec);
+    RecomputeConfig config = RecomputeConfig::seedDefaults();
+    if (auto c = args.option("--config")) config = readConfigFile(*c);
+    cuda::CudaOptions co;
+    co.warmup = static_cast<int>(args.integer("--warmup", 1, 0));
+    co.steps = static_cast<int>(args.integer("--steps", 3, 1));
+    co.tf32 = args.has("--tf32");
+    auto unfused = cuda::makeCudaExecutor(co);  // "no CUDA device: ..." before any work
+    if (auto missing = unfused->unsupportedOps(*program); !missing.empty()) {
+        std::string list;
+        for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+        throw Error(path + ": cannot run on the CUDA executor, no kernel for: " + list);
+    }
+    RecomputeSolver solver(program, spec);
+    SolveResult solved = solver.solve(config);
+    if (!solved.ok()) throw Error(path + ": the solver failed: " + solved.error);
+
+    exec::RunInputs inputs;
+    inputs.seed = static_cast<uint64_t>(args.integer("--seed", 0, 0));
+    exec::RunOptions ro;
+    ro.residentValues = spec.inputs;  // what the memory model counts as resident
+    std::vector<Variant> variants;
+    auto profile = [&](cuda::CudaExecutor& ex, const Program& p, const char* name) {
+        Variant v;
+        v.name = name;
+        v.fused = ex.options().fused;
+        v.run = ex.run(p, inputs, ro);
+        v.report = ex.lastReport();
+        variants.push_back(std::move(v));
+    };
+    profile(*unfused, *program, "original");
+    profile(*unfused, *solved.rewritten, "rewritten");
+    if (!args.has("--unfused-only")) {
+        cuda::CudaOptions fo = co;
+        fo.fused = true;
+        auto fused = cuda::makeCudaExecutor(fo);
+        profile(*fused, *program, "original");
+        profile(*fused, *solved.rewritten, "rewritten");
+    }
+    // Same inputs, same kernels: the rewritten program's fetches must equal the original's
+    // bit for bit, fused or not, and fused must equal unfused.
+    bool equivalent = true;
+    std::string firstMismatch;
+    for (size_t i = 1; i < variants.size(); ++i) {
+        exec::VerifyReport r = exec::compareRuns(variants[0].run, variants[i].run, exec::VerifyOptions{});
+        if (!r.equivalent && equivalent) {
+            equivalent = false;
+            firstMismatch = variants[i].name + (variants[i].fused ? " fused" : " unfused") + ": " + r.summary();
+        }
+    }
+    auto overhead = [&](bool fused) {
+        const Variant *o = nullptr, *r = nullptr;
+        for (const Variant& v : variants)
+            if (v.fused == fused) (v.name == "original" ? o : r) = &v;
+        return o && r && o->report.stepMsMedian > 0 ? r->report.stepMsMedian / o->report.stepMsMedian - 1.0 : 0.0;
+    };
+
+    if (args.has("--json")) {
+        QJsonObject root;
+        root["program"] = QString::fromStdString(path);
+        root["device"] = QString::fromStdString(variants[0].report.device);
+        root["equivalent"] = equivalent;
+        root["recomputed_ops"] = static_cast<int>(solved.clones.size());
+        root["model_original_peak_bytes"] = static_cast<double>(solved.originalMemory.peakBytes);
+        root["model_rewritten_peak_bytes"] = static_cast<double>(solved.rewrittenMemory.peakBytes);
+        root["recompute_overhead_unfused"] = overhead(false);
+        root["recompute_overhead_fused"] = overhead(true);
+        QJsonArray vs;
+        for (const Variant& v : variants) {
+            QJsonObject o;
+            o["program"] = QString::fromStdString(v.name);
+            o["fused"] = v.fused;
+            o["steps"] = v.report.steps;
+            o["step_ms_median"] = v.report.stepMsMedian;
+            o["peak_allocated_bytes"] = static_cast<double>(v.report.peakAllocatedBytes);
+            o["peak_reserved_bytes"] = static_cast<double>(v.report.peakReservedBytes);
+            o["peak_requested_bytes"] = static_cast<double>(v.report.peakRequestedBytes);
+            o["executor_model_peak_bytes"] = static_cast<double>(v.run.peakBytes);
+            o["kernel_launches"] = static_cast<double>(v.report.kernelLaunches);
+            o["fused_groups"] = static_cast<int>(v.report.groups.size());
+            QJsonArray ops;
+            for (const cuda::CudaOpTime& t : v.report.ops) {
+                QJsonObject op;
+                op["op"] = static_cast<double>(t.op);
+                std::string_view n = (v.name == "original" ? *program : *solved.rewritten).opName(t.op);
+                op["name"] = QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
+                op["us"] = t.medianMicros;
+                if (t.fusedGroup >= 0) op["fused_group"] = t.fusedGroup;
+                ops.append(op);
+            }
+            o["ops"] = ops;
+            vs.append(o);
+        }
+        root["variants"] = vs;
+        if (!equivalent) root["first_mismatch"] = QString::fromStdString(firstMismatch);
+        std::cout << QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+    } else {
+        std::cout << path << " on " << variants[0].report.device << ": " << solved.clones.size() << " ops recomputed; "
+                  << "memory model peak " << std::fixed << std::setprecision(1) << mib(solved.originalMemory.peakBytes) << " -> "
+                  << mib(solved.rewrittenMemory.peakBytes) << " MiB\n";
+        std::cout << "program    mode     step ms   allocated MiB  reserved MiB  model MiB  launches\n";
+        for (const Variant& v : variants)
+            std::cout << std::left << std::setw(11) << v.name << std::setw(9) << (v.fused ? "fused" : "unfused") << std::right
+                      << std::setw(8) << std::setprecision(3) << v.report.stepMsMedian << std::setw(15) << std::setprecision(1)
+                      << mib(v.report.peakAllocatedBytes) << std::setw(14) << mib(v.report.peakReservedBytes) << std::setw(11)
+                      << mib(v.run.peakBytes) << std::setw(10) << v.report.kernelLaunches << "\n";
+        std::cout << std::setprecision(1) << "recompute overhead: unfused " << 100.0 * overhead(false) << "%";
+        if (!args.has("--unfused-only")) std::cout << ", fused " << 100.0 * overhead(true) << "%";
+        std::cout << "\n" << (equivalent ? "results: identical in every variant" : "results DIFFER: " + firstMismatch) << "\n";
+        // the five slowest ops of the rewritten, unfused run
+        const Variant& rw = variants[1];
+        std::vector<cuda::CudaOpTime> ops = rw.report.ops;
+        std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.medianMicros > b.medianMicros; });
+        std::cout << "slowest ops (rewritten, unfused):";
+        for (size_t i = 0; i < std::min<size_t>(5, ops.size()); ++i)
+            std::cout << " " << solved.rewritten->opName(ops[i].op) << " " << std::setprecision(1) << ops[i].medianMicros << "us";
+        std::cout << "\n";
+    }
+    return equivalent ? 0 : 3;
+}
+#else
+int runCudaProfile(const cli::Arguments&) {
+    throw Error("cuda-profile: this recompute-cli was built without CUDA (nvcc not found or -DRX_WITH_CUDA=OFF)");
+}
+#endif
+
+rx::cli::RegisterCommand reg({"cuda-profile", kUsage + 7,
+                              {"--spec", "--config", "--seed", "--warmup", "--steps"}, &runCudaProfile});
+}  // namespace

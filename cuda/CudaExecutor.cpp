@@ -1,0 +1,2000 @@
+// The CUDA executor: walks the global block like CpuExecutor (same lifetimes, same seeded
+// inputs, same per-value byte accounting), runs each op's kernels on one stream, times them
+// with CUDA events, and frees every value after its last use into the caching allocator.
+// This is the backend's one adapter onto algorithms/exec (Executor, RunInputs, Tensor).
+#include "cuda/CudaExecutor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <unordered_map>
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "algorithms/exec/CpuExecutor.h"
+#include "cuda/CudaRuntime.h"
+#ifdef RX_HAVE_CUDNN
+#include "cuda/CudnnConv.h"
+#endif
+#include "cuda/OpCodes.h"
+#include "cuda/Fusion.h"
+#include "cuda/Kernels.h"
+#include "cuda/LifetimePlan.h"
+#include "model/Diagnostic.h"
+
+namespace rx::cuda {
+
+using Dims = std::vector<int64_t>;
+namespace k = kernels;
+
+namespace {
+
+int64_t numelOf(const Dims& d) {
+    int64_t n = 1;
+    for (int64_t x : d) n *= x;
+    return n;
+}
+
+std::string dimsString(const Dims& d) {
+    std::string s = "[";
+    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+    return s + "]";
+}
+
+Dims stridesOf(const Dims& d) {
+    Dims s(d.size(), 1);
+    for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
+    return s;
+}
+
+// CpuExecutor's key derivation for seeded ops (its mix64 / hashString), reproduced so the
+// device draws the same numbers. Must stay equal to algorithms/exec/CpuExecutor.cpp.
+uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+uint64_t hashString(const std::string& s, uint64_t seed) {
+    uint64_t h = mix64(seed ^ 0x51ed270b27a4d1c3ull);
+    for (unsigned char c : s) h = mix64(h ^ c);
+    return h;
+}
+
+bool isFloat(DType t) {
+    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
+}
+
+}  // namespace
+
+// ---------- device values ----------
+struct DevBuffer {
+    CachingAllocator* alloc = nullptr;
+    uintptr_t address = 0;
+    ~DevBuffer() { if (alloc && address) alloc->free(address); }
+};
+
+struct DevTensor {
+    DType dtype = DType::Float32;
+    Dims dims;
+    std::shared_ptr<DevBuffer> buffer;                 // shared by aliases (reshape, assign)
+    std::shared_ptr<const exec::Tensor> host;          // host copy of small host-made values
+    int64_t numel() const { return numelOf(dims); }
+    int64_t bytes() const { return numel() * dtypeBytes(dtype); }
+    void* data() const { return buffer ? reinterpret_cast<void*>(buffer->address) : nullptr; }
+};
+using DevPtr = std::shared_ptr<const DevTensor>;
+
+struct Slot {
+    DevPtr tensor;
+    std::vector<DevPtr> list;
+    bool isList = false;
+    bool set = false;
+};
+
+struct CudaExecutor::Impl {
+    CudaBackingStore store;
+    CachingAllocator alloc{store};
+    cudaStream_t stream = nullptr;
+    cublasHandle_t cublas = nullptr;
+    int* errorFlag = nullptr;  // device int for index errors
+    std::string deviceName;
+    FusionCache fusion;
+#ifdef RX_HAVE_CUDNN
+    std::unique_ptr<CudnnConv> cudnn;  // created by the first conv2d
+    CudnnConv& conv() {
+        if (!cudnn) cudnn = std::make_unique<CudnnConv>(stream, alloc);
+        return *cudnn;
+    }
+#endif
+    int arch = 90;  // compute capability as major*10 + minor, for NVRTC
+    int64_t launches = 0;
+
+    ~Impl() {
+#ifdef RX_HAVE_CUDNN
+        cudnn.reset();
+#endif
+        if (errorFlag) cudaFree(errorFlag);
+        if (cublas) cublasDestroy(cublas);
+        if (stream) cudaStreamDestroy(stream);
+    }
+
+    DevPtr allocate(DType t, Dims dims) {
+        auto d = std::make_shared<DevTensor>();
+        d->dtype = t;
+        d->dims = std::move(dims);
+        d->buffer = std::make_shared<DevBuffer>();
+        d->buffer->alloc = &alloc;
+        d->buffer->address = alloc.allocate(static_cast<size_t>(std::max<int64_t>(d->bytes(), 0)));
+        return d;
+    }
+    DevPtr upload(const exec::Tensor& t, bool keepHost) {
+        DevPtr d = allocate(t.dtype, t.dims);
+        if (t.byteSize() > 0)
+            check(cudaMemcpyAsync(d->data(), t.bytes.data(), static_cast<size_t>(t.byteSize()), cudaMemcpyHostToDevice, stream),
+                  "upload");
+        // Pageable host-to-device copies are staged before cudaMemcpyAsync returns, so `t`
+        // may go away at once: no synchronisation here.
+        if (keepHost) const_cast<DevTensor&>(*d).host = std::make_shared<const exec::Tensor>(t);
+        return d;
+    }
+    exec::Tensor download(const DevTensor& d) {
+        if (d.host) return *d.host;
+        exec::Tensor t(d.dtype, d.dims);
+        if (t.byteSize() > 0) {
+            check(cudaMemcpyAsync(t.bytes.data(), d.data(), static_cast<size_t>(t.byteSize()), cudaMemcpyDeviceToHost, stream),
+                  "download");
+            check(cudaStreamSynchronize(stream), "download");
+        }
+        return t;
+    }
+    DevPtr alias(const DevPtr& x, Dims dims) {
+        auto d = std::make_shared<DevTensor>(*x);
+        d->dims = std::move(dims);
+        if (d->host) {
+            auto h = std::make_shared<exec::Tensor>(*d->host);
+            h->dims = d->dims;
+            d->host = h;
+        }
+        return d;
+    }
+};
+
+namespace {
+
+using Impl = CudaExecutor::Impl;
+
+// ---------- per-op context (attribute accessors as CpuExecutor's) ----------
+class Ctx {
+public:
+    Ctx(Impl& impl, const Program& p, OpId op, std::vector<const Slot*> in, uint64_t seed, bool tf32)
+        : dev(impl), program(p), id(op), o(p.ops[op]), inputs(std::move(in)), runSeed(seed), tf32(tf32) {
+        outputs.resize(o.results.size());
+    }
+    Impl& dev;
+    const Program& program;
+    OpId id;
+    const Operation& o;
+    std::vector<const Slot*> inputs;
+    std::vector<Slot> outputs;
+    uint64_t runSeed;
+    bool tf32;
+
+    [[noreturn]] void fail(const std::string& msg) const {
+        std::string where = "op " + std::to_string(id) + " (" + std::string(program.opName(id));
+        if (!o.results.empty()) where += " -> " + program.values[o.results[0]].name;
+        throw Error(where + ", cuda): " + msg);
+    }
+    size_t operandCount() const { return inputs.size(); }
+    bool has(size_t i) const { return i < inputs.size() && inputs[i] && inputs[i]->set; }
+    const DevPtr& xp(size_t i) const {
+        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
+        if (inputs[i]->isList) fail("operand " + std::to_string(i) + " is a vector, expected a tensor");
+        return inputs[i]->tensor;
+    }
+    const DevTensor& x(size_t i) const { return *xp(i); }
+    const std::vector<DevPtr>& list(size_t i) const {
+        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
+        if (!inputs[i]->isList) fail("operand " + std::to_string(i) + " is a tensor, expected a vector");
+        return inputs[i]->list;
+    }
+    // Integer contents of an operand (copied to the host when it has no host copy).
+    Dims ints(size_t i) const {
+        Dims out;
+        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
+        auto add = [&](const DevTensor& t) {
+            exec::Tensor h = dev.download(t);
+            for (int64_t j = 0; j < h.numel(); ++j) out.push_back(static_cast<int64_t>(h.get(j)));
+        };
+        if (inputs[i]->isList) for (const DevPtr& t : inputs[i]->list) add(*t);
+        else add(*inputs[i]->tensor);
+        return out;
+    }
+    double scalar(size_t i) const {
+        const DevTensor& t = x(i);
+        if (t.numel() < 1) fail("operand " + std::to_string(i) + " is empty, expected a scalar");
+        return dev.download(t).get(0);
+    }
+    const Type& resultType(size_t i) const { return program.types[program.values[o.results[i]].type]; }
+    bool resultIsNull(size_t i) const { return i >= o.results.size() || resultType(i).kind == Type::Kind::Null; }
+    bool wants(size_t i) const { return i < outputs.size() && !resultIsNull(i); }
+    DType outDType(size_t i) const {
+        const Type& t = resultType(i);
+        if (t.kind != Type::Kind::DenseTensor) fail("result " + std::to_string(i) + " is not a dense tensor");
+        if (!exec::isSupportedDType(t.dtype) || exec::isComplexDType(t.dtype))
+            fail("unsupported dtype " + std::string(dtypeShortName(t.dtype)));
+        return t.dtype;
+    }
+    std::optional<Dims> staticDims(size_t i) const {
+        const Type& t = resultType(i);
+        if (t.kind != Type::Kind::DenseTensor) return std::nullopt;
+        for (int64_t d : t.dims) if (d < 0) return std::nullopt;
+        return t.dims;
+    }
+    const Attribute* attr(std::string_view n) const { return o.attribute(n); }
+    bool hasAttr(std::string_view n) const { return attr(n) != nullptr; }
+    int64_t attrInt(std::string_view n, int64_t def) const {
+        const Attribute* a = attr(n);
+        if (!a) return def;
+        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return static_cast<int64_t>(a->floatValue);
+        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) {
+            Dims v = a->toIntVector();
+            return v.empty() ? def : v[0];
+        }
+        return a->intValue;
+    }
+    double attrFloat(std::string_view n, double def) const {
+        const Attribute* a = attr(n);
+        if (!a) return def;
+        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return a->floatValue;
+        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64 || a->kind == Attribute::Kind::Index)
+            return static_cast<double>(a->intValue);
+        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) {
+            try { return std::stod(a->text); } catch (...) { fail("attribute " + std::string(n) + " is not a number"); }
+        }
+        return def;
+    }
+    bool attrBool(std::string_view n, bool def) const {
+        const Attribute* a = attr(n);
+        if (!a) return def;
+        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
+        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return a->intValue != 0;
+        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) return a->text == "true" || a->text == "1";
+        return def;
+    }
+    Dims attrInts(std::string_view n) const {
+        const Attribute* a = attr(n);
+        if (!a) return {};
+        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) return a->toIntVector();
+        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return {a->intValue};
+        return {};
+    }
+    std::string attrString(std::string_view n, std::string def) const {
+        const Attribute* a = attr(n);
+        return a ? a->text : def;
+    }
+    int64_t normAxis(int64_t axis, size_t rank) const {
+        int64_t r = static_cast<int64_t>(rank);
+        int64_t a = axis < 0 ? axis + r : axis;
+        if (a < 0 || a >= std::max<int64_t>(r, 1)) fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r));
+        return a;
+    }
+    void setOut(size_t i, DevPtr t) { outputs[i].tensor = std::move(t); outputs[i].set = true; }
+    void setOutList(size_t i, std::vector<DevPtr> l) { outputs[i].list = std::move(l); outputs[i].isList = true; outputs[i].set = true; }
+    cudaStream_t stream() const { return dev.stream; }
+    void launched(int n = 1) { dev.launches += n; }
+};
+
+using Kernel = std::function<void(Ctx&)>;
+
+// ---------- shared helpers ----------
+Dims broadcastDims(const Ctx& c, const Dims& a, const Dims& b) {
+    size_t r = std::max(a.size(), b.size());
+    Dims out(r);
+    for (size_t i = 0; i < r; ++i) {
+        int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+        int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+        if (da != db && da != 1 && db != 1) c.fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+void checkRank(const Ctx& c, size_t rank) {
+    if (rank > static_cast<size_t>(k::kMaxRank)) c.fail("rank " + std::to_string(rank) + " exceeds the CUDA kernels' " + std::to_string(k::kMaxRank));
+}
+
+// An operand broadcast to `out` dims.
+k::Operand operandFor(const Ctx& c, const DevTensor& t, const Dims& out) {
+    checkRank(c, out.size());
+    k::Operand op;
+    op.data = t.data();
+    op.dtype = dtypeCode(t.dtype);
+    op.contiguous = t.dims == out;
+    size_t r = out.size();
+    Dims full(r, 1);
+    for (size_t i = 0; i < t.dims.size(); ++i) full[r - t.dims.size() + i] = t.dims[i];
+    Dims s = stridesOf(full);
+    for (size_t i = 0; i < r; ++i) op.strides[i] = full[i] == 1 ? 0 : s[i];
+    return op;
+}
+
+k::ElementwiseLaunch launchFor(const Ctx& c, int arity, int op, const std::vector<const DevTensor*>& ins, const DevTensor& out) {
+    checkRank(c, out.dims.size());
+    k::ElementwiseLaunch l;
+    l.arity = arity;
+    l.op = op;
+    for (int i = 0; i < arity; ++i) l.in[i] = operandFor(c, *ins[static_cast<size_t>(i)], out.dims);
+    l.out = out.data();
+    l.outDtype = dtypeCode(out.dtype);
+    l.rank = static_cast<int>(out.dims.size());
+    for (int i = 0; i < l.rank; ++i) l.dims[i] = out.dims[static_cast<size_t>(i)];
+    l.numel = out.numel();
+    l.integer = !isFloat(out.dtype) && out.dtype != DType::Bool;
+    return l;
+}
+
+DevPtr unaryOp(Ctx& c, int op, const DevTensor& x, DType outT, double p0 = 0, double p1 = 0) {
+    DevPtr out = c.dev.allocate(outT, x.dims);
+    k::ElementwiseLaunch l = launchFor(c, 1, op, {&x}, *out);
+    l.p0 = p0;
+    l.p1 = p1;
+    k::elementwise(l, c.stream());
+    c.launched();
+    return out;
+}
+
+DevPtr binaryOp(Ctx& c, int op, const DevTensor& a, const DevTensor& b, DType outT, Dims od, double p0 = 0) {
+    DevPtr out = c.dev.allocate(outT, std::move(od));
+    k::ElementwiseLaunch l = launchFor(c, 2, op, {&a, &b}, *out);
+    l.p0 = p0;
+    k::elementwise(l, c.stream());
+    c.launched();
+    return out;
+}
+
+DevPtr ternaryOp(Ctx& c, int op, const DevTensor& a, const DevTensor& b, const DevTensor& d, DType outT, Dims od) {
+    DevPtr out = c.dev.allocate(outT, std::move(od));
+    k::ElementwiseLaunch l = launchFor(c, 3, op, {&a, &b, &d}, *out);
+    k::elementwise(l, c.stream());
+    c.launched();
+    return out;
+}
+
+DevPtr fill(Ctx& c, DType t, Dims dims, double v) {
+    DevPtr out = c.dev.allocate(t, std::move(dims));
+    k::ElementwiseLaunch l;
+    l.arity = 0;
+    l.op = RX_U_FILL;
+    l.out = out->data();
+    l.outDtype = dtypeCode(t);
+    l.numel = out->numel();
+    l.p0 = v;
+    k::elementwise(l, c.stream());
+    c.launched();
+    return out;
+}
+
+// Small host-made values (shape arguments, scalars): built exactly as the CPU builds them,
+// uploaded, and their host copy kept so later ops read them without a device round trip.
+DevPtr hostValue(Ctx& c, DType t, Dims dims, const std::vector<double>& v) {
+    return c.dev.upload(exec::Tensor::fromDoubles(t, std::move(dims), v), true);
+}
+
+// Reduce `x` (dense) over `reduceAxis` flags into `out` (kept axes in order).
+k::Reduce reduceGeometry(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& reduceAxis, const DevTensor& out) {
+    k::Reduce r;
+    r.kind = kind;
+    r.x = x.data();
+    r.xDtype = dtypeCode(x.dtype);
+    r.out = out.data();
+    r.outDtype = dtypeCode(out.dtype);
+    Dims s = stridesOf(x.dims);
+    r.outCount = 1;
+    r.reducedCount = 1;
+    for (size_t i = 0; i < x.dims.size(); ++i) {
+        if (reduceAxis[i]) {
+            r.reducedDims[r.reducedRank] = x.dims[i];
+            r.reducedStrides[r.reducedRank++] = s[i];
+            r.reducedCount *= x.dims[i];
+        } else {
+            r.keptDims[r.keptRank] = x.dims[i];
+            r.keptStrides[r.keptRank++] = s[i];
+            r.outCount *= x.dims[i];
+        }
+    }
+    checkRank(c, x.dims.size());
+    return r;
+}
+
+void reduceInto(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& reduceAxis, const DevTensor& out) {
+    k::reduce(reduceGeometry(c, kind, x, reduceAxis, out), c.stream());
+    c.launched();
+}
+
+// Sum `g` down to `target` dims (reverse of broadcasting), storing `outT`.
+DevPtr reduceToShape(Ctx& c, const DevTensor& g, const Dims& target, DType outT) {
+    if (g.dims == target) return unaryOp(c, RX_U_CAST, g, outT);
+    size_t r = g.dims.size();
+    if (target.size() > r) c.fail("cannot reduce " + dimsString(g.dims) + " to " + dimsString(target));
+    std::vector<bool> red(r, false);
+    for (size_t i = 0; i < r; ++i) {
+        int64_t t = i < r - target.size() ? 1 : target[i - (r - target.size())];
+        if (t == 1 && g.dims[i] != 1) red[i] = true;
+        else if (t != g.dims[i]) c.fail("cannot reduce " + dimsString(g.dims) + " to " + dimsString(target));
+    }
+    DevPtr out = c.dev.allocate(outT, target);
+    reduceInto(c, 0, g, red, *out);
+    return out;
+}
+
+int elemBytes(DType t) { return dtypeBytes(t); }
+
+// out (dims `dims`, dense) <- x's elements at offset `begin` with x's strides (slice/transpose).
+void copyView(Ctx& c, const DevTensor& src, const Dims& dims, const Dims& srcStrides, int64_t srcOffset, void* dst,
+              const Dims& dstStrides, int64_t dstOffset) {
+    checkRank(c, dims.size());
+    k::StridedCopy sc;
+    sc.src = src.data();
+    sc.dst = dst;
+    sc.elemBytes = elemBytes(src.dtype);
+    sc.rank = static_cast<int>(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+        sc.dims[i] = dims[i];
+        sc.srcStrides[i] = srcStrides[i];
+        sc.dstStrides[i] = dstStrides[i];
+    }
+    sc.srcOffset = srcOffset;
+    sc.dstOffset = dstOffset;
+    k::stridedCopy(sc, c.stream());
+    c.launched();
+}
+
+DevPtr transposeTensor(Ctx& c, const DevTensor& t, const Dims& permIn) {
+    size_t r = t.dims.size();
+    if (permIn.size() != r) c.fail("perm " + dimsString(permIn) + " does not match rank " + std::to_string(r));
+    Dims perm(r), od(r), inStr = stridesOf(t.dims), srcStr(r);
+    for (size_t i = 0; i < r; ++i) perm[i] = c.normAxis(permIn[i], r);
+    for (size_t i = 0; i < r; ++i) { od[i] = t.dims[perm[i]]; srcStr[i] = inStr[perm[i]]; }
+    DevPtr out = c.dev.allocate(t.dtype, od);
+    copyView(c, t, od, srcStr, 0, out->data(), stridesOf(od), 0);
+    return out;
+}
+
+DevPtr expandTensor(Ctx& c, const DevTensor& t, const Dims& od) {
+    DevPtr out = c.dev.allocate(t.dtype, od);
+    k::Operand op = operandFor(c, t, od);
+    Dims src(op.strides, op.strides + od.size());
+    copyView(c, t, od, src, 0, out->data(), stridesOf(od), 0);
+    return out;
+}
+
+void requireIndexOk(Ctx& c, const char* what) {
+    int flag = 0;
+    check(cudaMemcpyAsync(&flag, c.dev.errorFlag, sizeof(int), cudaMemcpyDeviceToHost, c.stream()), what);
+    check(cudaStreamSynchronize(c.stream()), what);
+    if (flag) {
+        check(cudaMemsetAsync(c.dev.errorFlag, 0, sizeof(int), c.stream()), what);
+        c.fail(std::string(what) + " index out of range");
+    }
+}
+
+// ---------- matmul (cuBLAS) ----------
+struct Gemm {
+    int64_t m, n, k, batch;
+    bool ta, tb;
+};
+
+cudaDataType_t cublasType(const Ctx& c, DType t) {
+    switch (t) {
+    case DType::Float32: return CUDA_R_32F;
+    case DType::Float64: return CUDA_R_64F;
+    case DType::Float16: return CUDA_R_16F;
+    case DType::BFloat16: return CUDA_R_16BF;
+    default: c.fail("matmul of " + std::string(dtypeShortName(t)) + " tensors (cuBLAS takes f16, bf16, f32, f64)");
+    }
+}
+
+// Row-major batched C[b] = op(A[b]) * op(B[b]) through cuBLAS's column-major GEMM:
+// C^T = op(B)^T op(A)^T, so B goes first. Batch strides of 0 broadcast an operand.
+void gemm(Ctx& c, const void* A, const void* B, void* C, DType t, int64_t m, int64_t n, int64_t kk, bool ta, bool tb,
+          int64_t batch, int64_t strideA, int64_t strideB) {
+    cudaDataType_t dt = cublasType(c, t);
+    cublasComputeType_t compute = t == DType::Float64 ? CUBLAS_COMPUTE_64F
+                                  : (t == DType::Float32 && !c.tf32) ? CUBLAS_COMPUTE_32F
+                                  : t == DType::Float32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    double oneD = 1.0, zeroD = 0.0;
+    float oneF = 1.0f, zeroF = 0.0f;
+    const void* alpha = t == DType::Float64 ? static_cast<const void*>(&oneD) : static_cast<const void*>(&oneF);
+    const void* beta = t == DType::Float64 ? static_cast<const void*>(&zeroD) : static_cast<const void*>(&zeroF);
+    int64_t lda = ta ? m : kk, ldb = tb ? kk : n;
+    cublasStatus_t st = cublasGemmStridedBatchedEx(
+        c.dev.cublas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+        static_cast<int>(kk), alpha, B, dt, static_cast<int>(ldb), strideB, A, dt, static_cast<int>(lda), strideA, beta, C, dt,
+        static_cast<int>(n), m * n, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) c.fail(std::string("cuBLAS GEMM failed: ") + cublasGetStatusString(st));
+    c.launched();
+}
+
+// matmul(a, b) with CpuExecutor's shape rules: 1-d operands promoted, batch dims broadcast.
+DevPtr matmul(Ctx& c, const DevPtr& aIn, const DevPtr& bIn, bool ta, bool tb, DType outT) {
+    Dims ad = aIn->dims, bd = bIn->dims;
+    bool aVec = ad.size() == 1, bVec = bd.size() == 1;
+    if (aVec) { ad = {1, ad[0]}; ta = false; }
+    if (bVec) { bd = {bd[0], 1}; tb = false; }
+    if (ad.size() < 2 || bd.size() < 2) c.fail("matmul of 0-d tensors");
+    if (aIn->dtype != bIn->dtype) c.fail("matmul of different dtypes");
+    int64_t m = ta ? ad[ad.size() - 1] : ad[ad.size() - 2];
+    int64_t kk = ta ? ad[ad.size() - 2] : ad[ad.size() - 1];
+    int64_t k2 = tb ? bd[bd.size() - 1] : bd[bd.size() - 2];
+    int64_t n = tb ? bd[bd.size() - 2] : bd[bd.size() - 1];
+    if (kk != k2) c.fail("matmul inner dims differ: " + dimsString(aIn->dims) + " x " + dimsString(bIn->dims));
+    Dims abatch(ad.begin(), ad.end() - 2), bbatch(bd.begin(), bd.end() - 2);
+    Dims batch = broadcastDims(c, abatch, bbatch);
+    int64_t nb = numelOf(batch), na = numelOf(abatch), nbb = numelOf(bbatch);
+    DevPtr a = aIn, b = bIn;
+    // cuBLAS strides broadcast only a whole operand; anything else is materialised first.
+    auto expandBatch = [&](const DevPtr& t, const Dims& td, int64_t count) -> DevPtr {
+        if (count == nb || count == 1) return t;
+        Dims full = batch;
+        full.push_back(td[td.size() - 2]);
+        full.push_back(td[td.size() - 1]);
+        DevTensor view = *t;
+        view.dims = td;
+        return expandTensor(c, view, full);
+    };
+    a = expandBatch(a, ad, na);
+    b = expandBatch(b, bd, nbb);
+    if (na != nb && na != 1) na = nb;
+    if (nbb != nb && nbb != 1) nbb = nb;
+    Dims od = batch;
+    if (!aVec) od.push_back(m);
+    if (!bVec) od.push_back(n);
+    DevPtr out = c.dev.allocate(outT, od);
+    if (m * n == 0) return out;
+    if (kk == 0) return fill(c, outT, od, 0.0);
+    gemm(c, a->data(), b->data(), out->data(), outT, m, n, kk, ta, tb, nb, na == 1 ? 0 : m * kk, nbb == 1 ? 0 : kk * n);
+    return out;
+}
+
+
+// ---------- fused groups ----------
+// The one-term formula of an op, or false: code, arity, which operands are tensors, params.
+struct TermOf {
+    int arity = 1, op = 0;
+    std::vector<size_t> tensorOperands;
+    double p0 = 0, p1 = 0;
+};
+
+const std::unordered_map<std::string, int>& formulaNames() {
+    static const std::unordered_map<std::string, int> names = [] {
+        std::unordered_map<std::string, int> m;
+        for (const auto& [n, c] : unaryOpCodes()) m[n] = 1;
+        for (const auto& [n, c] : binaryOpCodes()) m[n] = 2;
+        for (const char* n : {"pd_op.scale", "pd_op.pow", "pd_op.cast", "pd_op.gelu", "pd_op.clip"}) m[n] = 1;
+        m["pd_op.where"] = 3;
+        return m;
+    }();
+    return names;
+}
+
+bool hasFormula(const Program& p, OpId op) {
+    auto it = formulaNames().find(std::string(p.opName(op)));
+    if (it == formulaNames().end()) return false;
+    // every tensor operand is a dense tensor (no vectors)
+    for (ValueId v : p.ops[op].operands)
+        if (v != kNoId && p.types[p.values[v].type].kind != Type::Kind::DenseTensor) return false;
+    return dtypeCode(p.types[p.values[p.ops[op].results[0]].type].dtype) >= 0;
+}
+
+TermOf termOf(Ctx& c) {
+    std::string name(c.program.opName(c.id));
+    TermOf t;
+    t.tensorOperands = {0};
+    for (const auto& [n, code] : unaryOpCodes()) if (n == name) { t.op = code; return t; }
+    for (const auto& [n, code] : binaryOpCodes())
+        if (n == name) { t.arity = 2; t.op = code; t.tensorOperands = {0, 1}; return t; }
+    if (name == "pd_op.scale") {
+        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
+        t.p1 = c.attrFloat("bias", 0.0);
+        t.op = c.attrBool("bias_after_scale", true) ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE;
+    } else if (name == "pd_op.pow") {
+        t.op = RX_U_POW;
+        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
+    } else if (name == "pd_op.cast") {
+        t.op = c.outDType(0) == DType::Bool ? RX_U_CAST_BOOL : RX_U_CAST;
+    } else if (name == "pd_op.gelu") {
+        t.op = RX_U_GELU;
+        t.p0 = c.attrBool("approximate", false) ? 1 : 0;
+    } else if (name == "pd_op.clip") {
+        t.op = RX_U_CLIP;
+        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
+        t.p1 = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
+    } else if (name == "pd_op.where") {
+        t.arity = 3;
+        t.op = RX_T_WHERE;
+        t.tensorOperands = {0, 1, 2};
+    } else {
+        c.fail("no fused formula");
+    }
+    return t;
+}
+
+// Runs group `g` at its first position: one NVRTC kernel; results of members that are needed
+// later are stored, the others exist only as types (no buffer).
+void runFusedGroup(Impl& dev, const Program& program, const LifetimePlan& plan, const FusionGroup& g,
+                   const std::vector<Slot>& slots, uint64_t seed, bool tf32, std::unordered_map<size_t, DevPtr>& pending) {
+    FusedKernelSpec spec;
+    spec.dims = g.dims;
+    std::vector<const void*> extPtrs;
+    std::unordered_map<ValueId, int> extIndex;
+    std::unordered_map<ValueId, int> termIndex;
+    std::vector<double> params;
+    std::vector<void*> outPtrs;
+    std::vector<DevPtr> results;
+    for (size_t m = 0; m < g.positions.size(); ++m) {
+        OpId op = plan.order[g.positions[m]];
+        const Operation& o = program.ops[op];
+        std::vector<const Slot*> in;
+        for (ValueId v : o.operands) in.push_back(v != kNoId && slots[v].set ? &slots[v] : nullptr);
+        Ctx c(dev, program, op, std::move(in), seed, tf32);
+        TermOf t = termOf(c);
+        for (size_t i = 0; i < o.operands.size(); ++i)
+            if (std::find(t.tensorOperands.begin(), t.tensorOperands.end(), i) == t.tensorOperands.end() &&
+                termIndex.count(o.operands[i]))
+                c.fail("a scalar operand computed inside its fused group");
+        FusedTerm term;
+        term.arity = t.arity;
+        term.op = t.op;
+        DType outT = c.outDType(0);
+        term.outDtype = dtypeCode(outT);
+        term.integer = !isFloat(outT) && outT != DType::Bool;
+        for (size_t k2 = 0; k2 < t.tensorOperands.size(); ++k2) {
+            ValueId v = o.operands.at(t.tensorOperands[k2]);
+            if (auto it = termIndex.find(v); it != termIndex.end()) { term.refs[k2] = -(it->second + 1); continue; }
+            auto it = extIndex.find(v);
+            if (it == extIndex.end()) {
+                const DevTensor& x = c.x(t.tensorOperands[k2]);
+                k::Operand opnd = operandFor(c, x, g.dims);
+                it = extIndex.emplace(v, static_cast<int>(spec.externalDtypes.size())).first;
+                spec.externalDtypes.push_back(opnd.dtype);
+                spec.externalStrides.emplace_back(opnd.strides, opnd.strides + g.dims.size());
+                spec.externalContiguous.push_back(opnd.contiguous ? 1 : 0);
+                extPtrs.push_back(x.data());
+            }
+            term.refs[k2] = it->second;
+        }
+        termIndex[o.results[0]] = static_cast<int>(m);
+        spec.terms.push_back(term);
+        params.push_back(t.p0);
+        params.push_back(t.p1);
+        DevPtr r;
+        if (g.materialize[m]) {
+            r = dev.allocate(outT, g.dims);
+            spec.outputs.push_back(static_cast<int>(m));
+            outPtrs.push_back(r->data());
+        } else {
+            auto v = std::make_shared<DevTensor>();
+            v->dtype = outT;
+            v->dims = g.dims;
+            r = v;
+        }
+        pending[g.positions[m]] = r;
+    }
+    const void* kernel = dev.fusion.kernel(fusedSource(spec), dev.arch);
+    launchFused(kernel, g.numel, extPtrs, outPtrs, params, dev.stream);
+    dev.launches += 1;
+}
+
+// ---------- kernels ----------
+std::unordered_map<std::string, Kernel> buildKernels() {
+    std::unordered_map<std::string, Kernel> kt;
+
+    // -- sources and plumbing --
+    kt["pd_op.full"] = [](Ctx& c) {
+        Dims shape = c.attrInts("shape");
+        if (c.operandCount() > 0 && c.has(0)) shape = c.ints(0);
+        double v = c.attrFloat("value", 0.0);
+        int64_t n = numelOf(shape);
+        if (n <= 64) c.setOut(0, hostValue(c, c.outDType(0), shape, std::vector<double>(static_cast<size_t>(n), v)));
+        else c.setOut(0, fill(c, c.outDType(0), shape, v));
+    };
+    kt["pd_op.full_int_array"] = [](Ctx& c) {
+        Dims v = c.attrInts("value");
+        c.setOut(0, hostValue(c, c.outDType(0), {static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end())));
+    };
+    kt["pd_op.full_like"] = [](Ctx& c) {
+        double v = c.has(1) ? c.scalar(1) : c.attrFloat("value", 0.0);
+        c.setOut(0, fill(c, c.outDType(0), c.x(0).dims, v));
+    };
+    kt["pd_op.full_with_tensor"] = [](Ctx& c) {
+        double v = c.scalar(0);
+        Dims shape = c.has(1) ? c.ints(1) : Dims{};
+        if (auto d = c.staticDims(0)) shape = *d;
+        c.setOut(0, fill(c, c.outDType(0), shape, v));
+    };
+    kt["pd_op.arange"] = [](Ctx& c) {
+        double start = c.scalar(0), end = c.scalar(1), step = c.scalar(2);
+        if (step == 0) c.fail("arange with step 0");
+        int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
+        DevPtr out = c.dev.allocate(c.outDType(0), {n});
+        k::arange(out->data(), dtypeCode(out->dtype), n, start, step, c.stream());
+        c.launched();
+        c.setOut(0, out);
+    };
+    auto shapeKernel = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        c.setOut(0, hostValue(c, c.outDType(0), {static_cast<int64_t>(x.dims.size())}, std::vector<double>(x.dims.begin(), x.dims.end())));
+    };
+    kt["pd_op.shape"] = shapeKernel;
+    kt["pd_op.shape64"] = shapeKernel;
+    auto identity = [](Ctx& c) { c.setOut(0, c.xp(0)); };
+    kt["pd_op.assign"] = identity;
+    kt["pd_op.fetch"] = identity;
+    kt["pd_op.assign_grad"] = identity;
+    for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
+                             "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
+        kt[name] = identity;  // one rank: the tensor as it is (CpuExecutor's rule)
+    kt["builtin.shadow_output"] = [](Ctx&) {};
+    kt["builtin.combine"] = [](Ctx& c) {
+        std::vector<DevPtr> l;
+        for (size_t i = 0; i < c.operandCount(); ++i) l.push_back(c.xp(i));
+        c.setOutList(0, std::move(l));
+    };
+    kt["builtin.split"] = [](Ctx& c) {
+        const auto& l = c.list(0);
+        if (l.size() != c.outputs.size()) c.fail("splits a vector of " + std::to_string(l.size()) + " into " + std::to_string(c.outputs.size()));
+        for (size_t i = 0; i < l.size(); ++i) c.setOut(i, l[i]);
+    };
+    kt["builtin.slice"] = [](Ctx& c) {
+        const auto& l = c.list(0);
+        int64_t i = c.attrInt("index", 0);
+        if (i < 0 || i >= static_cast<int64_t>(l.size())) c.fail("slice index out of range");
+        c.setOut(0, l[static_cast<size_t>(i)]);
+    };
+
+    // -- elementwise --
+    for (const auto& [name, code] : unaryOpCodes()) {
+        int op = code;
+        kt[name] = [op](Ctx& c) { c.setOut(0, unaryOp(c, op, c.x(0), c.outDType(0))); };
+    }
+    kt["pd_op.gelu"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_GELU, c.x(0), c.outDType(0), c.attrBool("approximate", false) ? 1 : 0)); };
+    kt["pd_op.pow"] = [](Ctx& c) {
+        double y = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
+        c.setOut(0, unaryOp(c, RX_U_POW, c.x(0), c.outDType(0), y));
+    };
+    kt["pd_op.scale"] = [](Ctx& c) {
+        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
+        double b = c.attrFloat("bias", 0.0);
+        bool after = c.attrBool("bias_after_scale", true);
+        c.setOut(0, unaryOp(c, after ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE, c.x(0), c.outDType(0), s, b));
+    };
+    kt["pd_op.clip"] = [](Ctx& c) {
+        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
+        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
+        c.setOut(0, unaryOp(c, RX_U_CLIP, c.x(0), c.outDType(0), lo, hi));
+    };
+    kt["pd_op.cast"] = [](Ctx& c) {
+        DType t = c.outDType(0);
+        c.setOut(0, unaryOp(c, t == DType::Bool ? RX_U_CAST_BOOL : RX_U_CAST, c.x(0), t));
+    };
+    kt["pd_op.cast_grad"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_CAST, c.x(1), c.outDType(0))); };
+    for (const auto& [name, code] : binaryOpCodes()) {
+        int op = code;
+        kt[name] = [op](Ctx& c) {
+            const DevTensor& a = c.x(0);
+            const DevTensor& b = c.x(1);
+            c.setOut(0, binaryOp(c, op, a, b, c.outDType(0), broadcastDims(c, a.dims, b.dims)));
+        };
+    }
+    kt["pd_op.where"] = [](Ctx& c) {
+        const DevTensor& cond = c.x(0);
+        const DevTensor& a = c.x(1);
+        const DevTensor& b = c.x(2);
+        Dims od = broadcastDims(c, broadcastDims(c, cond.dims, a.dims), b.dims);
+        c.setOut(0, ternaryOp(c, RX_T_WHERE, cond, a, b, c.outDType(0), od));
+    };
+    kt["pd_op.add_n"] = [](Ctx& c) {
+        // accumulate in f64 as the CPU does, round once at the end
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("add_n of nothing");
+        DevPtr acc = unaryOp(c, RX_U_CAST, *l[0], DType::Float64);
+        for (size_t i = 1; i < l.size(); ++i) {
+            if (l[i]->dims != l[0]->dims) c.fail("add_n of different shapes");
+            acc = binaryOp(c, RX_B_ADD, *acc, *l[i], DType::Float64, l[0]->dims);
+        }
+        c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
+    };
+    auto triKernel = [](bool lower) {
+        return [lower](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            if (x.dims.size() < 2) c.fail("tril/triu need rank >= 2");
+            DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
+            if (out->dtype != x.dtype) c.fail("tril/triu change the dtype");
+            k::triangle(x.data(), dtypeCode(x.dtype), out->data(), x.numel(), x.dims[x.dims.size() - 2], x.dims.back(),
+                        c.attrInt("diagonal", 0), lower, c.stream());
+            c.launched();
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.tril"] = triKernel(true);
+    kt["pd_op.triu"] = triKernel(false);
+
+    // -- shape ops: views share the buffer (as Paddle's reshape does) --
+    auto xshapeOut = [](Ctx& c, const Dims& xd) {
+        if (c.wants(1)) {
+            Dims xs{0};
+            xs.insert(xs.end(), xd.begin(), xd.end());
+            c.setOut(1, c.dev.allocate(c.outDType(1), xs));
+        }
+    };
+    auto reshapeKernel = [xshapeOut](Ctx& c) {
+        const DevPtr& x = c.xp(0);
+        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
+        int64_t total = x->numel(), known = 1, infer = -1;
+        for (size_t i = 0; i < shape.size(); ++i) {
+            if (shape[i] == 0 && i < x->dims.size()) shape[i] = x->dims[i];
+            if (shape[i] == -1) { if (infer >= 0) c.fail("reshape with two -1 dims"); infer = static_cast<int64_t>(i); }
+            else known *= shape[i];
+        }
+        if (infer >= 0) { if (known == 0 || total % known) c.fail("cannot infer reshape dim"); shape[static_cast<size_t>(infer)] = total / known; }
+        if (numelOf(shape) != total) c.fail("reshape of " + dimsString(x->dims) + " to " + dimsString(shape) + " changes the element count");
+        c.setOut(0, c.dev.alias(x, shape));
+        xshapeOut(c, x->dims);
+    };
+    kt["pd_op.reshape"] = reshapeKernel;
+    kt["pd_op.view_shape"] = reshapeKernel;
+    auto squeezeLike = [xshapeOut](bool squeeze) {
+        return [squeeze, xshapeOut](Ctx& c) {
+            const DevPtr& x = c.xp(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            Dims od;
+            if (squeeze) {
+                std::vector<bool> drop(x->dims.size(), false);
+                if (axes.empty()) for (size_t i = 0; i < x->dims.size(); ++i) drop[i] = x->dims[i] == 1;
+                for (int64_t a : axes) { int64_t n = c.normAxis(a, x->dims.size()); if (x->dims[static_cast<size_t>(n)] == 1) drop[static_cast<size_t>(n)] = true; }
+                for (size_t i = 0; i < x->dims.size(); ++i) if (!drop[i]) od.push_back(x->dims[i]);
+            } else {
+                od = x->dims;
+                size_t finalRank = x->dims.size() + axes.size();
+                Dims norm;
+                for (int64_t a : axes) norm.push_back(a < 0 ? a + static_cast<int64_t>(finalRank) : a);
+                std::sort(norm.begin(), norm.end());
+                for (int64_t a : norm) {
+                    if (a < 0 || a > static_cast<int64_t>(od.size())) c.fail("unsqueeze axis out of range");
+                    od.insert(od.begin() + a, 1);
+                }
+            }
+            c.setOut(0, c.dev.alias(x, od));
+            xshapeOut(c, x->dims);
+        };
+    };
+    kt["pd_op.squeeze"] = squeezeLike(true);
+    kt["pd_op.unsqueeze"] = squeezeLike(false);
+    kt["pd_op.flatten"] = [xshapeOut](Ctx& c) {
+        const DevPtr& x = c.xp(0);
+        int64_t r = static_cast<int64_t>(x->dims.size());
+        if (r == 0) { c.setOut(0, c.dev.alias(x, {1})); return; }
+        int64_t s = c.normAxis(c.attrInt("start_axis", 1), static_cast<size_t>(r)), e = c.normAxis(c.attrInt("stop_axis", -1), static_cast<size_t>(r));
+        Dims od(x->dims.begin(), x->dims.begin() + s);
+        int64_t m = 1;
+        for (int64_t i = s; i <= e; ++i) m *= x->dims[static_cast<size_t>(i)];
+        od.push_back(m);
+        od.insert(od.end(), x->dims.begin() + e + 1, x->dims.end());
+        c.setOut(0, c.dev.alias(x, od));
+        xshapeOut(c, x->dims);
+    };
+    kt["pd_op.reshape_grad"] = [](Ctx& c) {
+        const DevTensor& xs = c.x(0);
+        const DevPtr& g = c.xp(1);
+        Dims d(xs.dims.begin() + (xs.dims.empty() ? 0 : 1), xs.dims.end());
+        if (auto sd = c.staticDims(0)) d = *sd;
+        if (numelOf(d) != g->numel()) c.fail("reshape_grad element count mismatch");
+        c.setOut(0, c.dev.alias(g, d));
+    };
+    for (const char* name : {"pd_op.squeeze_grad", "pd_op.unsqueeze_grad", "pd_op.flatten_grad"}) kt[name] = kt["pd_op.reshape_grad"];
+    kt["pd_op.transpose"] = [](Ctx& c) { c.setOut(0, transposeTensor(c, c.x(0), c.attrInts("perm"))); };
+    kt["pd_op.transpose_grad"] = [](Ctx& c) {
+        Dims perm = c.attrInts("perm"), inv(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(c.normAxis(perm[i], perm.size()))] = static_cast<int64_t>(i);
+        c.setOut(0, transposeTensor(c, c.x(0), inv));
+    };
+    kt["pd_op.expand"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
+        if (shape.size() < x.dims.size()) c.fail("expand to a lower rank");
+        for (size_t i = 0; i < shape.size(); ++i) {
+            size_t off = shape.size() - x.dims.size();
+            if (shape[i] == -1) { if (i < off) c.fail("-1 in a new expand dim"); shape[i] = x.dims[i - off]; }
+        }
+        broadcastDims(c, x.dims, shape);
+        c.setOut(0, expandTensor(c, x, shape));
+    };
+    kt["pd_op.expand_as"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        Dims shape = c.has(1) ? c.x(1).dims : c.attrInts("target_shape");
+        broadcastDims(c, x.dims, shape);
+        c.setOut(0, expandTensor(c, x, shape));
+    };
+    kt["pd_op.expand_grad"] = [](Ctx& c) { c.setOut(0, reduceToShape(c, c.x(1), c.x(0).dims, c.outDType(0))); };
+    kt["pd_op.expand_as_grad"] = kt["pd_op.expand_grad"];
+    kt["pd_op.slice"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        Dims axes = c.attrInts("axes");
+        Dims starts = c.has(1) ? c.ints(1) : c.attrInts("starts");
+        Dims ends = c.has(2) ? c.ints(2) : c.attrInts("ends");
+        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice: axes, starts, ends differ in length");
+        size_t r = x.dims.size();
+        Dims begin(r, 0), size = x.dims;
+        for (size_t i = 0; i < axes.size(); ++i) {
+            size_t a = static_cast<size_t>(c.normAxis(axes[i], r));
+            int64_t d = x.dims[a];
+            int64_t s = starts[i] < 0 ? starts[i] + d : starts[i];
+            int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
+            s = std::clamp<int64_t>(s, 0, d);
+            e = std::clamp<int64_t>(e, 0, d);
+            begin[a] = s;
+            size[a] = std::max<int64_t>(e - s, 0);
+        }
+        Dims inStr = stridesOf(x.dims);
+        int64_t off = 0;
+        for (size_t i = 0; i < r; ++i) off += begin[i] * inStr[i];
+        DevPtr out = c.dev.allocate(x.dtype, size);
+        copyView(c, x, size, inStr, off, out->data(), stridesOf(size), 0);
+        Dims od, dec = c.attrInts("decrease_axis");
+        for (size_t i = 0; i < r; ++i) {
+            bool drop = false;
+            for (int64_t a : dec) if (c.normAxis(a, r) == static_cast<int64_t>(i)) drop = true;
+            if (!drop) od.push_back(size[i]);
+        }
+        const_cast<DevTensor&>(*out).dims = od;
+        c.setOut(0, out);
+    };
+    auto concatTensors = [](Ctx& c, const std::vector<DevPtr>& l, int64_t axisIn, DType outT) {
+        if (l.empty()) c.fail("concat of nothing");
+        size_t r = l[0]->dims.size();
+        size_t axis = static_cast<size_t>(c.normAxis(axisIn, r));
+        Dims od = l[0]->dims;
+        od[axis] = 0;
+        for (const DevPtr& t : l) {
+            if (t->dims.size() != r) c.fail("concat of different ranks");
+            if (t->dtype != outT) c.fail("concat of " + std::string(dtypeShortName(t->dtype)) + " into " + std::string(dtypeShortName(outT)));
+            for (size_t i = 0; i < r; ++i)
+                if (i != axis && t->dims[i] != l[0]->dims[i]) c.fail("concat of mismatched dims");
+            od[axis] += t->dims[axis];
+        }
+        DevPtr out = c.dev.allocate(outT, od);
+        Dims os = stridesOf(od);
+        int64_t off = 0;
+        for (const DevPtr& t : l) {
+            copyView(c, *t, t->dims, stridesOf(t->dims), 0, out->data(), os, off * os[axis]);
+            off += t->dims[axis];
+        }
+        return out;
+    };
+    kt["pd_op.concat"] = [concatTensors](Ctx& c) {
+        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
+        c.setOut(0, concatTensors(c, c.list(0), axis, c.outDType(0)));
+    };
+    kt["pd_op.stack"] = [concatTensors](Ctx& c) {
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("stack of nothing");
+        int64_t axis = c.attrInt("axis", 0);
+        if (axis < 0) axis += static_cast<int64_t>(l[0]->dims.size()) + 1;
+        std::vector<DevPtr> us;
+        for (const DevPtr& t : l) {
+            Dims d = t->dims;
+            if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("stack axis out of range");
+            d.insert(d.begin() + axis, 1);
+            us.push_back(c.dev.alias(t, d));
+        }
+        c.setOut(0, concatTensors(c, us, axis, c.outDType(0)));
+    };
+    auto splitInto = [](Ctx& c, const DevTensor& x, Dims sections, int64_t axisIn) {
+        size_t axis = static_cast<size_t>(c.normAxis(axisIn, x.dims.size()));
+        int64_t total = x.dims[axis], known = 0, infer = -1;
+        for (size_t i = 0; i < sections.size(); ++i) {
+            if (sections[i] < 0) infer = static_cast<int64_t>(i); else known += sections[i];
+        }
+        if (infer >= 0) sections[static_cast<size_t>(infer)] = total - known;
+        if (std::accumulate(sections.begin(), sections.end(), int64_t{0}) != total) c.fail("split sections do not sum to the axis size");
+        Dims xs = stridesOf(x.dims);
+        std::vector<DevPtr> parts;
+        int64_t off = 0;
+        for (int64_t s : sections) {
+            Dims d = x.dims;
+            d[axis] = s;
+            DevPtr t = c.dev.allocate(x.dtype, d);
+            copyView(c, x, d, xs, off * xs[axis], t->data(), stridesOf(d), 0);
+            off += s;
+            parts.push_back(t);
+        }
+        c.setOutList(0, std::move(parts));
+    };
+    kt["pd_op.split"] = [splitInto](Ctx& c) {
+        Dims sections = c.has(1) ? c.ints(1) : c.attrInts("sections");
+        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
+        splitInto(c, c.x(0), sections, axis);
+    };
+    kt["pd_op.split_with_num"] = [splitInto](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        int64_t num = c.attrInt("num", 1);
+        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
+        int64_t a = c.normAxis(axis, x.dims.size());
+        if (num <= 0 || x.dims[static_cast<size_t>(a)] % num) c.fail("split_with_num does not divide the axis");
+        splitInto(c, x, Dims(static_cast<size_t>(num), x.dims[static_cast<size_t>(a)] / num), axis);
+    };
+    kt["pd_op.concat_grad"] = [splitInto](Ctx& c) {  // (x vec, out_grad, axis) -> vec of grads
+        const auto& xs = c.list(0);
+        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
+        if (xs.empty()) c.fail("concat_grad of nothing");
+        int64_t a = c.normAxis(axis, xs[0]->dims.size());
+        Dims sections;
+        for (const DevPtr& t : xs) sections.push_back(t->dims[static_cast<size_t>(a)]);
+        splitInto(c, c.x(1), sections, axis);
+    };
+    kt["pd_op.split_grad"] = [concatTensors](Ctx& c) {  // (out_grad vec, axis) -> x_grad
+        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
+        c.setOut(0, concatTensors(c, c.list(0), axis, c.outDType(0)));
+    };
+    kt["pd_op.slice_grad"] = [](Ctx& c) {  // (input, out_grad, starts, ends) {axes}: zeros + the slice
+        const DevTensor& x = c.x(0);
+        const DevTensor& g = c.x(1);
+        Dims axes = c.attrInts("axes");
+        Dims starts = c.has(2) ? c.ints(2) : c.attrInts("starts");
+        Dims ends = c.has(3) ? c.ints(3) : c.attrInts("ends");
+        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice_grad: axes, starts, ends differ in length");
+        size_t r = x.dims.size();
+        Dims begin(r, 0), size = x.dims;
+        for (size_t i = 0; i < axes.size(); ++i) {
+            size_t a = static_cast<size_t>(c.normAxis(axes[i], r));
+            int64_t d = x.dims[a];
+            int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
+            int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
+            begin[a] = s;
+            size[a] = std::max<int64_t>(e - s, 0);
+        }
+        if (numelOf(size) != g.numel()) c.fail("slice_grad: out_grad does not match the slice");
+        DType outT = c.outDType(0);
+        if (outT != g.dtype) c.fail("slice_grad changes the dtype");
+        DevPtr out = fill(c, outT, x.dims, 0.0);
+        Dims os = stridesOf(x.dims);
+        int64_t off = 0;
+        for (size_t i = 0; i < r; ++i) off += begin[i] * os[i];
+        copyView(c, g, size, stridesOf(size), 0, out->data(), os, off);
+        c.setOut(0, out);
+    };
+    kt["pd_op.gather"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        const DevTensor& index = c.x(1);
+        size_t axis = static_cast<size_t>(c.normAxis(c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0), x.dims.size()));
+        Dims od = x.dims;
+        od[axis] = index.numel();
+        int64_t outer = 1, inner = 1;
+        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
+        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
+        DevPtr out = c.dev.allocate(x.dtype, od);
+        k::gather(x.data(), index.data(), dtypeCode(index.dtype), out->data(), outer, x.dims[axis], index.numel(), inner,
+                  elemBytes(x.dtype), c.dev.errorFlag, c.stream());
+        c.launched();
+        requireIndexOk(c, "gather");
+        c.setOut(0, out);
+    };
+    kt["pd_op.embedding"] = [](Ctx& c) {
+        const DevTensor& ids = c.x(0);
+        const DevTensor& w = c.x(1);
+        if (w.dims.size() != 2) c.fail("embedding weight must be 2-d");
+        Dims od = ids.dims;
+        od.push_back(w.dims[1]);
+        DevPtr out = c.dev.allocate(w.dtype, od);
+        k::embedding(ids.data(), dtypeCode(ids.dtype), w.data(), out->data(), ids.numel(), w.dims[0], w.dims[1],
+                     c.attrInt("padding_idx", -1), elemBytes(w.dtype), c.dev.errorFlag, c.stream());
+        c.launched();
+        requireIndexOk(c, "embedding");
+        c.setOut(0, out);
+    };
+
+    // -- reductions --
+    auto reduceKernel = [](int kind) {
+        return [kind](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            bool all = c.attrBool("reduce_all", false);
+            size_t r = x.dims.size();
+            std::vector<bool> red(r, false);
+            if (axes.empty() || all) std::fill(red.begin(), red.end(), true);
+            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+            Dims keepDims, noKeep;
+            for (size_t i = 0; i < r; ++i) {
+                keepDims.push_back(red[i] ? 1 : x.dims[i]);
+                if (!red[i]) noKeep.push_back(x.dims[i]);
+            }
+            DevPtr out = c.dev.allocate(c.outDType(0), keep ? keepDims : noKeep);
+            reduceInto(c, kind, x, red, *out);
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.sum"] = reduceKernel(0);
+    kt["pd_op.mean"] = reduceKernel(1);
+    kt["pd_op.max"] = reduceKernel(2);
+    kt["pd_op.min"] = reduceKernel(3);
+    kt["pd_op.prod"] = reduceKernel(4);
+    auto reduceGrad = [](bool mean) {
+        return [mean](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            const DevTensor& g = c.x(1);
+            Dims axes = c.has(2) ? c.ints(2) : c.attrInts("axis");
+            size_t r = x.dims.size();
+            std::vector<bool> red(r, false);
+            if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
+            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+            Dims kd;
+            for (size_t i = 0; i < r; ++i) kd.push_back(red[i] ? 1 : x.dims[i]);
+            if (numelOf(kd) != g.numel()) c.fail("gradient does not match the reduced shape");
+            double scale = mean ? static_cast<double>(numelOf(kd)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
+            DevTensor gv = g;
+            gv.dims = kd;
+            DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
+            k::ElementwiseLaunch l = launchFor(c, 1, RX_U_MUL_CONST, {&gv}, *out);
+            l.p0 = scale;
+            k::elementwise(l, c.stream());
+            c.launched();
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.sum_grad"] = reduceGrad(false);
+    kt["pd_op.mean_grad"] = reduceGrad(true);
+
+    // -- matmul --
+    kt["pd_op.matmul"] = [](Ctx& c) {
+        c.setOut(0, matmul(c, c.xp(0), c.xp(1), c.attrBool("transpose_x", false), c.attrBool("transpose_y", false), c.outDType(0)));
+    };
+    kt["pd_op.matmul_grad"] = [](Ctx& c) {
+        const DevPtr& x = c.xp(0);
+        const DevPtr& y = c.xp(1);
+        const DevPtr& g = c.xp(2);
+        bool tx = c.attrBool("transpose_x", false), ty = c.attrBool("transpose_y", false);
+        if (x->dims.size() < 2 || y->dims.size() < 2) c.fail("matmul_grad supports rank >= 2 only");
+        if (c.wants(0)) {
+            DevPtr dx = tx ? matmul(c, y, g, ty, true, x->dtype) : matmul(c, g, y, false, !ty, x->dtype);
+            c.setOut(0, reduceToShape(c, *dx, x->dims, c.outDType(0)));
+        }
+        if (c.wants(1)) {
+            DevPtr dy = ty ? matmul(c, g, x, true, tx, y->dtype) : matmul(c, x, g, !tx, false, y->dtype);
+            c.setOut(1, reduceToShape(c, *dy, y->dims, c.outDType(1)));
+        }
+    };
+
+    // -- elementwise grads: full-size gradients in f64, reduced once to the operand's shape --
+    auto binaryGrad = [](int kind) {  // 0 add, 1 subtract, 2 multiply, 3 divide
+        return [kind](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            const DevTensor& y = c.x(1);
+            const DevTensor& g = c.x(c.operandCount() - 1);
+            const Dims& od = g.dims;
+            if (c.wants(0)) {
+                DevPtr dx = kind <= 1 ? unaryOp(c, RX_U_CAST, g, DType::Float64)
+                            : binaryOp(c, kind == 2 ? RX_B_MUL : RX_B_DIV, g, y, DType::Float64, od);
+                c.setOut(0, reduceToShape(c, *dx, x.dims, c.outDType(0)));
+            }
+            if (c.wants(1)) {
+                DevPtr dy = kind == 0 ? unaryOp(c, RX_U_CAST, g, DType::Float64)
+                            : kind == 1 ? unaryOp(c, RX_U_MUL_CONST, g, DType::Float64, -1.0)
+                            : kind == 2 ? binaryOp(c, RX_B_MUL, g, x, DType::Float64, od)
+                                        : ternaryOp(c, RX_B_NEG_MUL_DIV_SQ, x, y, g, DType::Float64, od);
+                c.setOut(1, reduceToShape(c, *dy, y.dims, c.outDType(1)));
+            }
+        };
+    };
+    kt["pd_op.add_grad"] = binaryGrad(0);
+    kt["pd_op.subtract_grad"] = binaryGrad(1);
+    kt["pd_op.multiply_grad"] = binaryGrad(2);
+    kt["pd_op.divide_grad"] = binaryGrad(3);
+    for (const auto& [name, code] : unaryGradCodes()) {
+        int op = code;
+        kt[name] = [op](Ctx& c) {
+            const DevTensor& a = c.x(0);
+            const DevTensor& g = c.x(c.operandCount() - 1);
+            if (a.dims != g.dims) c.fail("gradient shape differs from the input");
+            c.setOut(0, binaryOp(c, op, a, g, c.outDType(0), a.dims));
+        };
+    }
+    kt["pd_op.gelu_grad"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        c.setOut(0, binaryOp(c, RX_G_GELU, x, c.x(1), c.outDType(0), x.dims, c.attrBool("approximate", false) ? 1 : 0));
+    };
+    kt["pd_op.pow_grad"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        double y = c.has(2) ? c.scalar(2) : c.attrFloat("y", 1.0);
+        c.setOut(0, binaryOp(c, RX_G_POW, x, c.x(1), c.outDType(0), x.dims, y));
+    };
+    kt["pd_op.scale_grad"] = [](Ctx& c) {
+        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
+        c.setOut(0, unaryOp(c, RX_U_MUL_CONST, c.x(0), c.outDType(0), s));
+    };
+
+    // -- softmax --
+    auto softmaxGeom = [](Ctx& c, const DevTensor& x, int64_t& outer, int64_t& n, int64_t& inner) {
+        size_t axis = static_cast<size_t>(c.normAxis(c.attrInt("axis", -1), x.dims.size()));
+        n = x.dims.empty() ? 1 : x.dims[axis];
+        inner = outer = 1;
+        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
+        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
+    };
+    auto softmaxLike = [softmaxGeom](int kind) {
+        return [kind, softmaxGeom](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            int64_t outer, n, inner;
+            softmaxGeom(c, x, outer, n, inner);
+            DevPtr out = c.dev.allocate(x.dtype, x.dims);
+            k::softmax(kind, x.data(), dtypeCode(x.dtype), out->data(), outer, n, inner, c.stream());
+            c.launched();
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.softmax"] = softmaxLike(0);
+    kt["pd_op.log_softmax"] = softmaxLike(1);
+    auto softmaxGradLike = [softmaxGeom](int kind) {
+        return [kind, softmaxGeom](Ctx& c) {
+            const DevTensor& y = c.x(0);
+            const DevTensor& g = c.x(1);
+            if (g.dims != y.dims || g.dtype != y.dtype) c.fail("softmax_grad operands differ");
+            int64_t outer, n, inner;
+            softmaxGeom(c, y, outer, n, inner);
+            DevPtr out = c.dev.allocate(y.dtype, y.dims);
+            k::softmaxGrad(kind, y.data(), g.data(), dtypeCode(y.dtype), out->data(), outer, n, inner, c.stream());
+            c.launched();
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.softmax_grad"] = softmaxGradLike(0);
+    kt["pd_op.log_softmax_grad"] = softmaxGradLike(1);
+
+    // -- layer norm --
+    auto lnShape = [](Ctx& c, const Dims& d, int64_t& rows, int64_t& cols) {
+        int64_t axis = c.attrInt("begin_norm_axis", 1);
+        if (axis < 0) axis += static_cast<int64_t>(d.size());
+        if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("begin_norm_axis out of range");
+        rows = cols = 1;
+        for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) (i < axis ? rows : cols) *= d[static_cast<size_t>(i)];
+    };
+    auto statDims = [](Ctx& c, size_t result, int64_t rows) -> Dims {
+        if (auto d = c.staticDims(result); d && numelOf(*d) == rows) return *d;
+        return {rows};
+    };
+    kt["pd_op.layer_norm"] = [lnShape, statDims](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        int64_t rows, cols;
+        lnShape(c, x.dims, rows, cols);
+        const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
+        const DevTensor* bias = c.has(2) ? &c.x(2) : nullptr;
+        if ((scale && scale->numel() != cols) || (bias && bias->numel() != cols))
+            c.fail("layer_norm scale/bias size differs from the normalized size");
+        DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
+        DevPtr mean = c.wants(1) ? c.dev.allocate(c.outDType(1), statDims(c, 1, rows)) : nullptr;
+        DevPtr var = c.wants(2) ? c.dev.allocate(c.outDType(2), statDims(c, 2, rows)) : nullptr;
+        if (mean && var && mean->dtype != var->dtype) c.fail("layer_norm mean and variance differ in dtype");
+        int statDt = mean ? dtypeCode(mean->dtype) : var ? dtypeCode(var->dtype) : dtypeCode(DType::Float32);
+        k::layerNorm(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
+                     bias ? bias->data() : nullptr, bias ? dtypeCode(bias->dtype) : 0, out->data(), dtypeCode(out->dtype),
+                     mean ? mean->data() : nullptr, var ? var->data() : nullptr, statDt, rows, cols,
+                     c.attrFloat("epsilon", 1e-5), c.stream());
+        c.launched();
+        c.setOut(0, out);
+        if (mean) c.setOut(1, mean);
+        if (var) c.setOut(2, var);
+    };
+    kt["pd_op.layer_norm_grad"] = [lnShape](Ctx& c) {  // (x, scale, bias, mean, variance, out_grad)
+        const DevTensor& x = c.x(0);
+        int64_t rows, cols;
+        lnShape(c, x.dims, rows, cols);
+        const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
+        const DevTensor& mean = c.x(3);
+        const DevTensor& var = c.x(4);
+        const DevTensor& g = c.x(5);
+        if (mean.numel() != rows || var.numel() != rows) c.fail("layer_norm_grad statistics size mismatch");
+        if (mean.dtype != var.dtype) c.fail("layer_norm_grad mean and variance differ in dtype");
+        DevPtr dx = c.wants(0) ? c.dev.allocate(c.outDType(0), x.dims) : nullptr;
+        DevPtr ds = c.wants(1) && scale ? c.dev.allocate(c.outDType(1), scale->dims) : nullptr;
+        DevPtr db = c.wants(2) && c.has(2) ? c.dev.allocate(c.outDType(2), c.x(2).dims) : nullptr;
+        if (ds && db && ds->dtype != db->dtype) c.fail("layer_norm_grad scale and bias grads differ in dtype");
+        int paramDt = ds ? dtypeCode(ds->dtype) : db ? dtypeCode(db->dtype) : 0;
+        k::layerNormGrad(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
+                         mean.data(), var.data(), dtypeCode(mean.dtype), g.data(), dtypeCode(g.dtype), dx ? dx->data() : nullptr,
+                         dx ? dtypeCode(dx->dtype) : 0, ds ? ds->data() : nullptr, db ? db->data() : nullptr, paramDt, rows, cols,
+                         c.attrFloat("epsilon", 1e-5), c.stream());
+        c.launched(2);
+        if (dx) c.setOut(0, dx);
+        if (ds) c.setOut(1, ds);
+        if (db) c.setOut(2, db);
+    };
+
+    // -- seeded random ops: the CPU executor's keys and generator --
+    auto dropoutP = [](Ctx& c) {
+        if (c.hasAttr("p")) return c.attrFloat("p", 0.5);
+        for (size_t i = c.operandCount(); i-- > 1;)
+            if (c.has(i) && !c.inputs[i]->isList && c.x(i).numel() == 1 && isFloat(c.x(i).dtype)) return c.scalar(i);
+        return 0.5;
+    };
+    kt["pd_op.dropout"] = [dropoutP](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        double p = dropoutP(c);
+        bool isTest = c.attrBool("is_test", false);
+        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        DevPtr mask = c.wants(1) ? c.dev.allocate(c.outDType(1), x.dims) : nullptr;
+        if (isTest) {
+            c.setOut(0, upscale ? unaryOp(c, RX_U_CAST, x, x.dtype) : unaryOp(c, RX_U_MUL_CONST, x, x.dtype, 1.0 - p));
+            if (mask) { c.setOut(1, fill(c, mask->dtype, x.dims, 1.0)); }
+            return;
+        }
+        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        DevPtr out = c.dev.allocate(x.dtype, x.dims);
+        k::dropout(x.data(), dtypeCode(x.dtype), out->data(), mask ? mask->data() : nullptr, mask ? dtypeCode(mask->dtype) : 0,
+                   x.numel(), key, p, upscale, c.stream());
+        c.launched();
+        c.setOut(0, out);
+        if (mask) c.setOut(1, mask);
+    };
+    kt["pd_op.dropout_grad"] = [](Ctx& c) {  // (mask, out_grad[, p])
+        const DevTensor& mask = c.x(0);
+        const DevTensor& g = c.x(1);
+        double p = c.hasAttr("p") ? c.attrFloat("p", 0.5) : (c.has(2) ? c.scalar(2) : 0.5);
+        bool isTest = c.attrBool("is_test", false);
+        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        if (isTest) {
+            c.setOut(0, upscale ? unaryOp(c, RX_U_CAST, g, c.outDType(0)) : unaryOp(c, RX_U_MUL_CONST, g, c.outDType(0), 1.0 - p));
+            return;
+        }
+        if (mask.dims != g.dims) c.fail("dropout_grad mask and gradient differ in shape");
+        c.setOut(0, binaryOp(c, RX_G_DROPOUT, mask, g, c.outDType(0), g.dims, upscale ? 1.0 - p : 1.0));
+    };
+    kt["pd_op.uniform"] = [](Ctx& c) {
+        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
+        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
+        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
+        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        DevPtr out = c.dev.allocate(c.outDType(0), shape);
+        k::uniform(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
+        c.launched();
+        c.setOut(0, out);
+    };
+    kt["pd_op.randint"] = [](Ctx& c) {
+        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
+        int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
+        if (hi <= lo) c.fail("randint needs high > low");
+        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ 0x7261ull);
+        DevPtr out = c.dev.allocate(c.outDType(0), shape);
+        k::randint(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
+        c.launched();
+        c.setOut(0, out);
+    };
+    // -- composed from the elementwise primitives, intermediates in f64 as the CPU computes --
+    auto maskedGrads = [](Ctx& c, const DevTensor& mask, const DevTensor& g, const DevTensor& x, const DevTensor& y) {
+        DevPtr zero = fill(c, DType::Float64, {}, 0.0);
+        if (c.wants(0))
+            c.setOut(0, reduceToShape(c, *ternaryOp(c, RX_T_WHERE, mask, g, *zero, DType::Float64, g.dims), x.dims, c.outDType(0)));
+        if (c.wants(1))
+            c.setOut(1, reduceToShape(c, *ternaryOp(c, RX_T_WHERE, mask, *zero, g, DType::Float64, g.dims), y.dims, c.outDType(1)));
+    };
+    kt["pd_op.where_grad"] = [maskedGrads](Ctx& c) {  // (cond, x, y, out_grad) -> x_grad, y_grad
+        maskedGrads(c, c.x(0), c.x(3), c.x(1), c.x(2));
+    };
+    auto pairGrad = [maskedGrads](bool isMax) {  // (x, y, out_grad): to x where x wins strictly
+        return [isMax, maskedGrads](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            const DevTensor& y = c.x(1);
+            const DevTensor& g = c.x(2);
+            DevPtr toX = binaryOp(c, isMax ? RX_B_GT : RX_B_LT, x, y, DType::Bool, g.dims);
+            maskedGrads(c, *toX, g, x, y);
+        };
+    };
+    kt["pd_op.maximum_grad"] = pairGrad(true);
+    kt["pd_op.minimum_grad"] = pairGrad(false);
+    // real tensors: real and conj are the identity, imag zero, angle 0 or pi (the CPU's rules)
+    kt["pd_op.real"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_CAST, c.x(0), c.outDType(0))); };
+    kt["pd_op.conj"] = kt["pd_op.real"];
+    kt["pd_op.imag"] = [](Ctx& c) { c.setOut(0, fill(c, c.outDType(0), c.x(0).dims, 0.0)); };
+    kt["pd_op.angle"] = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        DevPtr zero = fill(c, DType::Float64, {}, 0.0), pi = fill(c, DType::Float64, {}, M_PI);
+        DevPtr neg = binaryOp(c, RX_B_LT, x, *zero, DType::Bool, x.dims);
+        c.setOut(0, ternaryOp(c, RX_T_WHERE, *neg, *pi, *zero, c.outDType(0), x.dims));
+    };
+    auto anyAll = [](bool any) {  // any = max of (x != 0), all = min
+        return [any](Ctx& c) {
+            const DevTensor& x = c.x(0);
+            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
+            bool keep = c.attrBool("keepdim", false);
+            size_t r = x.dims.size();
+            std::vector<bool> red(r, false);
+            if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
+            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+            Dims keepDims, noKeep;
+            for (size_t i = 0; i < r; ++i) {
+                keepDims.push_back(red[i] ? 1 : x.dims[i]);
+                if (!red[i]) noKeep.push_back(x.dims[i]);
+            }
+            DevPtr b = unaryOp(c, RX_U_CAST_BOOL, x, DType::Float64);
+            DevPtr out = c.dev.allocate(c.outDType(0), keep ? keepDims : noKeep);
+            reduceInto(c, any ? 2 : 3, *b, red, *out);
+            c.setOut(0, out);
+        };
+    };
+    kt["pd_op.any"] = anyAll(true);
+    kt["pd_op.all"] = anyAll(false);
+    kt["pd_op.logit"] = [](Ctx& c) {  // log(p / (1 - p)), p = clamp(x, eps, 1 - eps) when eps > 0
+        const DevTensor& x = c.x(0);
+        double eps = c.attrFloat("eps", 0.0);
+        DevPtr p = unaryOp(c, eps > 0 ? RX_U_CLIP : RX_U_CAST, x, DType::Float64, eps, 1.0 - eps);
+        DevPtr one = fill(c, DType::Float64, {}, 1.0);
+        DevPtr q = binaryOp(c, RX_B_SUB, *one, *p, DType::Float64, x.dims);
+        DevPtr ratio = binaryOp(c, RX_B_DIV, *p, *q, DType::Float64, x.dims);
+        c.setOut(0, unaryOp(c, RX_U_LOG, *ratio, c.outDType(0)));
+    };
+    kt["pd_op.swiglu"] = [](Ctx& c) {  // silu(x) * y; without y, x's last axis holds [x | y]
+        const DevPtr& x = c.xp(0);
+        DevPtr a = x, b;
+        Dims od = x->dims;
+        if (c.has(1)) {
+            if (c.x(1).dims != x->dims) c.fail("swiglu operands differ in shape");
+            b = c.xp(1);
+        } else {
+            if (od.empty() || od.back() % 2) c.fail("swiglu without y needs an even last axis");
+            od.back() /= 2;
+            Dims xs = stridesOf(x->dims);
+            DevPtr lo = c.dev.allocate(x->dtype, od), hi = c.dev.allocate(x->dtype, od);
+            copyView(c, *x, od, xs, 0, lo->data(), stridesOf(od), 0);
+            copyView(c, *x, od, xs, od.back(), hi->data(), stridesOf(od), 0);
+            a = lo;
+            b = hi;
+        }
+        DevPtr silu = unaryOp(c, RX_U_SILU, *a, DType::Float64);
+        c.setOut(0, binaryOp(c, RX_B_MUL, *silu, *b, c.outDType(0), od));
+    };
+
+    kt["pd_op.elementwise_pow_grad"] = [](Ctx& c) {  // (x, y, out_grad)
+        const DevTensor& x = c.x(0);
+        const DevTensor& y = c.x(1);
+        const DevTensor& g = c.x(2);
+        if (c.wants(0))
+            c.setOut(0, reduceToShape(c, *ternaryOp(c, RX_T_POW_GRAD_X, x, y, g, DType::Float64, g.dims), x.dims, c.outDType(0)));
+        if (c.wants(1))
+            c.setOut(1, reduceToShape(c, *ternaryOp(c, RX_T_POW_GRAD_Y, x, y, g, DType::Float64, g.dims), y.dims, c.outDType(1)));
+    };
+    kt["pd_op.embedding_grad"] = [](Ctx& c) {  // (x ids, weight, out_grad) {padding_idx}
+        const DevTensor& ids = c.x(0);
+        const DevTensor& w = c.x(1);
+        const DevTensor& g = c.x(2);
+        int64_t width = w.dims.size() == 2 ? w.dims[1] : 0;
+        if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
+        DevPtr acc = fill(c, DType::Float64, w.dims, 0.0);
+        k::embeddingGrad(ids.data(), dtypeCode(ids.dtype), ids.numel(), g.data(), dtypeCode(g.dtype),
+                         static_cast<double*>(acc->data()), w.dims[0], width, c.attrInt("padding_idx", -1), c.dev.errorFlag, c.stream());
+        c.launched();
+        requireIndexOk(c, "embedding_grad");
+        c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
+    };
+    auto extremumGradOp = [](Ctx& c) {  // (x, out, out_grad, axis) {keepdim, reduce_all}: to the first extremum
+        const DevTensor& x = c.x(0);
+        const DevTensor& out = c.x(1);
+        const DevTensor& g = c.x(2);
+        Dims axes = c.has(3) ? c.ints(3) : c.attrInts("axis");
+        size_t r = x.dims.size();
+        std::vector<bool> red(r, false);
+        if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
+        for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
+        int64_t kept = 1;
+        for (size_t i = 0; i < r; ++i) if (!red[i]) kept *= x.dims[i];
+        if (kept != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
+        DevPtr dx = fill(c, c.outDType(0), x.dims, 0.0);
+        k::Reduce geo = reduceGeometry(c, 0, x, red, *dx);
+        k::extremumGrad(geo, out.data(), dtypeCode(out.dtype), g.data(), dtypeCode(g.dtype), dx->data(), dtypeCode(dx->dtype), c.stream());
+        c.launched();
+        c.setOut(0, dx);
+    };
+    kt["pd_op.max_grad"] = extremumGradOp;
+    kt["pd_op.min_grad"] = extremumGradOp;
+
+    // -- conv2d (cuDNN), batch_norm, pool2d: CpuExecutor's geometry rules --
+    auto pads4 = [](Ctx& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
+        if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }
+        else if (p.size() == 4) { ph0 = p[0]; ph1 = p[1]; pw0 = p[2]; pw1 = p[3]; }
+        else if (p.empty()) { ph0 = ph1 = pw0 = pw1 = 0; }
+        else c.fail("paddings must have 2 or 4 entries");
+    };
+    auto samePads = [](int64_t in, int64_t kk, int64_t st, int64_t& p0, int64_t& p1) {
+        int64_t out = (in + st - 1) / st;
+        int64_t total = std::max<int64_t>((out - 1) * st + kk - in, 0);
+        p0 = total / 2; p1 = total - p0;
+    };
+#ifdef RX_HAVE_CUDNN
+    auto convGeom = [pads4, samePads](Ctx& c, const Dims& x, const Dims& f) {
+        if (x.size() != 4 || f.size() != 4) c.fail("conv2d needs 4-d input and filter");
+        std::string layout = c.attrString("data_format", "NCHW");
+        if (layout != "NCHW" && layout != "AnyLayout") c.fail("only NCHW conv2d is supported");
+        ConvGeometry g;
+        g.n = x[0]; g.cin = x[1]; g.h = x[2]; g.w = x[3]; g.cout = f[0]; g.kh = f[2]; g.kw = f[3];
+        Dims st = c.attrInts("strides"), di = c.attrInts("dilations");
+        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
+        g.dh = di.size() > 0 ? di[0] : 1; g.dw = di.size() > 1 ? di[1] : g.dh;
+        g.groups = c.attrInt("groups", 1);
+        if (g.groups < 1 || g.cin % g.groups || g.cout % g.groups || f[1] * g.groups != g.cin) c.fail("conv2d channels do not match groups");
+        int64_t ph0, ph1, pw0, pw1;
+        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
+        if (algo == "VALID") ph0 = ph1 = pw0 = pw1 = 0;
+        else if (algo == "SAME") { samePads(g.h, (g.kh - 1) * g.dh + 1, g.sh, ph0, ph1); samePads(g.w, (g.kw - 1) * g.dw + 1, g.sw, pw0, pw1); }
+        else pads4(c, c.attrInts("paddings"), ph0, ph1, pw0, pw1);
+        if (ph0 != ph1 || pw0 != pw1) c.fail("asymmetric conv2d padding (cuDNN pads both sides alike)");
+        g.ph = ph0; g.pw = pw0;
+        g.oh = (g.h + 2 * g.ph - (g.kh - 1) * g.dh - 1) / g.sh + 1;
+        g.ow = (g.w + 2 * g.pw - (g.kw - 1) * g.dw - 1) / g.sw + 1;
+        if (g.oh <= 0 || g.ow <= 0) c.fail("conv2d output would be empty");
+        return g;
+    };
+    kt["pd_op.conv2d"] = [convGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        const DevTensor& f = c.x(1);
+        if (x.dtype != f.dtype || c.outDType(0) != x.dtype) c.fail("conv2d of mixed dtypes");
+        ConvGeometry g = convGeom(c, x.dims, f.dims);
+        DevPtr out = c.dev.allocate(x.dtype, {g.n, g.cout, g.oh, g.ow});
+        c.dev.conv().forward(g, x.dtype, x.data(), f.data(), out->data());
+        c.launched();
+        c.setOut(0, out);
+    };
+    kt["pd_op.conv2d_grad"] = [convGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        const DevTensor& f = c.x(1);
+        const DevTensor& gy = c.x(2);
+        ConvGeometry g = convGeom(c, x.dims, f.dims);
+        if (gy.dims != Dims{g.n, g.cout, g.oh, g.ow}) c.fail("conv2d_grad output gradient has the wrong shape");
+        if (x.dtype != f.dtype || gy.dtype != x.dtype) c.fail("conv2d_grad of mixed dtypes");
+        if (c.wants(0)) {
+            DevPtr dx = c.dev.allocate(x.dtype, x.dims);
+            c.dev.conv().backwardData(g, x.dtype, f.data(), gy.data(), dx->data());
+            c.launched();
+            c.setOut(0, dx);
+        }
+        if (c.wants(1)) {
+            DevPtr df = c.dev.allocate(f.dtype, f.dims);
+            c.dev.conv().backwardFilter(g, x.dtype, x.data(), gy.data(), df->data());
+            c.launched();
+            c.setOut(1, df);
+        }
+    };
+#endif
+    auto batchNorm = [](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("batch_norm needs rank >= 2");
+        std::string layout = c.attrString("data_format", c.attrString("data_layout", "NCHW"));
+        if (layout != "NCHW" && layout != "NCL" && layout != "NC" && layout != "AnyLayout") c.fail("only channel-first batch_norm is supported");
+        k::BatchNorm b;
+        b.ch = x.dims[1];
+        b.n = x.dims[0];
+        b.sp = x.numel() / std::max<int64_t>(b.n * b.ch, 1);
+        b.eps = c.attrFloat("epsilon", 1e-5);
+        b.momentum = c.attrFloat("momentum", 0.9);
+        b.useGlobal = c.attrBool("is_test", false) || c.attrBool("use_global_stats", false);
+        const DevTensor& rm = c.x(1);
+        const DevTensor& rv = c.x(2);
+        const DevTensor* scale = c.has(3) ? &c.x(3) : nullptr;
+        const DevTensor* bias = c.has(4) ? &c.x(4) : nullptr;
+        if (rm.numel() != b.ch || rv.numel() != b.ch || (scale && scale->numel() != b.ch) || (bias && bias->numel() != b.ch))
+            c.fail("batch_norm statistics do not match the channel count");
+        if (rm.dtype != rv.dtype || (scale && bias && scale->dtype != bias->dtype)) c.fail("batch_norm statistics differ in dtype");
+        b.x = x.data(); b.xDt = dtypeCode(x.dtype);
+        b.rm = rm.data(); b.rv = rv.data(); b.statInDt = dtypeCode(rm.dtype);
+        b.scale = scale ? scale->data() : nullptr; b.bias = bias ? bias->data() : nullptr;
+        b.paramDt = scale ? dtypeCode(scale->dtype) : bias ? dtypeCode(bias->dtype) : 0;
+        DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
+        b.out = out->data(); b.outDt = dtypeCode(out->dtype);
+        std::vector<DevPtr> stats(5);
+        int statDt = -1;
+        for (size_t i = 1; i <= 4; ++i) {
+            if (!c.wants(i)) continue;
+            Dims dd = c.staticDims(i).value_or(Dims{b.ch});
+            if (numelOf(dd) != b.ch) { c.setOut(i, c.dev.allocate(c.outDType(i), dd)); continue; }  // reserve space, no data
+            stats[i] = c.dev.allocate(c.outDType(i), {b.ch});
+            if (statDt >= 0 && dtypeCode(stats[i]->dtype) != statDt) c.fail("batch_norm statistics outputs differ in dtype");
+            statDt = dtypeCode(stats[i]->dtype);
+            c.setOut(i, stats[i]);
+        }
+        b.statOutDt = statDt < 0 ? 0 : statDt;
+        b.meanOut = stats[1] ? stats[1]->data() : nullptr;
+        b.varOut = stats[2] ? stats[2]->data() : nullptr;
+        b.savedMean = stats[3] ? stats[3]->data() : nullptr;
+        b.savedInv = stats[4] ? stats[4]->data() : nullptr;
+        k::batchNorm(b, c.stream());
+        c.launched();
+        c.setOut(0, out);
+        if (c.wants(5)) c.setOut(5, c.dev.allocate(c.outDType(5), c.staticDims(5).value_or(Dims{0})));
+    };
+    kt["pd_op.batch_norm"] = batchNorm;
+    kt["pd_op.batch_norm_"] = batchNorm;
+    kt["pd_op.batchnorm"] = batchNorm;
+    kt["pd_op.batch_norm_grad"] = [](Ctx& c) {
+        // (x, scale, bias, mean_out, variance_out, saved_mean, saved_inv_std, reserve_space, out_grad)
+        const DevTensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("batch_norm_grad needs rank >= 2");
+        int64_t ch = x.dims[1], nb = x.dims[0], sp = x.numel() / std::max<int64_t>(nb * ch, 1);
+        const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
+        const DevTensor& mean = c.x(5);
+        const DevTensor& inv = c.x(6);
+        const DevTensor& gy = c.x(c.operandCount() - 1);
+        if (mean.numel() != ch || inv.numel() != ch || mean.dtype != inv.dtype) c.fail("batch_norm_grad statistics do not match the channels");
+        DevPtr dx = c.wants(0) ? c.dev.allocate(c.outDType(0), x.dims) : nullptr;
+        DevPtr ds = c.wants(1) ? c.dev.allocate(c.outDType(1), {ch}) : nullptr;
+        DevPtr db = c.wants(2) ? c.dev.allocate(c.outDType(2), {ch}) : nullptr;
+        if (ds && db && ds->dtype != db->dtype) c.fail("batch_norm_grad scale and bias grads differ in dtype");
+        k::batchNormGrad(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
+                         mean.data(), inv.data(), dtypeCode(mean.dtype), gy.data(), dtypeCode(gy.dtype), dx ? dx->data() : nullptr,
+                         dx ? dtypeCode(dx->dtype) : 0, ds ? ds->data() : nullptr, db ? db->data() : nullptr,
+                         ds ? dtypeCode(ds->dtype) : db ? dtypeCode(db->dtype) : 0, nb, ch, sp, c.stream());
+        c.launched();
+        if (dx) c.setOut(0, dx);
+        if (ds) c.setOut(1, ds);
+        if (db) c.setOut(2, db);
+    };
+    auto poolGeom = [pads4, samePads](Ctx& c, const Dims& x, Dims ksize) {
+        if (x.size() != 4) c.fail("pool2d needs a 4-d input");
+        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("only NCHW pool2d is supported");
+        k::PoolGeometry g{};
+        g.n = x[0]; g.ch = x[1]; g.h = x[2]; g.w = x[3];
+        std::string type = c.attrString("pooling_type", "max");
+        if (type != "max" && type != "avg") c.fail("pooling_type " + type + " not supported");
+        g.avg = type == "avg";
+        g.exclusive = c.attrBool("exclusive", true);
+        g.adaptive = c.attrBool("adaptive", false);
+        if (ksize.size() == 1) ksize.push_back(ksize[0]);
+        if (ksize.size() != 2) c.fail("kernel_size must have 2 entries");
+        g.kh = ksize[0]; g.kw = ksize[1];
+        Dims st = c.attrInts("strides");
+        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
+        pads4(c, c.attrInts("paddings"), g.ph0, g.ph1, g.pw0, g.pw1);
+        if (c.attrBool("global_pooling", false)) { g.kh = g.h; g.kw = g.w; g.sh = g.sw = 1; g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0; }
+        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
+        if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
+        else if (algo == "SAME") { samePads(g.h, g.kh, g.sh, g.ph0, g.ph1); samePads(g.w, g.kw, g.sw, g.pw0, g.pw1); }
+        if (g.adaptive) { g.oh = g.kh; g.ow = g.kw; return g; }
+        bool ceil = c.attrBool("ceil_mode", false);
+        auto outSize = [&](int64_t in, int64_t kk, int64_t s2, int64_t p) {
+            int64_t span = in + p - kk;
+            return (ceil ? (span + s2 - 1) / s2 : span / s2) + 1;
+        };
+        g.oh = outSize(g.h, g.kh, g.sh, g.ph0 + g.ph1);
+        g.ow = outSize(g.w, g.kw, g.sw, g.pw0 + g.pw1);
+        if (g.oh <= 0 || g.ow <= 0) c.fail("pool2d output would be empty");
+        return g;
+    };
+    kt["pd_op.pool2d"] = [poolGeom](Ctx& c) {
+        const DevTensor& x = c.x(0);
+        k::PoolGeometry g = poolGeom(c, x.dims, c.has(1) ? c.ints(1) : c.attrInts("kernel_size"));
+        if (c.outDType(0) != x.dtype) c.fail("pool2d changes the dtype");
+        DevPtr out = c.dev.allocate(x.dtype, {g.n, g.ch, g.oh, g.ow});
+        k::pool2d(g, x.data(), dtypeCode(x.dtype), out->data(), c.stream());
+        c.launched();
+        c.setOut(0, out);
+    };
+    kt["pd_op.pool2d_grad"] = [poolGeom](Ctx& c) {  // (x, out, out_grad, kernel_size)
+        const DevTensor& x = c.x(0);
+        const DevTensor& y = c.x(1);
+        const DevTensor& gy = c.x(2);
+        k::PoolGeometry g = poolGeom(c, x.dims, c.has(3) ? c.ints(3) : c.attrInts("kernel_size"));
+        if (y.dtype != x.dtype || gy.dtype != x.dtype || y.dims != Dims{g.n, g.ch, g.oh, g.ow} || gy.dims != y.dims)
+            c.fail("pool2d_grad operands do not match the pooling");
+        DevPtr acc = fill(c, DType::Float64, x.dims, 0.0);  // f64 sums in the CPU's order, one rounding
+        k::pool2dGrad(g, x.data(), y.data(), gy.data(), dtypeCode(x.dtype), static_cast<double*>(acc->data()), c.stream());
+        c.launched();
+        c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
+    };
+    return kt;
+}
+
+const std::unordered_map<std::string, Kernel>& kernelTable() {
+    static const std::unordered_map<std::string, Kernel> table = buildKernels();
+    return table;
+}
+
+std::string inputName(const Program& p, OpId op) {
+    const Operation& o = p.ops[op];
+    const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
+    if (a && !a->text.empty()) return a->text;
+    return o.results.empty() ? std::string() : p.values[o.results[0]].name;
+}
+
+void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
+    for (OpId op : p.blocks[b].ops) {
+        out.push_back(op);
+        for (const auto& region : p.ops[op].regions)
+            for (BlockId nb : region) collectOps(p, nb, out);
+    }
+}
+
+bool isComplexValue(const Program& p, ValueId v) {
+    if (v == kNoId) return false;
+    const Type& t = p.types[p.values[v].type];
+    if (t.kind == Type::Kind::DenseTensor) return exec::isComplexDType(t.dtype);
+    if (t.kind == Type::Kind::Vector)
+        for (TypeId e : t.elements)
+            if (p.types[e].kind == Type::Kind::DenseTensor && exec::isComplexDType(p.types[e].dtype)) return true;
+    return false;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::vector<std::string> CudaExecutor::supportedOps() {
+    std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter"};
+    for (const auto& [name, kernel] : kernelTable()) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+CudaExecutor::CudaExecutor(const CudaOptions& options) : options_(options), impl_(std::make_unique<Impl>()) {
+    std::string why;
+    int n = cudaDeviceCount(&why);
+    if (n <= 0) throw Error("no CUDA device: " + why);
+    check(cudaSetDevice(options_.device), "cudaSetDevice(" + std::to_string(options_.device) + ")");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, options_.device), "cudaGetDeviceProperties");
+    impl_->deviceName = prop.name;
+    impl_->arch = prop.major * 10 + prop.minor;
+    check(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (cublasCreate(&impl_->cublas) != CUBLAS_STATUS_SUCCESS) throw Error("cublasCreate failed");
+    cublasSetStream(impl_->cublas, impl_->stream);
+    check(cudaMalloc(reinterpret_cast<void**>(&impl_->errorFlag), sizeof(int)), "cudaMalloc");
+    check(cudaMemset(impl_->errorFlag, 0, sizeof(int)), "cudaMemset");
+}
+
+CudaExecutor::~CudaExecutor() = default;
+
+std::vector<std::string> CudaExecutor::unsupportedOps(const Program& program) const {
+    std::vector<OpId> all;
+    collectOps(program, Program::kGlobalBlock, all);
+    std::vector<std::string> missing;
+    for (OpId op : all) {
+        if (program.ops[op].dead) continue;
+        std::string name(program.opName(op));
+        if (isInputOpName(name)) continue;
+        if (!kernelTable().count(name) || !program.ops[op].regions.empty()) { missing.push_back(name); continue; }
+        const Operation& o = program.ops[op];
+        bool complex = std::any_of(o.operands.begin(), o.operands.end(), [&](ValueId v) { return isComplexValue(program, v); }) ||
+                       std::any_of(o.results.begin(), o.results.end(), [&](ValueId v) { return isComplexValue(program, v); });
+        if (complex) missing.push_back(name + " (on complex tensors)");
+    }
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    return missing;
+}
+
+exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options) {
+    std::vector<std::string> missing = unsupportedOps(program);
+    if (!missing.empty()) {
+        std::string list;
+        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+        throw Error("the CUDA executor has no kernel for: " + list);
+    }
+    for (OpId op : program.globalBlock().ops)
+        for (ValueId r : program.ops[op].results) {
+            const Type& t = program.types[program.values[r].type];
+            if (t.kind == Type::Kind::DenseTensor && (!exec::isSupportedDType(t.dtype) || exec::isComplexDType(t.dtype)))
+                throw Error("the CUDA executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.values[r].name +
+                            ", defined by " + std::string(program.opName(op)) + ")");
+        }
+    Impl& dev = *impl_;
+    LifetimePlan plan = planLifetimes(program, options.residentValues, options.inputsResident);
+    const size_t nOps = plan.order.size();
+    std::unordered_map<std::string, bool> capture;
+    for (const std::string& n : options.captureValues) capture[n] = true;
+    FusionPlan fusionPlan;
+    if (options_.fused)
+        fusionPlan = planFusion(
+            program, plan, [&](OpId op) { return hasFormula(program, op); },
+            [&](ValueId v) { return options.keepAllValues || capture.count(program.values[v].name) > 0; });
+
+    // Inputs go up once, before any timed step (they are parameters and data, not op work).
+    std::unordered_map<ValueId, DevPtr> uploaded;
+    std::vector<std::string> generated;
+    int64_t inputBytes = 0;
+    for (OpId op : plan.order) {
+        std::string_view name = program.opName(op);
+        if (!isInputOpName(name)) continue;
+        const Operation& o = program.ops[op];
+        if (o.results.empty()) throw Error("op " + std::to_string(op) + " (" + std::string(name) + "): input op without a result");
+        const Type& t = program.types[program.values[o.results[0]].type];
+        std::string iname = inputName(program, op);
+        auto fail = [&](const std::string& msg) {
+            throw Error("op " + std::to_string(op) + " (" + std::string(name) + " -> " + program.values[o.results[0]].name + "): " + msg);
+        };
+        if (t.kind != Type::Kind::DenseTensor) fail("input of a non-tensor type");
+        auto it = inputs.byName.find(iname);
+        exec::Tensor host;
+        if (it != inputs.byName.end()) {
+            if (it->second.dtype != t.dtype) fail("input " + iname + " given as " + it->second.shapeString());
+            for (size_t i = 0; i < t.dims.size(); ++i)
+                if (t.dims.size() != it->second.dims.size() || (t.dims[i] >= 0 && t.dims[i] != it->second.dims[i]))
+                    fail("input " + iname + " given as " + it->second.shapeString() + ", declared " + dimsString(t.dims));
+            host = it->second;
+        } else {
+            for (int64_t d : t.dims)
+                if (d < 0) fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) + "; give it explicitly");
+            host = exec::seededInput(iname, t.dtype, t.dims, inputs.seed);
+            generated.push_back(iname);
+        }
+        inputBytes += host.byteSize();
+        uploaded[o.results[0]] = dev.upload(host, host.numel() <= 64);
+    }
+    check(cudaStreamSynchronize(dev.stream), "input upload");
+
+    const int warmup = std::max(0, options_.warmup), steps = std::max(1, options_.steps);
+    std::vector<cudaEvent_t> events(2 * nOps + 2);
+    for (auto& e : events) check(cudaEventCreate(&e), "cudaEventCreate");
+    struct EventGuard {
+        std::vector<cudaEvent_t>& ev;
+        ~EventGuard() { for (auto e : ev) if (e) cudaEventDestroy(e); }
+    } guard{events};
+
+    std::vector<std::vector<double>> opMicros(nOps);
+    std::vector<double> stepMs;
+    exec::RunResult result;
+    // Peaks of this run only: segments cached by an earlier run (all free by now) go back.
+    dev.alloc.emptyCache();
+    dev.alloc.resetPeaks();
+    for (int step = 0; step < warmup + steps; ++step) {
+        const bool measured = step >= warmup;
+        const bool last = step == warmup + steps - 1;
+        exec::RunResult r;
+        r.inputBytes = inputBytes;
+        r.generatedInputs = generated;
+        dev.launches = 0;
+        std::vector<Slot> slots(program.values.size());
+        std::unordered_map<size_t, DevPtr> pending;  // fused members' results, by position
+        std::vector<int64_t> slotBytes(program.values.size(), 0);
+        int64_t live = 0;
+        check(cudaEventRecord(events[0], dev.stream), "cudaEventRecord");
+        for (size_t pos = 0; pos < nOps; ++pos) {
+            if (options.cancel && options.cancel->load()) { r.cancelled = true; break; }
+            OpId op = plan.order[pos];
+            const Operation& o = program.ops[op];
+            std::string_view name = program.opName(op);
+            std::string range;
+            if (options_.nvtx) {
+                range = std::string(name) + (o.results.empty() ? std::string() : " " + program.values[o.results[0]].name);
+                nvtxRangePushA(range.c_str());
+            }
+            check(cudaEventRecord(events[1 + 2 * pos], dev.stream), "cudaEventRecord");
+            std::vector<const Slot*> in;
+            for (ValueId v : o.operands) {
+                if (v == kNoId) { in.push_back(nullptr); continue; }
+                if (!slots[v].set) {
+                    if (program.types[program.values[v].type].kind != Type::Kind::Null)
+                        throw Error("op " + std::to_string(op) + " (" + std::string(name) + ") reads " + program.values[v].name +
+                                    " before it is defined or after it was freed");
+                    in.push_back(nullptr);
+                    continue;
+                }
+                in.push_back(&slots[v]);
+            }
+            Ctx ctx(dev, program, op, std::move(in), inputs.seed, options_.tf32);
+            if (isInputOpName(name)) {
+                ctx.setOut(0, uploaded.at(o.results[0]));
+            } else if (int g = fusionPlan.groupOf(pos); g >= 0) {
+                const FusionGroup& group = fusionPlan.groups[static_cast<size_t>(g)];
+                if (group.positions.front() == pos)
+                    runFusedGroup(dev, program, plan, group, slots, inputs.seed, options_.tf32, pending);
+                ctx.setOut(0, pending.at(pos));
+                pending.erase(pos);
+            } else {
+                kernelTable().at(std::string(name))(ctx);
+            }
+            check(cudaGetLastError(), "op " + std::to_string(op) + " (" + std::string(name) + ") launch");
+            check(cudaEventRecord(events[2 + 2 * pos], dev.stream), "cudaEventRecord");
+            if (options_.nvtx) nvtxRangePop();
+            // Results against the declared types (rank, static dims, dtype), as the CPU checks.
+            for (size_t i = 0; i < o.results.size(); ++i) {
+                const Type& t = program.types[program.values[o.results[i]].type];
+                const Slot& s = ctx.outputs[i];
+                if (t.kind == Type::Kind::Null) continue;
+                if (!s.set) ctx.fail("kernel produced no result " + std::to_string(i));
+                if (t.kind == Type::Kind::DenseTensor) {
+                    if (s.isList) ctx.fail("result " + std::to_string(i) + " is a vector, declared a tensor");
+                    bool ok = s.tensor->dtype == t.dtype && s.tensor->dims.size() == t.dims.size();
+                    for (size_t d = 0; ok && d < t.dims.size(); ++d) ok = t.dims[d] < 0 || t.dims[d] == s.tensor->dims[d];
+                    if (!ok) ctx.fail("computed " + dimsString(s.tensor->dims) + std::string(dtypeShortName(s.tensor->dtype)) +
+                                      " for " + program.values[o.results[i]].name + ", declared " + dimsString(t.dims) +
+                                      std::string(dtypeShortName(t.dtype)));
+                } else if (t.kind == Type::Kind::Vector) {
+                    if (!s.isList || s.list.size() != t.elements.size())
+                        ctx.fail("result " + std::to_string(i) + " does not match its vector type");
+                }
+            }
+            int64_t added = 0;
+            for (size_t i = 0; i < o.results.size(); ++i) {
+                ValueId res = o.results[i];
+                slots[res] = std::move(ctx.outputs[i]);
+                slotBytes[res] = slots[res].set && !slots[res].isList && slots[res].tensor ? slots[res].tensor->bytes() : 0;
+                added += slotBytes[res];
+            }
+            live += added;
+            exec::OpRecord rec;
+            rec.op = op;
+            rec.peakBytes = live;
+            if (last) {
+                if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
+                    ValueId v = o.operands.empty() ? kNoId : o.operands[0];
+                    if (v != kNoId && slots[v].set && !slots[v].isList) {
+                        exec::FetchedValue f;
+                        const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
+                        f.fetchName = a ? a->text : std::string();
+                        f.valueName = program.values[v].name;
+                        f.tensor = dev.download(*slots[v].tensor);
+                        r.fetches.push_back(std::move(f));
+                    }
+                }
+                for (ValueId res : o.results)
+                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.values[res].name)))
+                        r.values[program.values[res].name] = dev.download(*slots[res].tensor);
+            }
+            for (ValueId v : plan.dieAfter[pos]) { live -= slotBytes[v]; slotBytes[v] = 0; slots[v] = Slot{}; }
+            rec.liveBytes = live;
+            r.peakBytes = std::max(r.peakBytes, rec.peakBytes);
+            r.ops.push_back(rec);
+        }
+        check(cudaEventRecord(events[2 * nOps + 1], dev.stream), "cudaEventRecord");
+        check(cudaEventSynchronize(events[2 * nOps + 1]), "step " + std::to_string(step));
+        if (measured) {
+            float ms = 0;
+            check(cudaEventElapsedTime(&ms, events[0], events[2 * nOps + 1]), "cudaEventElapsedTime");
+            stepMs.push_back(ms);
+            for (size_t pos = 0; pos < r.ops.size(); ++pos) {
+                float t = 0;
+                check(cudaEventElapsedTime(&t, events[1 + 2 * pos], events[2 + 2 * pos]), "cudaEventElapsedTime");
+                opMicros[pos].push_back(1000.0 * t);
+            }
+        }
+        if (last || r.cancelled) { result = std::move(r); break; }
+    }
+
+    report_ = CudaRunReport{};
+    report_.device = dev.deviceName;
+    report_.fused = options_.fused;
+    report_.steps = static_cast<int>(stepMs.size());
+    report_.stepMs = stepMs;
+    report_.stepMsMedian = median(stepMs);
+    report_.peakRequestedBytes = dev.alloc.stats().peakRequestedBytes;
+    report_.peakAllocatedBytes = dev.alloc.stats().peakAllocatedBytes;
+    report_.peakReservedBytes = dev.alloc.stats().peakReservedBytes;
+    report_.fragmentationAtEnd = dev.alloc.fragmentation();
+    report_.kernelLaunches = dev.launches;
+    for (size_t pos = 0; pos < result.ops.size(); ++pos) {
+        CudaOpTime t;
+        t.op = result.ops[pos].op;
+        t.medianMicros = median(opMicros[pos]);
+        t.fusedGroup = fusionPlan.groupOf(pos);
+        report_.ops.push_back(t);
+        result.ops[pos].micros = options.recordOpTimes ? t.medianMicros : 0.0;
+    }
+    for (const FusionGroup& g : fusionPlan.groups) {
+        CudaFusedGroup cg;
+        for (size_t pos : g.positions) cg.ops.push_back(plan.order[pos]);
+        cg.numel = g.numel;
+        report_.groups.push_back(std::move(cg));
+    }
+    result.totalMs = report_.stepMsMedian;
+    return result;
+}
+
+}  // namespace rx::cuda

@@ -1,0 +1,37 @@
+#pragma once
+// When each value of a program's global block dies: after the last top-level op that reads
+// it (Paddle's eager garbage collector; the same rule as CpuExecutor), unless it is resident.
+// Shared by the CUDA executor and by allocator replays on the host.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model/Program.h"
+
+namespace rx::cuda {
+
+struct LifetimePlan {
+    std::vector<OpId> order;                     // the global block's ops, in order
+    std::vector<std::vector<ValueId>> dieAfter;  // per position: values freed after that op
+    std::vector<uint8_t> resident;               // per value: kept for the whole run
+};
+
+// residentValues given: exactly those stay; otherwise inputsResident keeps every result of
+// pd_op.data / pd_op.feed / builtin.parameter.
+LifetimePlan planLifetimes(const Program& program, const std::optional<std::vector<ValueId>>& residentValues,
+                           bool inputsResident);
+
+bool isInputOpName(std::string_view name);
+
+// Replays `plan` through a fresh CachingAllocator over a fake store: each result of a dense
+// tensor type allocates its declared bytes, frees follow the plan. What the real executor's
+// allocator will see, without a device.
+struct ReplayStats {
+    int64_t peakRequestedBytes = 0;
+    int64_t peakAllocatedBytes = 0;
+    int64_t peakReservedBytes = 0;
+    double fragmentationAtPeak = 0;
+};
+ReplayStats replayAllocations(const Program& program, const LifetimePlan& plan);
+
+}  // namespace rx::cuda

@@ -17,6 +17,10 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
+namespace rx::cli {
+int runBudgetSolve(const Arguments& args);  // app/cli/cmd_pareto.cpp (the budget planner)
+}
+
 namespace {
 
 using namespace rx;
@@ -56,6 +60,7 @@ std::string mib(int64_t bytes) {
 }
 
 int runSolve(const cli::Arguments& args) {
+    if (args.option("--budget")) return cli::runBudgetSolve(args);  // budget planner, not the seed's mode
     using Clock = std::chrono::steady_clock;
     if (args.positional.size() != 1) throw Error("usage: recompute-cli solve PROGRAM [--spec F] [--config F] [--report F] [--rewritten F] [--network F] [--unreduced]");
     const std::string path = args.positional[0];
@@ -195,8 +200,8 @@ int runSolve(const cli::Arguments& args) {
 
 cli::RegisterCommand reg({"solve",
                           "solve PROGRAM [--spec F] [--config F] [--report F] [--rewritten F] "
-                          "[--network F.dot|.json|.dimacs] [--unreduced]",
-                          {"--spec", "--config", "--report", "--rewritten", "--network"},
+                          "[--network F.dot|.json|.dimacs] [--unreduced] [--budget B [--exact] [--costs PROFILE.json]]",
+                          {"--spec", "--config", "--report", "--rewritten", "--network", "--budget", "--costs"},
                           &runSolve});
 
 }  // namespace

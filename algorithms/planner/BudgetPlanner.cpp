@@ -542,28 +542,57 @@ void BudgetPlanner::refineAround(int64_t budget) {
 }
 
 void BudgetPlanner::improveGreedy(int64_t budget) {
-    // Local search from the best plan: stop recomputing one op (its results are saved
-    // instead) while the real peak still fits; most expensive ops first.
-    const Evaluated* best = bestFitting(budget, false);
-    if (!best) return;
-    std::vector<uint8_t> current = best->inR;
-    double currentCost = best->cost;
-    std::vector<uint32_t> order;
-    for (uint32_t k = 0; k < current.size(); ++k)
-        if (current[k]) order.push_back(k);
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-        return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
-    });
-    const size_t tries = candidates_.size() <= 64 ? order.size() : std::min<size_t>(order.size(), 6);
-    for (size_t t = 0; t < tries; ++t) {
-        if (!current[order[t]]) continue;
-        std::vector<uint8_t> wanted = current;
-        wanted[order[t]] = 0;
-        const Evaluated& e = evaluate(normalise(wanted));
-        if (e.activation <= budget && e.peak <= original_.peakBytes && e.cost < currentCost) {
-            current = e.inR;
-            currentCost = e.cost;
+    // Local search over single flips (recompute one op more or one op less), starting from
+    // the cheapest fitting plan or, when none fits, the lowest one: first reach the budget,
+    // then cut cost while it still fits. Small programs try every op each round; big ones
+    // only the costliest recomputed ops once.
+    auto fits = [&](const Evaluated& e) { return e.activation <= budget && e.peak <= original_.peakBytes; };
+    const Evaluated* start = bestFitting(budget, false);
+    if (!start) {
+        for (const auto& [h, e] : pool_)
+            if (e.peak <= original_.peakBytes && (!start || e.activation < start->activation)) start = &e;
+        if (!start) return;
+    }
+    std::vector<uint8_t> current = start->inR;
+    int64_t curActivation = start->activation;
+    double curCost = start->cost;
+    bool curFits = fits(*start);
+    const bool small = candidates_.size() <= 64;
+    for (int round = 0; round < (small ? 64 : 1); ++round) {
+        std::vector<uint32_t> order;
+        for (uint32_t k = 0; k < current.size(); ++k)
+            if (small || current[k]) order.push_back(k);
+        if (!small) {
+            std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+                return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
+            });
+            order.resize(std::min<size_t>(order.size(), 6));
         }
+        bool moved = false;
+        std::vector<uint8_t> bestSet;
+        int64_t bestActivation = curActivation;
+        double bestCost = curCost;
+        for (uint32_t k : order) {
+            std::vector<uint8_t> wanted = current;
+            wanted[k] = !wanted[k];
+            const Evaluated& e = evaluate(normalise(wanted));
+            if (e.peak > original_.peakBytes) continue;
+            const bool better = curFits ? (fits(e) && e.cost < bestCost)
+                                        : (e.activation < bestActivation ||
+                                           (e.activation == bestActivation && e.cost < bestCost));
+            if (better) {
+                bestSet = e.inR;
+                bestActivation = e.activation;
+                bestCost = e.cost;
+                moved = true;
+                if (!small) break;
+            }
+        }
+        if (!moved) break;
+        current = bestSet;
+        curActivation = bestActivation;
+        curCost = bestCost;
+        curFits = curActivation <= budget;
     }
 }
 
@@ -583,6 +612,11 @@ int64_t BudgetPlanner::budgetFromFraction(double fraction) {
 }
 
 BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        BudgetPlan plan = exactPlanForBudget(budgetBytes);  // small: the optimum, cheaply
+        plan.source = "budget";
+        return plan;
+    }
     exploreGrid();
     refineAround(budgetBytes);
     improveGreedy(budgetBytes);
@@ -644,13 +678,28 @@ std::vector<T> paretoFilter(std::vector<T> items, Cost cost, Peak peak) {
 }
 }  // namespace
 
-std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
+void BudgetPlanner::consider(const BudgetPlan& plan) {
+    std::vector<uint8_t> inR(candidates_.size(), 0);
+    for (OpId op : plan.recomputeOps) {
+        if (op >= candidateIndex_.size() || candidateIndex_[op] == kNoId) return;
+        inR[candidateIndex_[op]] = 1;
+    }
+    if (normalise(inR) != inR) return;
+    evaluate(inR);
+}
+
+std::vector<BudgetPlan> BudgetPlanner::frontier(int points, const std::vector<BudgetPlan>& references) {
     if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
     exploreGrid();
+    for (const BudgetPlan& r : references) consider(r);
     const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
     std::vector<int64_t> budgets;
     for (int i = points - 1; i >= 0; --i)
         budgets.push_back(points == 1 ? hi : lo + int64_t(std::llround(double(hi - lo) * i / (points - 1))));
+    for (const BudgetPlan& r : references)
+        if (r.activationPeakBytes >= lo && r.activationPeakBytes <= hi) budgets.push_back(r.activationPeakBytes);
+    std::sort(budgets.rbegin(), budgets.rend());
+    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
     for (int64_t b : budgets) refineAround(b);
     for (int64_t b : budgets) improveGreedy(b);
     // Answer every budget from the final pool, so that a smaller budget never costs less.

@@ -56,6 +56,7 @@ struct PlannerOptions {
     int gridSteps = 13;          // λ grid points on each side of the natural scale
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
+    size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
 };
 
 class BudgetPlanner {
@@ -86,7 +87,12 @@ public:
     // Every distinct cheapest plan for `points` budgets evenly spaced from the smallest
     // feasible activation peak to the original's: activation peak strictly falling as
     // recompute cost rises.
-    std::vector<BudgetPlan> frontier(int points);
+    // Reference plans given are measured into the search too (and their activation peaks
+    // become budgets), so the frontier is never above them at equal or lower cost.
+    std::vector<BudgetPlan> frontier(int points, const std::vector<BudgetPlan>& references = {});
+    // Adds a plan's recompute set to the candidates the search chooses from (ignored when it
+    // recomputes an op the planner may not, e.g. a seed plan on an inplace op).
+    void consider(const BudgetPlan& plan);
     // Exhaustive Pareto frontier (small programs only).
     std::vector<BudgetPlan> exactFrontier();
 

@@ -88,20 +88,23 @@ int runPareto(const Arguments& args) {
     Loaded l = load(args, path);
     BudgetPlanner& planner = *l.planner;
 
-    std::vector<BudgetPlan> plans =
-        args.has("--exact") ? planner.exactFrontier() : planner.frontier(points);
-    const size_t frontierCount = plans.size();
+    // Reference plans first: the frontier search measures them too.
+    std::vector<BudgetPlan> references;
     std::unique_ptr<BudgetPlan> seed = trySeed(planner);
-    if (seed) plans.push_back(*seed);
+    if (seed) references.push_back(*seed);
     for (double f : {0.0, 0.5, 1.0}) {
         BudgetPlan ps = planner.pytorchStylePlan(f);
         bool dup = false;
-        for (const auto& q : plans)
+        for (const auto& q : references)
             if (q.source == "pytorch-style" && q.recomputeOps == ps.recomputeOps) dup = true;
-        if (!dup) plans.push_back(std::move(ps));
+        if (!dup) references.push_back(std::move(ps));
     }
-    plans.push_back(planner.fullCheckpointPlan());
-    plans.push_back(planner.noRecomputePlan());
+    references.push_back(planner.fullCheckpointPlan());
+    references.push_back(planner.noRecomputePlan());
+    std::vector<BudgetPlan> plans =
+        args.has("--exact") ? planner.exactFrontier() : planner.frontier(points, references);
+    const size_t frontierCount = plans.size();
+    plans.insert(plans.end(), references.begin(), references.end());
 
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << ", "

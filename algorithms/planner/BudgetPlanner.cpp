@@ -508,7 +508,8 @@ void BudgetPlanner::exploreGrid() {
     evaluate(std::vector<uint8_t>(candidates_.size(), 0));  // no recompute
     if (candidates_.empty()) return;
     evaluateLambda(0.0);
-    for (int k = -options_.gridSteps; k <= options_.gridSteps; ++k) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
+    // Every second power of two; refineAround bisects between the neighbours of a budget.
+    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += 2) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
 }
 
 const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(int64_t budget, bool exactPool) const {
@@ -534,7 +535,7 @@ void BudgetPlanner::refineAround(int64_t budget) {
     if (lo < 0) return;
     if (hi < 0) hi = lo * 4 + lambdaScale_;
     for (int s = 0; s < options_.refineSteps; ++s) {
-        const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 64;
+        const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 16;
         const Evaluated& e = evaluateLambda(mid);
         if (e.activation <= budget && e.peak <= original_.peakBytes) lo = mid;
         else hi = mid;

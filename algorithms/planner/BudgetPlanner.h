@@ -53,7 +53,7 @@ struct SideChange {
 };
 
 struct PlannerOptions {
-    int gridSteps = 13;          // λ grid points on each side of the natural scale
+    int gridSteps = 14;          // λ grid: natural scale × 2^k, k = -gridSteps..gridSteps step 2
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops

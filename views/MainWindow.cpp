@@ -1,4 +1,5 @@
 #include "views/MainWindow.h"
+#include "views/ParetoPanel.h"
 
 #include <QAction>
 #include <QBuffer>
@@ -214,6 +215,9 @@ void MainWindow::buildDocks() {
     auto* dLog = dock(tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     splitDockWidget(dInspector, dTuning, Qt::Vertical);
     tabifyDockWidget(dSummary, dLog);
+    auto* pareto = new ParetoPanel(this);  // memory-budget frontier (algorithms/planner)
+    pareto->attach(doc_);
+    tabifyDockWidget(dSummary, dock(tr("Memory Budget"), "paretoDock", pareto, Qt::BottomDockWidgetArea));
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
     resizeDocks({dInspector}, {360}, Qt::Horizontal);

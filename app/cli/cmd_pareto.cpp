@@ -174,7 +174,10 @@ int runBudgetSolve(const Arguments& args) {
               << humanBytes(plan.activationPeakBytes) << "; peak " << humanBytes(planner.originalMemory().peakBytes)
               << " -> " << humanBytes(plan.peakBytes) << "\n";
     std::cout << "  recompute: " << plan.recomputeOps.size() << " ops, " << humanFlops(plan.recomputeFlops) << " (+"
-              << pct(plan.recomputeFlops, total) << " of " << humanFlops(total) << ")\n";
+              << pct(plan.recomputeFlops, total) << " of " << humanFlops(total) << ")";
+    if (planner.costs().measured()) std::cout << ", " << plan.recomputeCost << " ms measured";
+    std::cout << "\n  costs: " << (planner.costs().measured() ? planner.costs().source() + " (ms)" : std::string("by types (FLOPs)"))
+              << "\n";
     std::cout << "  saved: " << plan.savedValues.size() << " values, recomputed: " << plan.recomputedValues.size()
               << " values\n";
     if (seed) printChanges(planner, plan, *seed, 10);

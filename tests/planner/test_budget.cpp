@@ -156,6 +156,32 @@ private slots:
         expectError("{\n  \"original\": [1,", "p.json:2:");
     }
 
+    void measuredCostsSteerThePlan() {
+        // Make the ops the FLOP-based plan recomputes expensive in a profile: the planner
+        // driven by the profile pays less (in ms) at the same budget.
+        const auto g = smallTransformer(2);
+        BudgetPlanner byTypes(g.program, g.spec);
+        const int64_t budget = byTypes.budgetFromFraction(0.3);
+        const BudgetPlan a = byTypes.planForBudget(budget);
+        QVERIFY(!a.recomputeOps.empty());
+        std::vector<uint8_t> expensive(g.program->ops.size(), 0);
+        for (OpId op : a.recomputeOps) expensive[op] = 1;
+        std::string json = "{\"original\": {\"ops\": [";
+        const auto gops = g.program->globalBlock().ops;
+        for (size_t i = 0; i < gops.size(); ++i)
+            json += std::string(i ? "," : "") + "{\"index\": " + std::to_string(i) + ", \"name\": \"" +
+                    std::string(g.program->opName(gops[i])) + "\", \"ms\": " + (expensive[gops[i]] ? "5.0" : "0.001") + "}";
+        json += "]}}";
+        CostModel costs = CostModel::fromTypes(*g.program);
+        costs.loadProfileJson(json, "p.json", *g.program);
+        BudgetPlanner byProfile(g.program, g.spec, RecomputeConfig::seedDefaults(), costs);
+        const BudgetPlan b = byProfile.planForBudget(budget);
+        QVERIFY(b.activationPeakBytes <= budget);
+        double aMs = 0;
+        for (OpId op : a.recomputeOps) aMs += costs.cost(op);
+        QVERIFY2(b.recomputeCost < aMs, qPrintable(QString("profile plan %1 ms, FLOP plan %2 ms").arg(b.recomputeCost).arg(aMs)));
+    }
+
     void simulatedPeakEqualsRewrittenProgram() {
         const auto g = smallTransformer(2);
         BudgetPlanner planner(g.program, g.spec);

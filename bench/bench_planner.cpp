@@ -5,6 +5,7 @@
 #include "algorithms/planner/BudgetPlanner.h"  // before any Qt header (Analysis.h has `slots`)
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include "algorithms/zoo/ModelZoo.h"
 
@@ -66,4 +67,13 @@ BENCHMARK_CAPTURE(BM_BudgetSolve, transformer360_100k, 360)->Unit(benchmark::kMi
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    // As recompute-cli does (app/cli/main.cpp): keep freed arrays instead of returning them
+    // to the kernel, so page faults do not dominate.
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

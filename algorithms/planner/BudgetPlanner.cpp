@@ -692,6 +692,10 @@ void BudgetPlanner::consider(const BudgetPlan& plan) {
 std::vector<BudgetPlan> BudgetPlanner::frontier(int points, const std::vector<BudgetPlan>& references) {
     if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
     exploreGrid();
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        runExact();  // small program: every recompute set is a candidate
+        for (const auto& [h, e] : exactPool_) pool_.emplace(h, e);
+    }
     for (const BudgetPlan& r : references) consider(r);
     const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
     std::vector<int64_t> budgets;

@@ -299,28 +299,23 @@ void BudgetPlanner::findLayerInputs() {
     std::vector<int64_t> freeAt(size_t(fwdEnd) + 2, 0);
     int64_t live = 0;
     for (int64_t i = 0; i <= fwdEnd; ++i) {
-        live -= freeAt[size_t(i)];
+        live -= freeAt[size_t(i)];  // values whose last forward use is op i die after it
         const Operation& o = p.ops[gops[size_t(i)]];
-        int64_t defined = 0;
         ValueId single = kNoId;
         for (ValueId r : o.results) {
             if (resident_[r] || lastFwdUse[r] <= i) continue;
             const int64_t b = p.valueBytes(r);
             live += b;
-            defined += b;
             freeAt[size_t(lastFwdUse[r])] += b;  // freed after its last forward use
             if (single == kNoId || b > p.valueBytes(single)) single = r;
         }
-        (void)defined;
-        // live now: values alive after op i (freeAt[i] already removed ones dying at i-1).
-        const int64_t aliveAfter = live - freeAt[size_t(i)];
+        const int64_t aliveAfter = live;  // forward activations alive right after op i
         if (single != kNoId && candidateIndex_[gops[size_t(i)]] != kNoId) {
             const int64_t b = p.valueBytes(single);
             if (b > 0 && (aliveAfter - b) * 16 <= b && neededByBackward_[single])
                 layerInputs_.push_back(single);
         }
     }
-    (void)live;
 }
 
 std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::vector<uint8_t>* banned) const {
@@ -770,7 +765,6 @@ BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::s
     const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
     out.peakBytes = m.peakBytes;
     out.activationPeakBytes = m.peakBytes - m.residentBytes;
-    (void)e;
     out.recomputeCost = e.cost;
     for (OpId op : out.recomputeOps) out.recomputeFlops += costs_.flops(op);
     return out;

@@ -259,6 +259,20 @@ void Document::onSolveFinished() {
     Q_EMIT resultChanged(changed);
 }
 
+void Document::showPlan(std::shared_ptr<const SolveResult> result, const QString& description) {
+    if (!result || !result->ok()) return;
+    std::vector<ValueId> changed;
+    if (result_ && result_->ok()) {
+        const auto& a = result_->plan.reasons;
+        const auto& b = result->plan.reasons;
+        for (size_t v = 0; v < std::min(a.size(), b.size()); ++v)
+            if (a[v].side != b[v].side) changed.push_back(ValueId(v));
+    }
+    result_ = std::move(result);
+    Q_EMIT logMessage(tr("Showing %1").arg(description));
+    Q_EMIT resultChanged(changed);
+}
+
 bool Document::waitForSolve(int timeoutMs) {
     QElapsedTimer t;
     t.start();

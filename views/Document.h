@@ -57,6 +57,9 @@ public:
 
     // ---- solving ----
     void solveNow();                 // skips the debounce
+    // Shows a result computed elsewhere (a budget plan from the Pareto panel) in every view
+    // until the next edit re-solves. Not an undo step: it changes no config.
+    void showPlan(std::shared_ptr<const SolveResult> result, const QString& description);
     bool isSolving() const { return solving_; }
     bool waitForSolve(int timeoutMs); // for tests and the CLI-like measurement mode
 

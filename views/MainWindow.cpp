@@ -1,5 +1,6 @@
 #include "views/MainWindow.h"
 #include "views/ProfilePanel.h"
+#include "views/ParetoPanel.h"
 
 #include <QAction>
 #include <QBuffer>
@@ -212,6 +213,9 @@ void MainWindow::buildDocks() {
     splitDockWidget(dInspector, dTuning, Qt::Vertical);
     tabifyDockWidget(dSummary, dLog);
     tabifyDockWidget(dSummary, dock(tr("Profile"), "profileDock", new ProfilePanel(doc_, this), Qt::BottomDockWidgetArea));
+    auto* pareto = new ParetoPanel(this);  // memory-budget frontier (algorithms/planner)
+    pareto->attach(doc_);
+    tabifyDockWidget(dSummary, dock(tr("Memory Budget"), "paretoDock", pareto, Qt::BottomDockWidgetArea));
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
     resizeDocks({dInspector}, {360}, Qt::Horizontal);

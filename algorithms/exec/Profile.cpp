@@ -1,6 +1,7 @@
 // Profiling a rewrite: both runs, their comparison, measured vs modelled memory, time per op,
 // the recompute overhead; the report as JSON and both runs as a Chrome trace.
 #include "algorithms/exec/Profile.h"
+#include "model/FileIO.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -285,27 +286,7 @@ std::string chromeTraceJson(const ProfileReport& r) {
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {
-    namespace fs = std::filesystem;
-    fs::path target(path);
-    fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw Error(path + ": cannot write: folder " + dir.string() + " does not exist");
-    fs::path temp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(path + ": cannot write: " + std::strerror(errno));
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        out.flush();
-        if (!out) {
-            fs::remove(temp, ec);
-            throw Error(path + ": write failed: " + std::strerror(errno));
-        }
-    }
-    fs::rename(temp, target, ec);
-    if (ec) {
-        fs::remove(temp, ec);
-        throw Error(path + ": cannot replace the file: " + ec.message());
-    }
+    writeFileAtomic(path, text);  // the project's one file module: temp, fsync, rename
 }
 
 }  // namespace rx::exec

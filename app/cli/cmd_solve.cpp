@@ -15,14 +15,32 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
+namespace rx::cli {
+int runBudgetSolve(const Arguments& args);  // app/cli/cmd_pareto.cpp (the budget planner)
+}
+
 namespace {
 
 using namespace rx;
 
 struct SolveArgs {
     std::string program, spec, config, report, rewritten, network;
-    bool unreduced = false;
+    std::string budget, costs;  // --budget selects the budget planner (cmd_pareto.cpp)
+    bool unreduced = false, exact = false;
 };
+
+// The budget planner's entry point takes the earlier Arguments form.
+int runBudget(const SolveArgs& a) {
+    if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
+    if (a.unreduced) throw Error("--unreduced is not available with --budget");
+    cli::Arguments args;
+    args.positional = {a.program};
+    auto put = [&](const char* key, const std::string& v) { if (!v.empty()) args.options[key] = v; };
+    put("--budget", a.budget), put("--costs", a.costs), put("--spec", a.spec), put("--config", a.config);
+    put("--report", a.report), put("--rewritten", a.rewritten);
+    if (a.exact) args.flags.push_back("--exact");
+    return cli::runBudgetSolve(args);
+}
 
 std::string mib(int64_t bytes) {
     char buf[64];
@@ -42,8 +60,10 @@ int runSolve(const SolveArgs& a) {
         if (!a.report.empty()) outputs.push_back({"--report", a.report});
         if (!a.rewritten.empty()) outputs.push_back({"--rewritten", a.rewritten});
         if (!a.network.empty()) outputs.push_back({"--network", a.network});
+        if (!a.costs.empty()) inputs.push_back({"--costs", a.costs});
         checkOutputPaths(inputs, outputs);
     }
+    if (!a.budget.empty()) return runBudget(a);  // the budget planner, not the seed's mode
     const auto t0 = Clock::now();
     auto program = std::make_shared<Program>(loadProgram(path));
     cli::keepUntilExit(program);
@@ -134,6 +154,11 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                              app.add_option("--rewritten", a->rewritten, "rewritten program (PIR text) to write");
                              app.add_option("--network", a->network, "flow network to write: .dot, .json or .dimacs");
                              app.add_flag("--unreduced", a->unreduced, "run Preflow on the whole network (no contraction)");
+                             app.add_option("--budget", a->budget,
+                                            "plan to an activation-peak budget instead of the seed's plan: bytes "
+                                            "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range");
+                             app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)");
+                             app.add_flag("--exact", a->exact, "with --budget: exhaustive search (small programs)");
                              return [a] { return runSolve(*a); };
                          });
 

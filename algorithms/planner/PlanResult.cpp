@@ -1,0 +1,42 @@
+// Budget plans as SolveResults for the explorer's views.
+#include "algorithms/planner/PlanResult.h"
+
+#include "algorithms/Rewriter.h"
+#include "model/Diagnostic.h"
+
+namespace rx::planner {
+
+std::shared_ptr<SolveResult> solveResultFor(const BudgetPlanner& planner, const BudgetPlan& plan,
+                                            const SolveResult& seed) {
+    auto r = std::make_shared<SolveResult>(seed);
+    const Program& p = planner.program();
+    r->unchanged = false;
+    r->plan.savedValues = plan.savedValues;
+    r->plan.midHoldValues = plan.recomputedValues;
+    r->plan.recomputeOps = plan.recomputeOps;
+    r->plan.subgraphInputs = plan.plan.subgraphInputs;
+    r->plan.memorySavedBytes = plan.plan.memorySavedBytes;
+    r->plan.warnings.push_back("showing the " + plan.source + " plan of the memory-budget planner (activation peak " +
+                               std::to_string(plan.activationPeakBytes) + " bytes)");
+    if (r->plan.reasons.size() < p.values.size()) r->plan.reasons.resize(p.values.size());
+    for (auto& why : r->plan.reasons) {
+        why.side = ValueSide::Neither;
+        why.midHold = false;
+    }
+    for (ValueId v : plan.savedValues) r->plan.reasons[v].side = ValueSide::Saved;
+    for (ValueId v : plan.recomputedValues) {
+        r->plan.reasons[v].side = ValueSide::Recomputed;
+        r->plan.reasons[v].midHold = true;
+    }
+    RewriteResult rw = partitionJointGraph(planner.analysis(), plan.plan);
+    if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
+    if (!rw.program->values.empty()) (void)rw.program->uses(0);
+    if (!rw.program->globalBlock().ops.empty()) (void)rw.program->indexInBlock(rw.program->globalBlock().ops[0]);
+    r->rewrittenMemory = profileMemory(*rw.program, planner.analysis().spec().inputs, planner.analysis().fwdEnd());
+    r->clones = std::move(rw.clones);
+    r->cloneOf = std::move(rw.cloneOf);
+    r->rewritten = std::move(rw.program);
+    return r;
+}
+
+}  // namespace rx::planner

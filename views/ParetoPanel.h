@@ -1,0 +1,94 @@
+#pragma once
+// The memory-budget frontier as a Qt Charts plot: recompute FLOPs against activation peak,
+// one point per frontier plan, the seed's and the reference plans marked. Planning runs off
+// the UI thread (QtConcurrent); a budget slider re-plans live; clicking a point (or
+// choosePlan) emits planChosen so the window can apply that plan to every view.
+#include <QWidget>
+
+#include <QFutureWatcher>
+#include <memory>
+#include <vector>
+
+#include "algorithms/Solver.h"
+#include "algorithms/planner/BudgetPlanner.h"
+
+QT_BEGIN_NAMESPACE
+class QChartView;
+class QLabel;
+class QSlider;
+QT_END_NAMESPACE
+
+namespace rx {
+
+class Document;
+
+class ParetoPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParetoPanel(QWidget* parent = nullptr);
+    ~ParetoPanel() override;
+
+    // Plans the frontier (and reference plans) of a program in the background.
+    void setProgram(std::shared_ptr<const Program> program, RecomputeSpec spec,
+                    RecomputeConfig config = RecomputeConfig::seedDefaults());
+
+    bool busy() const;
+    // Frontier plans (cheapest first) followed by the reference plans.
+    const std::vector<planner::BudgetPlan>& plans() const { return plans_; }
+    size_t frontierCount() const { return frontierCount_; }
+    int64_t minimumActivationPeak() const { return minPeak_; }
+    int64_t originalActivationPeak() const { return originalPeak_; }
+
+    QChartView* chartView() const { return chartView_; }
+    QSlider* budgetSlider() const { return slider_; }
+
+    // What a click on point `index` of plans() does.
+    void choosePlan(size_t index);
+
+    // Follows a document: re-plans when its program, spec or config changes (while the
+    // panel is shown) and applies a clicked plan to it (Document::showPlan), so every view
+    // shows that plan.
+    void attach(Document* document);
+
+Q_SIGNALS:
+    void frontierReady();
+    void planChosen(const rx::planner::BudgetPlan& plan);
+    void budgetPlanned(const rx::planner::BudgetPlan& plan);  // the slider's plan
+    void failed(const QString& message);
+    // The chosen plan as a SolveResult for the views (computed off the UI thread).
+    void planResultReady(std::shared_ptr<const rx::SolveResult> result, const QString& description);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    struct Result;
+    void followDocument();
+    void showFrontier();
+    void replanForSlider(int permille);
+    void pointClicked(const QPointF& point);
+
+    std::shared_ptr<const Program> program_;
+    RecomputeSpec spec_;
+    RecomputeConfig config_;
+    std::vector<planner::BudgetPlan> plans_;
+    size_t frontierCount_ = 0;
+    int64_t minPeak_ = 0, originalPeak_ = 0;
+    double flopScale_ = 1;
+    uint64_t generation_ = 0;
+
+    QChartView* chartView_ = nullptr;
+    QSlider* slider_ = nullptr;
+    QLabel* status_ = nullptr;
+    QFutureWatcher<std::shared_ptr<Result>>* frontierWatcher_ = nullptr;
+    QFutureWatcher<std::shared_ptr<Result>>* budgetWatcher_ = nullptr;
+    QFutureWatcher<std::shared_ptr<const SolveResult>>* applyWatcher_ = nullptr;
+    Document* document_ = nullptr;
+    std::shared_ptr<const SolveResult> seedResult_, shownPlan_;
+    QString applyDescription_;
+    bool stale_ = false;
+};
+
+}  // namespace rx
+
+Q_DECLARE_METATYPE(rx::planner::BudgetPlan)

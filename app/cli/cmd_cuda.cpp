@@ -6,9 +6,8 @@
 // allocated / reserved bytes beside the memory model's peak, the median step time, the
 // recompute overhead, and the slowest ops. Exit 1 with "no CUDA device" where there is none;
 // 3 when the programs' results differ.
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <rapidjson/ostreamwrapper.h>
+#include <rapidjson/prettywriter.h>
 
 #include <algorithm>
 #include <iomanip>
@@ -107,44 +106,50 @@ int runCudaProfile(const cli::Arguments& args) {
     };
 
     if (args.has("--json")) {
-        QJsonObject root;
-        root["program"] = QString::fromStdString(path);
-        root["device"] = QString::fromStdString(variants[0].report.device);
-        root["equivalent"] = equivalent;
-        root["recomputed_ops"] = static_cast<int>(solved.clones.size());
-        root["model_original_peak_bytes"] = static_cast<double>(solved.originalMemory.peakBytes);
-        root["model_rewritten_peak_bytes"] = static_cast<double>(solved.rewrittenMemory.peakBytes);
-        root["recompute_overhead_unfused"] = overhead(false);
-        root["recompute_overhead_fused"] = overhead(true);
-        QJsonArray vs;
+        rapidjson::OStreamWrapper os(std::cout);
+        rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
+        auto str = [&](std::string_view t) { w.String(t.data(), rapidjson::SizeType(t.size())); };
+        w.StartObject();
+        w.Key("program"), str(path);
+        w.Key("device"), str(variants[0].report.device);
+        w.Key("equivalent"), w.Bool(equivalent);
+        w.Key("recomputed_ops"), w.Int64(int64_t(solved.clones.size()));
+        w.Key("model_original_peak_bytes"), w.Int64(solved.originalMemory.peakBytes);
+        w.Key("model_rewritten_peak_bytes"), w.Int64(solved.rewrittenMemory.peakBytes);
+        w.Key("recompute_overhead_unfused"), w.Double(overhead(false));
+        w.Key("recompute_overhead_fused"), w.Double(overhead(true));
+        w.Key("variants");
+        w.StartArray();
         for (const Variant& v : variants) {
-            QJsonObject o;
-            o["program"] = QString::fromStdString(v.name);
-            o["fused"] = v.fused;
-            o["steps"] = v.report.steps;
-            o["step_ms_median"] = v.report.stepMsMedian;
-            o["peak_allocated_bytes"] = static_cast<double>(v.report.peakAllocatedBytes);
-            o["peak_reserved_bytes"] = static_cast<double>(v.report.peakReservedBytes);
-            o["peak_requested_bytes"] = static_cast<double>(v.report.peakRequestedBytes);
-            o["executor_model_peak_bytes"] = static_cast<double>(v.run.peakBytes);
-            o["kernel_launches"] = static_cast<double>(v.report.kernelLaunches);
-            o["fused_groups"] = static_cast<int>(v.report.groups.size());
-            QJsonArray ops;
+            w.StartObject();
+            w.Key("program"), str(v.name);
+            w.Key("fused"), w.Bool(v.fused);
+            w.Key("steps"), w.Int64(v.report.steps);
+            w.Key("step_ms_median"), w.Double(v.report.stepMsMedian);
+            w.Key("peak_allocated_bytes"), w.Int64(int64_t(v.report.peakAllocatedBytes));
+            w.Key("peak_reserved_bytes"), w.Int64(int64_t(v.report.peakReservedBytes));
+            w.Key("peak_requested_bytes"), w.Int64(int64_t(v.report.peakRequestedBytes));
+            w.Key("executor_model_peak_bytes"), w.Int64(int64_t(v.run.peakBytes));
+            w.Key("kernel_launches"), w.Int64(int64_t(v.report.kernelLaunches));
+            w.Key("fused_groups"), w.Int64(int64_t(v.report.groups.size()));
+            w.Key("ops");
+            w.StartArray();
             for (const cuda::CudaOpTime& t : v.report.ops) {
-                QJsonObject op;
-                op["op"] = static_cast<double>(t.op);
-                std::string_view n = (v.name == "original" ? *program : *solved.rewritten).opName(t.op);
-                op["name"] = QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
-                op["us"] = t.medianMicros;
-                if (t.fusedGroup >= 0) op["fused_group"] = t.fusedGroup;
-                ops.append(op);
+                w.StartObject();
+                w.Key("op"), w.Int64(int64_t(t.op));
+                w.Key("name"), str((v.name == "original" ? *program : *solved.rewritten).opName(t.op));
+                w.Key("us"), w.Double(t.medianMicros);
+                if (t.fusedGroup >= 0) w.Key("fused_group"), w.Int64(t.fusedGroup);
+                w.EndObject();
             }
-            o["ops"] = ops;
-            vs.append(o);
+            w.EndArray();
+            w.EndObject();
         }
-        root["variants"] = vs;
-        if (!equivalent) root["first_mismatch"] = QString::fromStdString(firstMismatch);
-        std::cout << QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+        w.EndArray();
+        if (!equivalent) w.Key("first_mismatch"), str(firstMismatch);
+        w.EndObject();
+        os.Flush();
+        std::cout << "\n";
     } else {
         std::cout << path << " on " << variants[0].report.device << ": " << solved.clones.size() << " ops recomputed; "
                   << "memory model peak " << std::fixed << std::setprecision(1) << mib(solved.originalMemory.peakBytes) << " -> "

@@ -93,9 +93,11 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     report.seed = options.verify.seed;
     RunResult ra = ex.run(a, inputs, ro);
     if (ra.cancelled) { report.cancelled = true; return report; }
+    const int64_t reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
     if (options.progress) ro.progress = [&](size_t done, size_t) { options.progress(firstRun + done, total); };
     RunResult rb = ex.run(b, inputs, ro);
     if (rb.cancelled) { report.cancelled = true; return report; }
+    const int64_t reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
 
     report.verify = compareRuns(ra, rb, options.verify);
     report.equivalent = report.verify.equivalent;
@@ -114,6 +116,8 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     const int64_t boundaryA = in.backwardOpStartIdx >= 0 ? in.backwardOpStartIdx : in.fwdOpEndIdx >= 0 ? in.fwdOpEndIdx + 1 : -1;
     report.original = profileOf(a, ra, in.modelLiveOriginal, in.modelPeakOriginal, {}, boundaryA);
     report.rewritten = profileOf(b, rb, in.modelLiveRewritten, in.modelPeakRewritten, clones, boundaryB);
+    report.original.peakReservedBytes = reservedA;
+    report.rewritten.peakReservedBytes = reservedB;
     report.recomputedOps = static_cast<int>(in.clones.size());
     for (const OpProfile& o : report.rewritten.ops)
         if (o.recompute) report.recomputeOverheadMs += o.ms;
@@ -161,6 +165,7 @@ void writeRun(JsonWriter& w, const RunProfile& r) {
     w.StartObject();
     key(w, "peak_bytes"); w.Int64(r.peakBytes);
     key(w, "model_peak_bytes"); if (r.modelPeakBytes >= 0) w.Int64(r.modelPeakBytes); else w.Null();
+    if (r.peakReservedBytes >= 0) { key(w, "peak_reserved_bytes"); w.Int64(r.peakReservedBytes); }
     key(w, "peak_matches_model"); w.Bool(r.modelPeakBytes == r.peakBytes);
     key(w, "peak_op_index"); w.Int64(r.peakOpIndex);
     key(w, "total_ms"); num(w, r.totalMs);

@@ -32,6 +32,7 @@ struct RunProfile {
     int64_t peakBytes = 0;        // measured
     int64_t peakOpIndex = 0;
     int64_t modelPeakBytes = -1;  // the liveness model's (-1: not given)
+    int64_t peakReservedBytes = -1;  // a caching device allocator's reserved peak (-1: none)
     double totalMs = 0;
     int64_t backwardStartIndex = -1;  // first op after the forward (-1: unknown)
     std::vector<OpProfile> ops;
@@ -66,6 +67,8 @@ struct ProfileOptions {
     // (ops done, ops in all) over both runs together.
     std::function<void(size_t, size_t)> progress;
     RunOptions limits;                                    // size limits (other fields ignored)
+    // Backends with a caching allocator (CUDA): the reserved peak of the run just finished.
+    std::function<int64_t()> peakReservedOfLastRun;
 };
 
 // Runs both programs with `executor` (CPU when null); throws rx::Error if either cannot run.

@@ -17,6 +17,12 @@
 #include "model/PirReader.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
+#include "algorithms/planner/Budget.h"
+#include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/PlanResult.h"
+#ifdef RX_HAVE_CUDA
+#include "cuda/CudaExecutor.h"
+#endif
 
 namespace {
 
@@ -29,7 +35,7 @@ const char* kUsage =
 // Every option of the command, parsed in one place (the CLI11 port replaces this block).
 struct ProfileArgs {
     std::string program;
-    std::optional<std::string> spec, config, report, trace;
+    std::optional<std::string> spec, config, report, trace, budget;
     std::string device = "cpu";
     uint64_t seed = 0;
     double rtol = 0, atol = 0;
@@ -49,12 +55,8 @@ ProfileArgs parseProfileArgs(const cli::Arguments& args) {
     a.atol = args.number("--atol", 0, 0);
     if (a.device != "cpu" && a.device != "cuda" && a.device.rfind("cuda:", 0) != 0)
         throw Error("--device " + a.device + ": expected cpu or cuda");
-    if (a.device != "cpu")
-        throw Error("--device " + a.device + ": the CUDA backend is not built into this recompute-cli (only --device cpu is available)");
-    if (auto b = args.option("--budget"))
-        throw Error("--budget " + *b + ": profiling under a memory budget needs the planner, which this build does not have yet; "
-                    "give --config F instead");
-    if (a.config && args.option("--budget")) throw Error("--config and --budget exclude each other");
+    a.budget = args.option("--budget");
+    if (a.config && a.budget) throw Error("--config and --budget exclude each other");
     return a;
 }
 
@@ -73,16 +75,41 @@ int runProfile(const cli::Arguments& args) {
     if (a.config) config = readConfigFile(*a.config);
 
     exec::CpuExecutor cpu;
-    if (auto missing = cpu.unsupportedOps(*program); !missing.empty()) {
+    exec::Executor* executor = &cpu;
+    std::function<int64_t()> reservedPeak;
+#ifdef RX_HAVE_CUDA
+    std::unique_ptr<cuda::CudaExecutor> gpu;
+    if (a.device != "cpu") {
+        gpu = cuda::makeCudaExecutor();  // "no CUDA device: ..." before any work
+        executor = gpu.get();
+        reservedPeak = [&gpu] { return gpu->lastReport().peakReservedBytes; };
+    }
+#else
+    if (a.device != "cpu")
+        throw Error("--device " + a.device + ": this recompute-cli was built without the CUDA backend (only --device cpu)");
+#endif
+    if (auto missing = executor->unsupportedOps(*program); !missing.empty()) {
         std::string list;
         for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-        throw Error(a.program + ": cannot run on the CPU executor, no kernel for: " + list);
+        throw Error(a.program + ": cannot run on the " + executor->name() + " executor, no kernel for: " + list);
     }
     exec::CpuExecutor::estimateCost(*program);  // malformed ops are refused before solving
 
     RecomputeSolver solver(program, spec);
-    SolveResult solved = solver.solve(config);
-    if (!solved.ok()) throw Error(a.program + ": the solver failed: " + solved.error);
+    SolveResult seedSolve = solver.solve(config);
+    if (!seedSolve.ok()) throw Error(a.program + ": the solver failed: " + seedSolve.error);
+    std::shared_ptr<SolveResult> budgetSolve;
+    if (a.budget) {  // the budget planner's plan instead of the seed's (solve --budget)
+        const planner::BudgetSpec b = planner::parseBudget(*a.budget);
+        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program));
+        const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
+        try {
+            budgetSolve = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolve);
+        } catch (const Error& e) {
+            throw Error(a.program + ": " + e.what());
+        }
+    }
+    const SolveResult& solved = budgetSolve ? *budgetSolve : seedSolve;
 
     exec::ProfileInputs in;
     in.original = program.get();
@@ -99,7 +126,11 @@ int runProfile(const cli::Arguments& args) {
     po.verify.rtol = a.rtol;
     po.verify.atol = a.atol;
     po.verify.residentValues = spec.inputs;  // the memory model's resident set
-    exec::ProfileReport report = exec::profilePrograms(in, po, &cpu);
+    po.peakReservedOfLastRun = reservedPeak;
+    exec::ProfileReport report = exec::profilePrograms(in, po, executor);
+#ifdef RX_HAVE_CUDA
+    if (gpu) report.device = gpu->lastReport().device;
+#endif
 
     if (a.report) exec::writeFileAtomically(*a.report, exec::profileReportJson(report, a.program));
     if (a.trace) exec::writeFileAtomically(*a.trace, exec::chromeTraceJson(report));

@@ -7,6 +7,7 @@
 
 #include "algorithms/exec/CpuExecutor.h"
 #include "algorithms/exec/OpSemantics.h"
+#include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
 
@@ -293,6 +294,39 @@ private slots:
         qInfo() << "mutated programs: ran" << ran << "refused" << refused;
         QVERIFY(ran > 20);
         QVERIFY(refused > 100);
+    }
+    void randomMutationsOfGeneratedProgramsNeverCrash() {
+        // Whole training programs of the model zoo (forward + backward), each mutated a few times.
+        std::vector<Program> bases;
+        for (const std::string& model : zoo::zooModels()) {
+            zoo::ZooOptions o;
+            o.model = model;
+            o.layers = 1;
+            o.hidden = 16;
+            o.seq = 4;
+            bases.push_back(*zoo::generateModel(o).program);
+        }
+        std::mt19937_64 rng(7);
+        RunOptions limits;
+        limits.maxElementsPerValue = 1 << 20;
+        limits.maxTotalBytes = 64 << 20;
+        limits.maxMultiplyAdds = 100'000'000;
+        CpuExecutor ex;
+        int ran = 0, refused = 0;
+        for (int trial = 0; trial < 1200; ++trial) {
+            Program p = bases[static_cast<size_t>(trial) % bases.size()];
+            int n = 1 + static_cast<int>(rng() % 4);
+            for (int m = 0; m < n; ++m) mutate(p, rng);
+            try {
+                ex.run(p, {}, limits);
+                ++ran;
+            } catch (const Error&) {
+                ++refused;
+            }
+        }
+        qInfo() << "mutated zoo programs: ran" << ran << "refused" << refused;
+        QVERIFY(ran + refused == 1200);
+        QVERIFY(refused > 50);
     }
 };
 

@@ -26,8 +26,13 @@ public:
     void setShowRewritten(bool on);
     const ProgramOverview& overview() const { return overview_; }
 
+    // Folds the expanded group holding `op` (original program) back into one group.
+    bool collapseAround(OpId op);
+    bool canCollapseAround(OpId op) const;
+    bool showingRewritten() const { return showingRewritten_; }
+
 Q_SIGNALS:
-    void contextMenuForValue(rx::ValueId v, QPoint globalPos);
+    void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
 
 private:
     void rebuild(bool relayout);

@@ -59,6 +59,9 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     segments_.clear();
+    expansions_.clear();
+    opCount_ = opCount;
+    split_ = s;
     if (opCount <= kDirectLimit) {
         if (opCount) segments_.push_back(Segment{0, opCount, true});
         return;
@@ -73,6 +76,7 @@ bool ProgramOverview::expand(uint32_t begin) {
     for (size_t i = 0; i < segments_.size(); ++i) {
         Segment s = segments_[i];
         if (s.begin != begin || s.expanded) continue;
+        expansions_.emplace_back(s.begin, s.end);
         if (s.end - s.begin <= 300) {
             segments_[i].expanded = true;
         } else {
@@ -86,10 +90,45 @@ bool ProgramOverview::expand(uint32_t begin) {
     return false;
 }
 
+bool ProgramOverview::canCollapse(uint32_t pos) const {
+    if (opCount_ <= kDirectLimit) return false;
+    for (const auto& [b, e] : expansions_)
+        if (pos >= b && pos < e) return true;
+    return whole();
+}
+
+bool ProgramOverview::collapse(uint32_t pos) {
+    if (opCount_ <= kDirectLimit) return false;
+    // The innermost (smallest) expansion holding pos.
+    int best = -1;
+    for (size_t i = 0; i < expansions_.size(); ++i) {
+        const auto& [b, e] = expansions_[i];
+        if (pos >= b && pos < e && (best < 0 || e - b < expansions_[size_t(best)].second - expansions_[size_t(best)].first)) best = int(i);
+    }
+    if (best < 0) {
+        if (!whole()) return false;
+        reset(opCount_, split_);  // after Show Whole Graph: the first overview again
+        return true;
+    }
+    const auto [b, e] = expansions_[size_t(best)];
+    std::vector<Segment> out;
+    for (const Segment& s : segments_) {
+        if (s.begin >= b && s.end <= e) {
+            if (s.begin == b) out.push_back(Segment{b, e, false});
+            continue;
+        }
+        out.push_back(s);
+    }
+    segments_ = std::move(out);
+    std::erase_if(expansions_, [b = b, e = e](const auto& x) { return x.first >= b && x.second <= e; });
+    return true;
+}
+
 void ProgramOverview::expandAll() {
     if (segments_.empty()) return;
     const uint32_t n = segments_.back().end;
     segments_ = {Segment{0, n, true}};
+    expansions_.clear();
 }
 
 bool ProgramOverview::whole() const {
@@ -186,6 +225,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     std::vector<int> valueNode;  // per ValueId when values are shown
     if (values) valueNode.assign(program.values.size(), -1);
 
+    bool anyPinned = false;
     auto addOpNode = [&](uint32_t pos) {
         const OpId op = global.ops[pos];
         const Operation& o = program.ops[op];
@@ -207,6 +247,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             n.flags |= kFlagClone;
             n.badge = QStringLiteral("\u21BB clone");
         }
+        for (ValueId r : o.results)
+            if (PlanMarks::at(marks.valuePinned, r)) {
+                n.flags |= kFlagPinned;
+                n.badge = n.badge.isEmpty() ? QObject::tr("\u25C6 pinned") : QObject::tr("\u25C6 ") + n.badge;
+                anyPinned = true;
+                break;
+            }
         QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
         for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
         n.tooltip = tip;
@@ -279,7 +326,12 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             n.tooltip += QObject::tr("<br><b>saved</b> for backward");
         }
         if (PlanMarks::at(marks.valueBanned, v)) n.flags |= kFlagBanned;
-        if (PlanMarks::at(marks.valuePinned, v)) n.flags |= kFlagPinned;
+        if (PlanMarks::at(marks.valuePinned, v)) {
+            n.flags |= kFlagPinned;
+            n.badge = QObject::tr("\u25C6 pinned");
+            n.tooltip += QObject::tr("<br><b>pinned</b> (right-click to change)");
+            anyPinned = true;
+        }
         n.width = std::clamp(std::max(estimateTextWidth(n.title, 9), estimateTextWidth(n.subtitle, 7.5)) + 26, 56.0, 170.0);
         n.height = 32;
         if (val.definingOp != kNoId && program.ops[val.definingOp].parentBlock == Program::kGlobalBlock) {
@@ -396,6 +448,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         }
         g.legend.push_back(LegendEntry{pal.fwdFill, pal.recomputed, QObject::tr("recomputed op"), false, true});
         if (!marks.opClone.empty()) g.legend.push_back(LegendEntry{pal.bwdFill, pal.clone, QObject::tr("clone (rewritten)")});
+        if (anyPinned) g.legend.push_back(LegendEntry{pal.fwdFill, pal.pinned, QObject::tr("pinned by you (\u25C6)")});
         if (!overview.whole()) g.legend.push_back(LegendEntry{pal.groupFill, pal.groupBorder, QObject::tr("op group (double-click)")});
     }
     return g;

@@ -48,7 +48,11 @@ public:
     void reset(uint32_t opCount, ProgramSplit split);
     // Expands the segment starting at `begin`: into ops if small, else into sub-segments.
     bool expand(uint32_t begin);
-    // Collapses the run of expanded ops around `pos` back to its parent group size.
+    // Collapses the innermost expanded group holding op position `pos` back into one group
+    // (after Show Whole Graph: back to the first overview). False when nothing collapses.
+    bool collapse(uint32_t pos);
+    // True when `pos` lies in an expanded group that collapse() would fold.
+    bool canCollapse(uint32_t pos) const;
     void expandAll();
     bool whole() const;
     size_t visibleUnits() const;
@@ -57,6 +61,9 @@ public:
 private:
     static void split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out);
     std::vector<Segment> segments_;
+    std::vector<std::pair<uint32_t, uint32_t>> expansions_;  // ranges expanded, in order
+    uint32_t opCount_ = 0;
+    ProgramSplit split_;
 };
 
 struct ProgramViewOptions {

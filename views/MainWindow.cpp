@@ -51,6 +51,7 @@
 
 #include "model/PirWriter.h"
 #include "views/GenerateDialog.h"
+#include "views/MemoryView.h"
 #include "views/GraphViews.h"
 #include "views/Panels.h"
 #include "views/SpecSupport.h"
@@ -149,6 +150,8 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
     addViewTab(programView_, tr("Program graph"), "program");
     addViewTab(flowView_, tr("Flow network"), "flow");
     addViewTab(textView_, tr("Text / Diff"), "text");
+    memoryView_ = new MemoryView(doc_, tabs_);
+    addViewTab(memoryView_, tr("Memory"), "memory");
     cl->addWidget(banner_);
     cl->addWidget(tabs_, 1);
     setCentralWidget(central);

@@ -30,6 +30,7 @@ struct VerifyRun {
 class ProgramView;
 class FlowView;
 class TextView;
+class MemoryView;
 class OutlinePanel;
 class InspectorPanel;
 class TuningPanel;
@@ -50,6 +51,7 @@ public:
     ProgramView* programView() const { return programView_; }
     FlowView* flowView() const { return flowView_; }
     TextView* textView() const { return textView_; }
+    MemoryView* memoryView() const { return memoryView_; }
     OutlinePanel* outline() const { return outline_; }
     InspectorPanel* inspector() const { return inspector_; }
     TuningPanel* tuning() const { return tuning_; }
@@ -127,6 +129,7 @@ private:
     ProgramView* programView_;
     FlowView* flowView_;
     TextView* textView_;
+    MemoryView* memoryView_;
     OutlinePanel* outline_;
     InspectorPanel* inspector_;
     TuningPanel* tuning_;

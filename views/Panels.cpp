@@ -801,13 +801,17 @@ void SummaryPanel::refresh() {
     auto* xAxis = new QValueAxis(chart);
     auto* yAxis = new QValueAxis(chart);
     xAxis->setTitleText(tr("op index"));
-    yAxis->setTitleText(tr("live memory (%1)").arg(unitName));
+    yAxis->setTitleText(tr("live %1").arg(unitName));
     xAxis->setRange(0, double(maxOps));
     yAxis->setRange(0, peak / unit * 1.08);
     xAxis->setLabelFormat("%.0f");
     yAxis->setLabelFormat(peak / unit >= 20 ? "%.0f" : "%.1f");
     xAxis->setTickCount(6);
     yAxis->setTickCount(5);
+    xAxis->applyNiceNumbers();  // round ticks (0, 50, 100, …), still from 0
+    yAxis->applyNiceNumbers();
+    xAxis->setLabelFormat("%.0f");
+    yAxis->setLabelFormat(yAxis->max() >= 20 ? "%.0f" : "%.1f");
     for (QValueAxis* axis : {xAxis, yAxis}) {
         QFont f = axis->labelsFont();
         f.setPointSizeF(7.5);

@@ -8,6 +8,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QChartView>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QImage>
@@ -33,6 +34,7 @@
 #include "model/PirWriter.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
+#include "views/MemoryView.h"
 #include "views/Panels.h"
 #include "views/PlanFigures.h"
 
@@ -421,9 +423,54 @@ private Q_SLOTS:
         window_->setTheme(Theme::System);
     }
 
+    void memoryViewShowsBandsAndPeak() {
+        openAndSettle(kTransformer);
+        QVERIFY(window_->showTab("memory"));
+        MemoryView* mv = window_->memoryView();
+        QTRY_VERIFY(mv->chart()->panes().size() == 2);
+        auto r = doc()->result();
+        const auto& panes = mv->chart()->panes();
+        QCOMPARE(panes[0].peakBytes, r->originalMemory.peakBytes);
+        QCOMPARE(panes[1].peakBytes, r->rewrittenMemory.peakBytes);
+        // Clones appear as their own role in the rewritten pane only.
+        auto hasRole = [](const MemoryPane& p, MemoryRole role) {
+            return std::any_of(p.lifetimes.values.begin(), p.lifetimes.values.end(), [role](const ValueLifetime& lt) { return lt.role == role; });
+        };
+        QVERIFY(!hasRole(panes[0], MemoryRole::RecomputedClone));
+        QVERIFY(hasRole(panes[1], MemoryRole::RecomputedClone));
+        QVERIFY(hasRole(panes[0], MemoryRole::HeldForBackward));
+        // The peak table: values live at the rewritten peak, largest first, summing to the peak.
+        QTreeWidget* table = mv->peakTable();
+        QVERIFY(table->topLevelItemCount() > 0);
+        QVERIFY(mv->peakTitle().contains(QStringLiteral("#%1").arg(r->rewrittenMemory.peakOpIndex)));
+        const std::vector<ValueLifetime> live = panes[1].lifetimes.liveAt(panes[1].peakOp);
+        int64_t sum = panes[1].lifetimes.residentBytes;
+        for (const auto& lt : live) sum += lt.bytes;
+        QCOMPARE(sum, r->rewrittenMemory.peakBytes);
+        QCOMPARE(table->topLevelItemCount(), int(live.size()));
+        // A row selects its value everywhere.
+        QTreeWidgetItem* row = table->topLevelItem(0);
+        table->setCurrentItem(row);
+        const ValueId rowValue = row->data(0, Qt::UserRole + 1).toUInt();
+        QCOMPARE(doc()->selection(), (ModelKey{ModelKey::Kind::Value, rowValue}));
+        // Clicking a band selects its value; the chart shows the selection.
+        const ValueId big = live.front().value;
+        const QPoint at = mv->chart()->bandPoint(1, panes[1].originalOf[big]);
+        QVERIFY(!at.isNull());
+        QCOMPARE(mv->chart()->valueAt(at), panes[1].originalOf[big]);
+        doc()->select(ModelKey{ModelKey::Kind::Op, 0});
+        QTest::mouseClick(mv->chart(), Qt::LeftButton, {}, at);
+        QCOMPARE(doc()->selection(), (ModelKey{ModelKey::Kind::Value, panes[1].originalOf[big]}));
+        QVERIFY(window_->inspector()->currentHtml().contains(doc()->valueName(panes[1].originalOf[big])));
+        // The original's peak on request.
+        mv->findChild<QComboBox*>("memoryPeakOf")->setCurrentIndex(1);
+        QVERIFY(mv->peakTitle().contains(QStringLiteral("#%1").arg(r->originalMemory.peakOpIndex)));
+        window_->showTab("program");
+    }
+
     void tabsByName() {
         const QStringList names = window_->tabNames();
-        for (const char* n : {"program", "flow", "text"}) QVERIFY2(names.contains(n), n);
+        for (const char* n : {"program", "flow", "text", "memory"}) QVERIFY2(names.contains(n), n);
         QVERIFY(window_->showTab("text"));
         QCOMPARE(window_->currentTabName(), QString("text"));
         QVERIFY(!window_->showTab("nonsense"));
@@ -451,7 +498,7 @@ private Q_SLOTS:
         QVERIFY(run({kMlp, "--no-such-option"}, &err) != 0);
         QVERIFY2(err.contains("no-such-option"), qPrintable(err));
         QVERIFY(!QFileInfo::exists(tmp_.path() + "/x.png") || true);
-        for (const char* tab : {"program", "flow", "text"}) {
+        for (const char* tab : {"program", "flow", "text", "memory"}) {
             const QString out = tmp_.path() + QStringLiteral("/shot-%1.png").arg(tab);
             QCOMPARE(run({kTransformer, "--tab", tab, "--screenshot", out}, &err), 0);
             QImage img(out);

@@ -71,7 +71,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(doc_, &Document::programChanged, this, &ProgramView::onProgramChanged);
     connect(doc_, &Document::specChanged, this, [this] {
         if (doc_->hasProgram()) {
-            overview_.reset(uint32_t(doc_->program().globalBlock().ops.size()), doc_->split());
+            resetOverview();
             rebuild(true);
         }
     });
@@ -105,12 +105,26 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(canvas_, &GraphCanvas::layoutFailed, this, [this](const QString& m) { info_->setText(m); });
 }
 
+void ProgramView::resetOverview() {
+    const Program& p = doc_->program();
+    const uint32_t n = uint32_t(p.globalBlock().ops.size());
+    const ProgramSplit s = doc_->split();
+    // Structure first: layers only matter where the overview groups ops at all.
+    if (n > ProgramOverview::kDirectLimit) {
+        layers_ = detectLayers(p, s.fwdOpEndIdx, s.backwardOpStartIdx);
+        overview_.reset(n, s, layers_);
+    } else {
+        layers_ = LayerPartition{};
+        overview_.reset(n, s);
+    }
+}
+
 void ProgramView::onProgramChanged() {
     showingRewritten_ = false;
     rewritten_->blockSignals(true);
     rewritten_->setChecked(false);
     rewritten_->blockSignals(false);
-    overview_.reset(uint32_t(doc_->program().globalBlock().ops.size()), doc_->split());
+    resetOverview();
     rebuild(true);
 }
 

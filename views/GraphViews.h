@@ -25,6 +25,7 @@ public:
     void setOverlay(Overlay overlay);
     void setShowRewritten(bool on);
     const ProgramOverview& overview() const { return overview_; }
+    const LayerPartition& layers() const { return layers_; }
 
     // Folds the expanded group holding `op` (original program) back into one group.
     bool collapseAround(OpId op);
@@ -36,6 +37,7 @@ Q_SIGNALS:
 
 private:
     void rebuild(bool relayout);
+    void resetOverview();
     void onProgramChanged();
     void onResult(const std::vector<ValueId>& changed);
     void onSelection(ModelKey key, QObject* origin);
@@ -51,6 +53,7 @@ private:
     QLabel* info_;
     ProgramOverview overview_;
     ProgramOverview rewrittenOverview_;
+    LayerPartition layers_;
     bool showingRewritten_ = false;
 };
 

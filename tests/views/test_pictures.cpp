@@ -327,6 +327,42 @@ private Q_SLOTS:
         waitLayout(view->canvas());
     }
 
+    void bigProgramsOpenOnLayers() {
+        const QString path = writeGenerated(tmp_.path(), "llama", 12);
+        openAndSettle(path);
+        ProgramView* view = window_->programView();
+        QCOMPARE(view->layers().layerCount(), size_t(12));
+        int fwd = 0, bwd = 0;
+        for (const auto& s : view->overview().segments()) {
+            fwd += s.label.endsWith("forward") && s.label.startsWith("layer");
+            bwd += s.label.endsWith("backward") && s.label.startsWith("layer");
+        }
+        QCOMPARE(fwd, 12);
+        QVERIFY(bwd >= 12);
+        // One bundled edge per layer from its forward to its backward, labelled with the bytes held.
+        const VisualGraph& g = view->canvas()->graph();
+        int bundles = 0;
+        for (const VisualEdge& e : g.edges)
+            if (g.nodes[size_t(e.from)].title.startsWith("layer 3 · forward") && g.nodes[size_t(e.to)].title.startsWith("layer 3 · backward") && e.label.endsWith("held"))
+                ++bundles;
+        QVERIFY(bundles >= 1);
+        // Expand a layer, collapse it again.
+        const auto first = view->overview().segments();
+        uint32_t begin = 0;
+        for (const auto& s : first)
+            if (s.label == "layer 3 · forward") begin = s.begin;
+        QVERIFY(begin > 0);
+        Q_EMIT view->canvas()->keyDoubleClicked(ModelKey{ModelKey::Kind::Group, begin});
+        waitLayout(view->canvas());
+        QVERIFY(view->canvas()->nodeItem(ModelKey{ModelKey::Kind::Op, doc()->program().globalBlock().ops[begin]}));
+        QVERIFY(view->collapseAround(doc()->program().globalBlock().ops[begin]));
+        QCOMPARE(view->overview().segments().size(), first.size());
+        bool relabelled = false;
+        for (const auto& s : view->overview().segments()) relabelled |= s.label == "layer 3 · forward" && !s.expanded;
+        QVERIFY(relabelled);
+        waitLayout(view->canvas());
+    }
+
     void scriptedWindowLeavesSettingsAlone() {
         QSettings s;
         s.setValue("recentFiles", QStringList{"/somewhere/else.pir"});

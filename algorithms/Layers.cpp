@@ -148,11 +148,14 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         if (out.groupOfPos[i] >= 0)
             for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = out.groupOfPos[i];
     int32_t previous = out.groups.empty() ? -1 : int32_t(out.groups.size() - 1);
+    // Parameters and data are read by every layer's gradient: they say nothing about where an op belongs.
+    const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
     for (uint32_t i = bwdBegin; i < n; ++i) {
         std::map<int32_t, int64_t> fwdBytes, bwdBytes;
         for (ValueId x : program.ops[ops[i]].operands) {
             if (x == kNoId || groupOfValue[x] < 0) continue;
             const OpId def = program.values[x].definingOp;
+            if (def != kNoId && (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName)) continue;
             const bool fromForward = def != kNoId && program.ops[def].parentBlock == Program::kGlobalBlock && program.indexInBlock(def) < fwdEnd;
             (fromForward ? fwdBytes : bwdBytes)[groupOfValue[x]] += std::max<int64_t>(1, program.valueBytes(x));
         }

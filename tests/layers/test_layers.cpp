@@ -45,6 +45,8 @@ private Q_SLOTS:
             std::map<int32_t, int64_t> bytes;
             for (ValueId x : p.ops[ops[i]].operands) {
                 if (x == kNoId || p.values[x].definingOp == kNoId) continue;
+                const std::string_view defName = p.opName(p.values[x].definingOp);
+                if (defName == "builtin.parameter" || defName == "pd_op.data") continue;
                 const uint32_t pos = p.indexInBlock(p.values[x].definingOp);
                 if (int64_t(pos) <= g.spec.fwdOpEndIdx) bytes[part.groupOfPos[pos]] += std::max<int64_t>(1, p.valueBytes(x));
             }

@@ -655,13 +655,14 @@ void MainWindow::updateStatus() {
     statusFile_->setText(tr("%1 · %2 ops · %3 values").arg(doc_->displayName()).arg(p.globalBlock().ops.size()).arg(p.values.size()));
     auto r = doc_->result();
     if (r && r->ok()) {
-        statusNumbers_->setText(tr("  cut %1 · saved %2 · recomputed ops %3 · memory saved %4 · peak %5 → %6")
+        const double before = double(r->originalMemory.peakBytes), after = double(r->rewrittenMemory.peakBytes);
+        statusNumbers_->setText(tr("  peak %1 → %2 (%3%4%) · cut %5 · saved %6 · recomputed ops %7 · seed's mid-hold estimate %8")
+                                    .arg(formatBytes(before), formatBytes(after), after > before ? "+" : "")
+                                    .arg(before > 0 ? (after - before) / before * 100 : 0.0, 0, 'f', 1)
                                     .arg(QString::fromStdString(r->plan.cutValueText()))
                                     .arg(r->plan.savedValues.size())
                                     .arg(r->plan.recomputeOps.size())
-                                    .arg(formatBytes(double(r->plan.memorySavedBytes)))
-                                    .arg(formatBytes(double(r->originalMemory.peakBytes)))
-                                    .arg(formatBytes(double(r->rewrittenMemory.peakBytes))));
+                                    .arg(formatBytes(double(r->plan.memorySavedBytes))));
         statusTimes_->setText(tr("parse %1 ms · solve %2 ms · layout %3 s")
                                   .arg(doc_->lastParseMs(), 0, 'f', 0)
                                   .arg(r->timings.totalMs, 0, 'f', 1)

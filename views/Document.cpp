@@ -16,14 +16,25 @@ namespace {
 
 class ConfigCommand : public QUndoCommand {
 public:
-    ConfigCommand(Document* doc, RecomputeConfig before, RecomputeConfig after, const QString& text)
-        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
+    ConfigCommand(Document* doc, RecomputeConfig before, RecomputeConfig after, const QString& text, int mergeId)
+        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)), mergeId_(mergeId) {}
     void undo() override { doc_->applyConfig(before_); }
     void redo() override { doc_->applyConfig(after_); }
+    int id() const override { return mergeId_; }
+    // Consecutive edits of one knob are one undo step; back to the start, the step goes away.
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* o = static_cast<const ConfigCommand*>(other);
+        if (o->mergeId_ != mergeId_ || mergeId_ < 0) return false;
+        after_ = o->after_;
+        setText(o->text());
+        setObsolete(after_ == before_);
+        return true;
+    }
 
 private:
     Document* doc_;
     RecomputeConfig before_, after_;
+    int mergeId_;
 };
 
 class SpecCommand : public QUndoCommand {
@@ -147,15 +158,22 @@ PlanMarks Document::planMarks() const {
         const ValueReason& r = plan.reasons[v];
         m.valueBanned[v] = r.banned;
         m.valuePinned[v] = r.pin != ValueFacts::Pin::None;
+    }
+    // What the user pinned shows as pinned, whether or not the network could honour it.
+    for (const auto* names : {&config_.pinnedSaved, &config_.pinnedRecomputed})
+        for (const std::string& n : *names)
+            if (const ValueId v = findValue(QString::fromStdString(n)); v != kNoId && v < nv) m.valuePinned[v] = 1;
+    for (size_t v = 0; v < plan.reasons.size() && v < nv; ++v) {
+        const ValueReason& r = plan.reasons[v];
         if (r.inNetwork) m.valueWeight[v] = double(r.weightUnits) / double(std::max<int64_t>(1, plan.scale));
         if (r.distance >= 0 && r.distance < Analysis::kFarDistance) m.valueDistance[v] = double(r.distance);
     }
     return m;
 }
 
-void Document::setConfig(const RecomputeConfig& config, const QString& description) {
+void Document::setConfig(const RecomputeConfig& config, const QString& description, int mergeId) {
     if (config == config_) return;
-    undo_.push(new ConfigCommand(this, config_, config, description));
+    undo_.push(new ConfigCommand(this, config_, config, description, mergeId));
 }
 
 void Document::setSpec(const RecomputeSpec& spec, const QString& description) {

@@ -45,7 +45,8 @@ public:
     PlanMarks planMarks() const;  // marks of the current result on the original program
 
     // ---- edits (undoable) ----
-    void setConfig(const RecomputeConfig& config, const QString& description);
+    // `mergeId` >= 0: consecutive edits with the same id (one knob) merge into one undo step.
+    void setConfig(const RecomputeConfig& config, const QString& description, int mergeId = -1);
     void setSpec(const RecomputeSpec& spec, const QString& description);
     void pinValue(ValueId v, int pin);  // 0 clear, 1 always save, 2 always recompute
     int pinOf(ValueId v) const;

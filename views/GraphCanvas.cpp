@@ -483,8 +483,21 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 
 void GraphCanvas::scrollContentsBy(int dx, int dy) {
     QGraphicsView::scrollContentsBy(dx, dy);
+    // Scrolling the viewport moves its child widgets too: put the overlays back in their corners.
+    placeOverlays();
     minimap_->update();
 }
+
+void GraphCanvas::refreshPalette() {
+    scene_->update();
+    viewport()->update();
+    minimap_->rebuild();
+    if (shown_.nodes.empty()) minimap_->hide();
+    legend_->update();
+}
+
+QWidget* GraphCanvas::legendWidget() const { return legend_; }
+QWidget* GraphCanvas::minimapWidget() const { return minimap_; }
 
 void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
     painter->fillRect(rect, GraphPalette::current().background);

@@ -41,6 +41,10 @@ public:
     int search(const QString& text);
 
     void fit();
+    // After a palette change: repaint items, minimap and legend in the new colours.
+    void refreshPalette();
+    QWidget* legendWidget() const;
+    QWidget* minimapWidget() const;
     void zoomBy(double factor);
     void cancelLayout();
     bool isLayingOut() const { return job_ != 0; }

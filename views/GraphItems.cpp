@@ -125,8 +125,15 @@ void NodeItem::setHighlighted(bool on) {
     update();
 }
 
+NodeItem::~NodeItem() {
+    // A running flash must not call back into a deleted item (scenes are cleared on relayout).
+    if (flashAnimation_) flashAnimation_->stop();
+}
+
 void NodeItem::flash() {
+    if (flashAnimation_) flashAnimation_->stop();
     auto* anim = new QVariantAnimation();
+    flashAnimation_ = anim;
     anim->setStartValue(1.0);
     anim->setEndValue(0.0);
     anim->setDuration(1200);
@@ -170,6 +177,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
         border = bwd ? pal.bwdBorder : pal.fwdBorder;
         if (f & kFlagRecomputed) { border = pal.recomputed; borderWidth = 2; }
         if (f & kFlagClone) { border = pal.clone; borderWidth = 2; borderStyle = Qt::DashLine; }
+        if ((f & kFlagPinned) && !(f & (kFlagRecomputed | kFlagClone))) { border = pal.pinned; borderWidth = 2.4; }
         break;
     }
     if (node_.fill.isValid()) fill = node_.fill;
@@ -268,7 +276,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
         painter->setFont(bf);
         const double bw = painter->fontMetrics().horizontalAdvance(node_.badge) + 8;
         const QRectF br(r.right() - bw + 4, r.top() - 7, bw, 13);
-        QColor bc = (f & kFlagClone) ? pal.clone : (f & kFlagRecomputed) ? pal.recomputed : border;
+        QColor bc = (f & kFlagClone) ? pal.clone : (f & kFlagRecomputed) ? pal.recomputed : (f & kFlagPinned) ? pal.pinned : border;
         painter->setPen(Qt::NoPen);
         painter->setBrush(bc);
         painter->drawRoundedRect(br, 6, 6);

@@ -2,6 +2,8 @@
 // Graphics items drawn from a layout: nodes, spline edges with arrow heads, clusters.
 // Each draws less when zoomed out (level of detail) so 10k items stay smooth.
 #include <QGraphicsItem>
+#include <QPointer>
+#include <QVariantAnimation>
 #include <QPainterPath>
 
 #include "views/VisualGraph.h"
@@ -23,6 +25,7 @@ class NodeItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 1 };
     NodeItem(const VisualNode& node, int index);
+    ~NodeItem() override;
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -41,6 +44,7 @@ private:
     int index_;
     bool highlighted_ = false;
     double flash_ = 0;
+    QPointer<QVariantAnimation> flashAnimation_;
 };
 
 class EdgeItem : public QGraphicsItem {

@@ -71,11 +71,15 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(doc_, &Document::programChanged, this, &ProgramView::onProgramChanged);
     connect(doc_, &Document::specChanged, this, [this] {
         if (doc_->hasProgram()) {
-            overview_.reset(uint32_t(doc_->program().globalBlock().ops.size()), doc_->split());
+            resetOverview();
             rebuild(true);
         }
     });
     connect(doc_, &Document::resultChanged, this, &ProgramView::onResult);
+    // Pins show at once, before (or without) the re-solve.
+    connect(doc_, &Document::configChanged, this, [this] {
+        if (doc_->hasProgram() && !showingRewritten_) rebuild(false);
+    });
     connect(doc_, &Document::selectionChanged, this, &ProgramView::onSelection);
     connect(canvas_, &GraphCanvas::keyActivated, this, [this](ModelKey k) {
         if (k.kind == ModelKey::Kind::Group) return;
@@ -92,7 +96,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     });
     connect(canvas_, &GraphCanvas::keyDoubleClicked, this, &ProgramView::onDoubleClick);
     connect(canvas_, &GraphCanvas::keyContextMenu, this, [this](ModelKey k, QPoint pos) {
-        if (k.kind == ModelKey::Kind::Value && !showingRewritten_) Q_EMIT contextMenuForValue(k.id, pos);
+        if (k.valid() && !showingRewritten_) Q_EMIT contextMenuForKey(k, pos);
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
@@ -101,12 +105,26 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(canvas_, &GraphCanvas::layoutFailed, this, [this](const QString& m) { info_->setText(m); });
 }
 
+void ProgramView::resetOverview() {
+    const Program& p = doc_->program();
+    const uint32_t n = uint32_t(p.globalBlock().ops.size());
+    const ProgramSplit s = doc_->split();
+    // Structure first: layers only matter where the overview groups ops at all.
+    if (n > ProgramOverview::kDirectLimit) {
+        layers_ = detectLayers(p, s.fwdOpEndIdx, s.backwardOpStartIdx);
+        overview_.reset(n, s, layers_);
+    } else {
+        layers_ = LayerPartition{};
+        overview_.reset(n, s);
+    }
+}
+
 void ProgramView::onProgramChanged() {
     showingRewritten_ = false;
     rewritten_->blockSignals(true);
     rewritten_->setChecked(false);
     rewritten_->blockSignals(false);
-    overview_.reset(uint32_t(doc_->program().globalBlock().ops.size()), doc_->split());
+    resetOverview();
     rebuild(true);
 }
 
@@ -221,6 +239,18 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
     if (key.kind == ModelKey::Kind::Value && !canvas_->nodeItem(target) && op != kNoId)
         target = ModelKey{ModelKey::Kind::Op, op};  // ops-only mode: the value is an edge
     canvas_->selectKey(target);
+}
+
+bool ProgramView::canCollapseAround(OpId op) const {
+    if (!doc_->hasProgram() || op >= doc_->program().ops.size() || doc_->program().ops[op].parentBlock != Program::kGlobalBlock) return false;
+    return overview_.canCollapse(doc_->program().indexInBlock(op));
+}
+
+bool ProgramView::collapseAround(OpId op) {
+    if (!canCollapseAround(op) || showingRewritten_) return false;
+    if (!overview_.collapse(doc_->program().indexInBlock(op))) return false;
+    rebuild(true);
+    return true;
 }
 
 void ProgramView::onDoubleClick(ModelKey key) {

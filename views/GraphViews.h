@@ -25,12 +25,19 @@ public:
     void setOverlay(Overlay overlay);
     void setShowRewritten(bool on);
     const ProgramOverview& overview() const { return overview_; }
+    const LayerPartition& layers() const { return layers_; }
+
+    // Folds the expanded group holding `op` (original program) back into one group.
+    bool collapseAround(OpId op);
+    bool canCollapseAround(OpId op) const;
+    bool showingRewritten() const { return showingRewritten_; }
 
 Q_SIGNALS:
-    void contextMenuForValue(rx::ValueId v, QPoint globalPos);
+    void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
 
 private:
     void rebuild(bool relayout);
+    void resetOverview();
     void onProgramChanged();
     void onResult(const std::vector<ValueId>& changed);
     void onSelection(ModelKey key, QObject* origin);
@@ -46,6 +53,7 @@ private:
     QLabel* info_;
     ProgramOverview overview_;
     ProgramOverview rewrittenOverview_;
+    LayerPartition layers_;
     bool showingRewritten_ = false;
 };
 

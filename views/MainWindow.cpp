@@ -2,7 +2,13 @@
 #include "views/ProfilePanel.h"
 #include "views/ParetoPanel.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
+#include <QActionGroup>
+#include <QDateTime>
+#include <QKeyEvent>
+#include <QProgressBar>
+#include <QStyle>
 #include <QBuffer>
 #include <QApplication>
 #include <QCloseEvent>
@@ -47,6 +53,7 @@
 
 #include "model/PirWriter.h"
 #include "views/GenerateDialog.h"
+#include "views/MemoryView.h"
 #include "views/GraphViews.h"
 #include "views/Panels.h"
 #include "algorithms/SolveReport.h"
@@ -71,7 +78,44 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
 
 }  // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document(this)) {
+namespace {
+const char* kErrorBannerStyle = "#errorBanner { background: #fde8e8; border-bottom: 1px solid #f5a3a3; } QLabel { color: #9b1c1c; }";
+const char* kInfoBannerStyle = "#errorBanner { background: #e7f6ec; border-bottom: 1px solid #86d19c; } QLabel { color: #14532d; }";
+
+QPalette darkPalette() {
+    QPalette p;
+    const QColor window("#2b2d31"), base("#1e1f22"), text("#e6edf3"), mid("#3c3f45"), highlight("#3b82f6");
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, QColor("#8b949e"));
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, mid);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor("#60a5fa"));
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Mid, mid);
+    p.setColor(QPalette::Dark, QColor("#17181a"));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor("#6e7681"));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor("#6e7681"));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor("#6e7681"));
+    return p;
+}
+
+QPalette lightPalette() {
+    QPalette p = QApplication::style()->standardPalette();
+    p.setColor(QPalette::Window, QColor("#f6f7f9"));
+    p.setColor(QPalette::Base, Qt::white);
+    return p;
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent), doc_(new Document(this)), useSettings_(useSettings) {
     initExplorerResources();
     setWindowTitle(tr("Recompute Explorer"));
     setAcceptDrops(true);
@@ -83,7 +127,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
     cl->setSpacing(0);
     banner_ = new QWidget(central);
     banner_->setObjectName("errorBanner");
-    banner_->setStyleSheet("#errorBanner { background: #fde8e8; border-bottom: 1px solid #f5a3a3; } QLabel { color: #9b1c1c; }");
+    banner_->setStyleSheet(kErrorBannerStyle);
     auto* bl = new QHBoxLayout(banner_);
     bl->setContentsMargins(10, 6, 6, 6);
     bannerText_ = new QLabel(banner_);
@@ -101,9 +145,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
     programView_ = new ProgramView(doc_, tabs_);
     flowView_ = new FlowView(doc_, tabs_);
     textView_ = new TextView(doc_, tabs_);
-    tabs_->addTab(programView_, tr("Program graph"));
-    tabs_->addTab(flowView_, tr("Flow network"));
-    tabs_->addTab(textView_, tr("Text / Diff"));
+    addViewTab(programView_, tr("Program graph"), "program");
+    addViewTab(flowView_, tr("Flow network"), "flow");
+    addViewTab(textView_, tr("Text / Diff"), "text");
+    memoryView_ = new MemoryView(doc_, tabs_);
+    addViewTab(memoryView_, tr("Memory"), "memory");
     cl->addWidget(banner_);
     cl->addWidget(tabs_, 1);
     setCentralWidget(central);
@@ -141,30 +187,79 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
         updateStatus();
     });
     connect(doc_, &Document::logMessage, this, &MainWindow::log);
-    connect(programView_, &ProgramView::contextMenuForValue, this, &MainWindow::showValueMenu);
+    connect(programView_, &ProgramView::contextMenuForKey, this, [this](ModelKey k, QPoint pos) {
+        if (QMenu* m = contextMenuFor(k)) {
+            m->exec(pos);
+            delete m;
+        }
+    });
     connect(programView_->canvas(), &GraphCanvas::layoutFinished, this, [this] { updateStatus(); });
     connect(flowView_->canvas(), &GraphCanvas::keyContextMenu, this, [this](ModelKey k, QPoint pos) {
         if (k.kind == ModelKey::Kind::Value) showValueMenu(k.id, pos);
     });
     connect(&verifyWatcher_, &QFutureWatcher<VerifyRun>::finished, this, [this] {
         verifyAction_->setEnabled(true);
+        verifyTimer_->stop();
+        verifyBusy_->hide();
         const VerifyRun out = verifyWatcher_.result();
         if (!out.report) {
-            showError(tr("Verify: %1").arg(QString::fromStdString(out.error)));
-            Q_EMIT verifyFinished(false, QString::fromStdString(out.error));
+            const bool cancelled = verifyCancel_ && verifyCancel_->load();
+            log(tr("Verify: %1").arg(cancelled ? tr("cancelled") : QString::fromStdString(out.error)));
+            if (cancelled) showInfo(tr("Verify cancelled."));
+            else showError(tr("Verify: %1").arg(QString::fromStdString(out.error)));
+            Q_EMIT verifyFinished(false, cancelled ? tr("cancelled") : QString::fromStdString(out.error));
             return;
         }
         const QString s = QString::fromStdString(out.report->summary());
-        Q_EMIT verifyFinished(out.report->equivalent, s);
         log(tr("Verify: %1").arg(s));
         statusBar()->showMessage(out.report->equivalent ? tr("Verified: rewritten program is equivalent") : tr("Verify: DIFFERENT"), 8000);
         if (!out.report->equivalent) showError(tr("Verify found a difference: %1").arg(s));
+        else showInfo(tr("Verified in %1 s: the rewritten program computes the same values. %2")
+                          .arg((QDateTime::currentMSecsSinceEpoch() - verifyStartMs_) / 1000.0, 0, 'f', 1).arg(s));
+        Q_EMIT verifyFinished(out.report->equivalent, s);
     });
+    // Verify progress: stage, elapsed time and Cancel in the status bar.
+    verifyBusy_ = new QWidget(this);
+    verifyBusy_->setObjectName("verifyBusy");
+    {
+        auto* l = new QHBoxLayout(verifyBusy_);
+        l->setContentsMargins(0, 0, 0, 0);
+        auto* bar = new QProgressBar(verifyBusy_);
+        bar->setObjectName("verifyProgress");
+        bar->setRange(0, 3);
+        bar->setFixedWidth(120);
+        bar->setTextVisible(false);
+        verifyLabel_ = new QLabel(verifyBusy_);
+        auto* cancel = new QPushButton(tr("Cancel"), verifyBusy_);
+        cancel->setObjectName("cancelVerify");
+        l->addWidget(verifyLabel_);
+        l->addWidget(bar);
+        l->addWidget(cancel);
+        connect(cancel, &QPushButton::clicked, this, &MainWindow::cancelVerify);
+        verifyTimer_ = new QTimer(this);
+        verifyTimer_->setInterval(200);
+        connect(verifyTimer_, &QTimer::timeout, this, [this, bar] {
+            const int stage = verifyStage_ ? verifyStage_->load() : 0;
+            bar->setValue(stage);
+            const char* what[] = {"starting", "running the original", "running the rewritten", "comparing"};
+            verifyLabel_->setText(tr("Verify: %1… %2 s").arg(tr(what[std::clamp(stage, 0, 3)]))
+                                      .arg((QDateTime::currentMSecsSinceEpoch() - verifyStartMs_) / 1000.0, 0, 'f', 1));
+        });
+    }
+    statusBar()->addPermanentWidget(verifyBusy_);
+    verifyBusy_->hide();
+
+    for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>()) box->installEventFilter(this);
 
     QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
-    if (!settings.contains("window/geometry")) {
+    if (useSettings_) {
+        restoreGeometry(settings.value("window/geometry").toByteArray());
+        restoreState(settings.value("window/state").toByteArray());
+        const QString theme = settings.value("theme").toString();
+        if (theme == "light") setTheme(Theme::Light);
+        if (theme == "dark") setTheme(Theme::Dark);
+    }
+    if (!useSettings_ || !settings.contains("window/geometry")) {
         resize(1560, 960);
         // Dock sizes only apply once the window has its size.
         QTimer::singleShot(0, this, [this] {
@@ -181,7 +276,72 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new Document
     updateStatus();
 }
 
-MainWindow::~MainWindow() { verifyWatcher_.waitForFinished(); }
+MainWindow::~MainWindow() {
+    if (verifyCancel_) verifyCancel_->store(true);
+    verifyWatcher_.waitForFinished();
+}
+
+int MainWindow::addViewTab(QWidget* page, const QString& title, const QString& name) {
+    tabNames_ << name;
+    page->setProperty("rxTabName", name);
+    return tabs_->addTab(page, title);
+}
+
+QStringList MainWindow::tabNames() const {
+    QStringList out;
+    for (int i = 0; i < tabs_->count(); ++i) out << tabs_->widget(i)->property("rxTabName").toString();
+    return out;
+}
+
+bool MainWindow::showTab(const QString& name) {
+    for (int i = 0; i < tabs_->count(); ++i)
+        if (tabs_->widget(i)->property("rxTabName").toString() == name) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString MainWindow::currentTabName() const {
+    return tabs_->currentWidget() ? tabs_->currentWidget()->property("rxTabName").toString() : QString();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    // A spin box would take Ctrl+Z for its text; the knob's undo is the document's.
+    if (event->type() == QEvent::ShortcutOverride && qobject_cast<QAbstractSpinBox*>(watched)) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo) ||
+            (key->key() == Qt::Key_Z && key->modifiers() == (Qt::ControlModifier | Qt::ShiftModifier))) {
+            event->ignore();
+            return true;  // not accepted: the window's Undo/Redo shortcut runs
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::setTheme(Theme theme) {
+    theme_ = theme;
+    if (theme == Theme::Dark) QApplication::setPalette(darkPalette());
+    else if (theme == Theme::Light) QApplication::setPalette(lightPalette());
+    else QApplication::setPalette(QApplication::style()->standardPalette());
+    GraphPalette::refresh();
+    for (GraphCanvas* c : findChildren<GraphCanvas*>()) c->refreshPalette();
+    if (useSettings_) QSettings().setValue("theme", theme == Theme::Dark ? "dark" : theme == Theme::Light ? "light" : "system");
+    Q_EMIT themeChanged();
+}
+
+QString MainWindow::shortcutsText() const {
+    QStringList lines;
+    for (QAction* a : findChildren<QAction*>()) {
+        if (a->shortcuts().isEmpty() || a->text().isEmpty()) continue;
+        QStringList keys;
+        for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
+        lines << QStringLiteral("%1\t%2").arg(QString(a->text()).remove('&'), keys.join(", "));
+    }
+    lines.sort();
+    lines << tr("Fit view\tF") << tr("Zoom in / out (graph)\t+ / -") << tr("Cancel layout\tEsc") << tr("Next search match\tEnter (in the search box)");
+    return lines.join('\n');
+}
 
 void MainWindow::buildDocks() {
     auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
@@ -234,7 +394,8 @@ void MainWindow::buildActions() {
     QAction* reload = file->addAction(tr("Re&load"), this, [this] {
         if (!doc_->filePath().isEmpty()) openFile(doc_->filePath());
     });
-    reload->setShortcut(QKeySequence::Refresh);
+    reload->setObjectName("reloadAction");
+    reload->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));  // F5 is Solve Now
     file->addSeparator();
     QAction* exportAct = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
     exportAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -257,8 +418,12 @@ void MainWindow::buildActions() {
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName("undoAction");
     undo->setShortcut(QKeySequence::Undo);
+    undo->setShortcutContext(Qt::ApplicationShortcut);  // from any focus, docks included
     QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName("redoAction");
+    redo->setShortcutContext(Qt::ApplicationShortcut);
     redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
     edit->addAction(undo);
     edit->addAction(redo);
@@ -275,6 +440,26 @@ void MainWindow::buildActions() {
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [current] { current()->zoomBy(1.25); });
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [current] { current()->zoomBy(0.8); });
     view->addAction(tr("Show &Whole Graph"), this, [this] { programView_->showWholeGraph(); });
+    QAction* collapse = view->addAction(tr("&Collapse Group of Selection"), this, [this] {
+        const ModelKey k = doc_->selection();
+        if (!doc_->hasProgram() || !k.valid()) return;
+        const OpId op = k.kind == ModelKey::Kind::Op ? k.id : k.kind == ModelKey::Kind::Value ? doc_->program().values[k.id].definingOp : kNoId;
+        if (op != kNoId) programView_->collapseAround(op);
+    });
+    collapse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    view->addSeparator();
+    QMenu* themeMenu = view->addMenu(tr("&Theme"));
+    auto* themeGroup = new QActionGroup(this);
+    for (auto [name, t] : {std::pair{tr("Follow &System"), Theme::System}, std::pair{tr("&Light"), Theme::Light}, std::pair{tr("&Dark"), Theme::Dark}}) {
+        QAction* a = themeMenu->addAction(name, this, [this, t = t] { setTheme(t); });
+        a->setCheckable(true);
+        a->setChecked(t == theme_);
+        a->setObjectName(t == Theme::Dark ? "themeDark" : t == Theme::Light ? "themeLight" : "themeSystem");
+        themeGroup->addAction(a);
+        connect(this, &MainWindow::themeChanged, a, [this, a, t = t] { a->setChecked(t == theme_); });
+    }
+    QAction* toggleTheme = view->addAction(tr("Toggle Light/&Dark"), this, [this] { setTheme(theme_ == Theme::Dark ? Theme::Light : Theme::Dark); });
+    toggleTheme->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     view->addSeparator();
     for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 
@@ -282,12 +467,38 @@ void MainWindow::buildActions() {
     QAction* spec = tools->addAction(tr("Recompute &Spec…"), this, &MainWindow::specDialog);
     QAction* solve = tools->addAction(tr("&Solve Now"), this, [this] { doc_->solveNow(); });
     solve->setShortcut(QKeySequence(Qt::Key_F5));
+    solve->setObjectName("solveAction");
     verifyAction_ = tools->addAction(tr("&Verify (run original vs rewritten on CPU)"), this, &MainWindow::verify);
     tools->addAction(tr("&Profile (memory and time per op on CPU)"), this, [this] {
         auto* d = findChild<QDockWidget*>("profileDock");
         d->show();
         d->raise();
         findChild<ProfilePanel*>()->start();
+    });
+    verifyAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        QDialog dlg(this);
+        dlg.setWindowTitle(tr("Keyboard shortcuts"));
+        auto* l = new QVBoxLayout(&dlg);
+        auto* text = new QLabel(&dlg);
+        QString html = "<table cellspacing=4>";
+        for (const QString& line : shortcutsText().split('\n')) {
+            const QStringList parts = line.split('\t');
+            html += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(parts.value(0).toHtmlEscaped(), parts.value(1).toHtmlEscaped());
+        }
+        text->setText(html + "</table>");
+        l->addWidget(text);
+        auto* box = new QDialogButtonBox(QDialogButtonBox::Close, &dlg);
+        connect(box, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
+        l->addWidget(box);
+        dlg.exec();
+    })->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Recompute Explorer"), this, [this] {
+        QMessageBox::about(this, tr("About Recompute Explorer"),
+                           tr("<b>Recompute Explorer</b> %1<br>Loads PaddlePaddle PIR programs, reproduces Paddle's auto_recompute "
+                              "min cut exactly, and shows what it saves and what it recomputes.").arg(QApplication::applicationVersion()));
     });
 
     QToolBar* tb = addToolBar(tr("Main"));
@@ -370,7 +581,7 @@ GenerateDialog* MainWindow::showGenerateDialog() {
 }
 
 void MainWindow::openDialog() {
-    QSettings s;
+    QSettings s;  // lastDir: an interactive choice, so it is remembered
     const QString p = QFileDialog::getOpenFileName(this, tr("Open program"), s.value("lastDir").toString(),
                                                    tr("PIR programs (*.pir *.txt *.json);;All files (*)"));
     if (p.isEmpty()) return;
@@ -379,6 +590,7 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::addRecent(const QString& path) {
+    if (!useSettings_) return;
     QSettings s;
     QStringList recent = s.value("recentFiles").toStringList();
     recent.removeAll(path);
@@ -405,6 +617,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!useSettings_) return QMainWindow::closeEvent(event);
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
     s.setValue("window/state", saveState());
@@ -416,7 +629,18 @@ void MainWindow::log(const QString& message) {
     log_->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + message);
 }
 
+void MainWindow::showInfo(const QString& message) {
+    banner_->setStyleSheet(kInfoBannerStyle);
+    banner_->setProperty("info", true);
+    bannerText_->setText(message.toHtmlEscaped());
+    banner_->show();
+}
+
+QString MainWindow::infoBannerText() const { return banner_->isVisible() && banner_->property("info").toBool() ? bannerText_->text() : QString(); }
+
 void MainWindow::showError(const QString& message) {
+    banner_->setStyleSheet(kErrorBannerStyle);
+    banner_->setProperty("info", false);
     bannerText_->setText(QStringLiteral("<b>%1</b> %2").arg(tr("Error:"), message.toHtmlEscaped()) +
                          (doc_->hasProgram() ? tr(" — still showing %1.").arg(doc_->displayName().toHtmlEscaped()) : QString()));
     banner_->show();
@@ -424,7 +648,7 @@ void MainWindow::showError(const QString& message) {
 
 void MainWindow::hideError() { banner_->hide(); }
 
-QString MainWindow::errorBannerText() const { return banner_->isVisible() ? bannerText_->text() : QString(); }
+QString MainWindow::errorBannerText() const { return banner_->isVisible() && !banner_->property("info").toBool() ? bannerText_->text() : QString(); }
 
 QString MainWindow::statusText() const { return statusNumbers_->text(); }
 
@@ -439,13 +663,14 @@ void MainWindow::updateStatus() {
     statusFile_->setText(tr("%1 · %2 ops · %3 values").arg(doc_->displayName()).arg(p.globalBlock().ops.size()).arg(p.values.size()));
     auto r = doc_->result();
     if (r && r->ok()) {
-        statusNumbers_->setText(tr("  cut %1 · saved %2 · recomputed ops %3 · memory saved %4 · peak %5 → %6")
+        const double before = double(r->originalMemory.peakBytes), after = double(r->rewrittenMemory.peakBytes);
+        statusNumbers_->setText(tr("  peak %1 → %2 (%3%4%) · cut %5 · saved %6 · recomputed ops %7 · seed's mid-hold estimate %8")
+                                    .arg(formatBytes(before), formatBytes(after), after > before ? "+" : "")
+                                    .arg(before > 0 ? (after - before) / before * 100 : 0.0, 0, 'f', 1)
                                     .arg(QString::fromStdString(r->plan.cutValueText()))
                                     .arg(r->plan.savedValues.size())
                                     .arg(r->plan.recomputeOps.size())
-                                    .arg(formatBytes(double(r->plan.memorySavedBytes)))
-                                    .arg(formatBytes(double(r->originalMemory.peakBytes)))
-                                    .arg(formatBytes(double(r->rewrittenMemory.peakBytes))));
+                                    .arg(formatBytes(double(r->plan.memorySavedBytes))));
         statusTimes_->setText(tr("parse %1 ms · solve %2 ms · layout %3 s")
                                   .arg(doc_->lastParseMs(), 0, 'f', 0)
                                   .arg(r->timings.totalMs, 0, 'f', 1)
@@ -454,22 +679,47 @@ void MainWindow::updateStatus() {
 }
 
 void MainWindow::showValueMenu(ValueId v, QPoint globalPos) {
-    if (!doc_->hasProgram() || v >= doc_->program().values.size()) return;
-    QMenu menu(this);
-    const int pin = doc_->pinOf(v);
-    menu.addSection(doc_->valueName(v));
-    QAction* save = menu.addAction(tr("Always save"));
-    QAction* rec = menu.addAction(tr("Always recompute"));
-    QAction* clear = menu.addAction(tr("Clear pin"));
-    save->setCheckable(true);
-    rec->setCheckable(true);
-    save->setChecked(pin == 1);
-    rec->setChecked(pin == 2);
-    clear->setEnabled(pin != 0);
-    QAction* chosen = menu.exec(globalPos);
-    if (chosen == save) doc_->pinValue(v, 1);
-    else if (chosen == rec) doc_->pinValue(v, 2);
-    else if (chosen == clear) doc_->pinValue(v, 0);
+    if (QMenu* m = contextMenuFor(ModelKey{ModelKey::Kind::Value, v})) {
+        m->exec(globalPos);
+        delete m;
+    }
+}
+
+QMenu* MainWindow::contextMenuFor(ModelKey key) {
+    if (!doc_->hasProgram() || !key.valid()) return nullptr;
+    const Program& p = doc_->program();
+    auto* menu = new QMenu(this);
+    auto addPins = [&](ValueId v) {
+        const int pin = doc_->pinOf(v);
+        menu->addSection(tr("%1 · %2").arg(doc_->valueName(v), formatBytes(double(p.valueBytes(v)))));
+        QAction* save = menu->addAction(tr("Always save %1").arg(doc_->valueName(v)), this, [this, v] { doc_->pinValue(v, 1); });
+        QAction* rec = menu->addAction(tr("Always recompute %1").arg(doc_->valueName(v)), this, [this, v] { doc_->pinValue(v, 2); });
+        QAction* clear = menu->addAction(tr("Clear pin of %1").arg(doc_->valueName(v)), this, [this, v] { doc_->pinValue(v, 0); });
+        save->setCheckable(true);
+        rec->setCheckable(true);
+        save->setChecked(pin == 1);
+        rec->setChecked(pin == 2);
+        clear->setEnabled(pin != 0);
+    };
+    if (key.kind == ModelKey::Kind::Value && key.id < p.values.size()) {
+        addPins(key.id);
+    } else if (key.kind == ModelKey::Kind::Op && key.id < p.ops.size()) {
+        const OpId op = key.id;
+        int shown = 0;
+        for (ValueId r : p.ops[op].results)
+            if (p.valueBytes(r) > 0 && ++shown <= 4) addPins(r);
+        if (programView_->canCollapseAround(op)) {
+            menu->addSeparator();
+            menu->addAction(tr("Collapse this group"), this, [this, op] { programView_->collapseAround(op); });
+        }
+    } else if (key.kind == ModelKey::Kind::Group) {
+        menu->addAction(tr("Expand group"), this, [this, key] { Q_EMIT programView_->canvas()->keyDoubleClicked(key); });
+    }
+    if (menu->isEmpty()) {
+        delete menu;
+        return nullptr;
+    }
+    return menu;
 }
 
 // ---------------------------------------------------------------- export
@@ -682,17 +932,56 @@ void MainWindow::specDialog() {
 
 // ---------------------------------------------------------------- verify
 
+bool MainWindow::isVerifying() const { return verifyWatcher_.isRunning(); }
+
+bool MainWindow::isBusy() const {
+    if (doc_->isSolving() || verifyWatcher_.isRunning()) return true;
+    for (GraphCanvas* c : findChildren<GraphCanvas*>())
+        if (c->isLayingOut()) return true;
+    return false;
+}
+
+QString MainWindow::saveScreenshot(const QString& path) {
+    QApplication::processEvents();
+    const QImage image = grab().toImage();
+    if (image.isNull()) return tr("could not render the window");
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) return tr("could not encode %1 as PNG").arg(path);
+    return writeAtomically(path, buffer.data());
+}
+
+void MainWindow::cancelVerify() {
+    if (verifyCancel_) verifyCancel_->store(true);
+    verifyLabel_->setText(tr("Verify: cancelling…"));
+}
+
 void MainWindow::verify() {
     auto r = doc_->result();
     if (!r || !r->rewritten) return showError(tr("Verify: no rewritten program yet"));
+    if (verifyWatcher_.isRunning()) return;
     verifyAction_->setEnabled(false);
+    hideError();
     log(tr("Verify: running original and rewritten on the CPU…"));
     // The shared pointers keep both programs alive while the worker runs them.
     std::shared_ptr<const Program> original = doc_->programPtr(), rewritten = r->rewritten;
-    verifyWatcher_.setFuture(QtConcurrent::run([original, rewritten]() {
+    verifyCancel_ = std::make_shared<std::atomic<bool>>(false);
+    verifyStage_ = std::make_shared<std::atomic<int>>(0);
+    verifyStartMs_ = QDateTime::currentMSecsSinceEpoch();
+    verifyLabel_->setText(tr("Verify: starting…"));
+    verifyBusy_->show();
+    verifyTimer_->start();
+    auto cancel = verifyCancel_;
+    auto stage = verifyStage_;
+    std::vector<ValueId> resident(doc_->spec().inputs.begin(), doc_->spec().inputs.end());
+    verifyWatcher_.setFuture(QtConcurrent::run([original, rewritten, cancel, stage, resident]() {
         VerifyRun run;
         try {
-            run.report = exec::verifyPrograms(*original, *rewritten, exec::VerifyOptions{});
+            exec::VerifyOptions vo;
+            vo.cancel = cancel.get();
+            vo.stage = stage.get();
+            vo.residentValues = resident;
+            run.report = exec::verifyPrograms(*original, *rewritten, vo);
         } catch (const std::exception& e) {
             run.error = e.what();
         }

@@ -4,6 +4,8 @@
 // banner, drag and drop, recent files, export and verify.
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "algorithms/exec/Verify.h"
@@ -15,6 +17,7 @@ class QPlainTextEdit;
 class QTabWidget;
 class QMenu;
 class QAction;
+class QTimer;
 
 namespace rx {
 
@@ -27,28 +30,54 @@ struct VerifyRun {
 class ProgramView;
 class FlowView;
 class TextView;
+class MemoryView;
 class OutlinePanel;
 class InspectorPanel;
 class TuningPanel;
 class SummaryPanel;
 class GenerateDialog;
 
+enum class Theme { System, Light, Dark };
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // `useSettings` false: neither read nor write QSettings (scripted runs: screenshots,
+    // measurements), so they leave the user's window, recent files and theme alone.
+    explicit MainWindow(QWidget* parent = nullptr, bool useSettings = true);
     ~MainWindow() override;
 
     Document* document() const { return doc_; }
     ProgramView* programView() const { return programView_; }
     FlowView* flowView() const { return flowView_; }
     TextView* textView() const { return textView_; }
+    MemoryView* memoryView() const { return memoryView_; }
     OutlinePanel* outline() const { return outline_; }
     InspectorPanel* inspector() const { return inspector_; }
     TuningPanel* tuning() const { return tuning_; }
     SummaryPanel* summary() const { return summary_; }
     QTabWidget* tabs() const { return tabs_; }
+    // Named central tabs ("program", "flow", "text", "memory", …): others add theirs with
+    // addViewTab; `--tab NAME` and showTab find them by name.
+    int addViewTab(QWidget* page, const QString& title, const QString& name);
+    QStringList tabNames() const;
+    bool showTab(const QString& name);
+    QString currentTabName() const;
     QString errorBannerText() const;
+    QString infoBannerText() const;
+    // The context menu of a graph key (value: pins; op: pins of its results, collapse its
+    // group). The caller owns the menu; null when the key has none.
+    QMenu* contextMenuFor(ModelKey key);
+    // Help ▸ Keyboard Shortcuts: every action with a shortcut, one "Name\tKeys" line each.
+    QString shortcutsText() const;
+    void setTheme(Theme theme);
+    Theme theme() const { return theme_; }
+    bool isVerifying() const;
+    // A layout, solve or verify still running (what a screenshot waits for).
+    bool isBusy() const;
+    // Renders the window (offscreen too) to a PNG, written atomically; "" or the error.
+    QString saveScreenshot(const QString& path);
+    void cancelVerify();
     QString statusText() const;
 
     bool openFile(const QString& path);
@@ -72,11 +101,13 @@ public:
 
 Q_SIGNALS:
     void verifyFinished(bool equivalent, const QString& summary);
+    void themeChanged();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildActions();
@@ -85,6 +116,7 @@ private:
     void updateRecentMenu();
     void addRecent(const QString& path);
     void showError(const QString& message);
+    void showInfo(const QString& message);
     void hideError();
     void showValueMenu(ValueId v, QPoint globalPos);
     void openDialog();
@@ -97,6 +129,7 @@ private:
     ProgramView* programView_;
     FlowView* flowView_;
     TextView* textView_;
+    MemoryView* memoryView_;
     OutlinePanel* outline_;
     InspectorPanel* inspector_;
     TuningPanel* tuning_;
@@ -111,6 +144,15 @@ private:
     QLabel* statusTimes_;
     QAction* verifyAction_;
     QFutureWatcher<VerifyRun> verifyWatcher_;
+    std::shared_ptr<std::atomic<bool>> verifyCancel_;
+    std::shared_ptr<std::atomic<int>> verifyStage_;
+    QWidget* verifyBusy_ = nullptr;
+    QLabel* verifyLabel_ = nullptr;
+    QTimer* verifyTimer_ = nullptr;
+    qint64 verifyStartMs_ = 0;
+    bool useSettings_ = true;
+    Theme theme_ = Theme::System;
+    QStringList tabNames_;
     GenerateDialog* generateDialog_ = nullptr;
 };
 

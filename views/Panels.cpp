@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QCompleter>
 #include <QDoubleSpinBox>
@@ -21,9 +22,11 @@
 #include <QUndoView>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <functional>
 #include <map>
 
 #include "model/PirWriter.h"
+#include "views/PlanFigures.h"
 #include "views/ProgramGraph.h"
 
 namespace rx {
@@ -110,6 +113,13 @@ void OutlinePanel::rebuild() {
             it->setData(0, KeyKindRole, int(ModelKey::Kind::Value));
             it->setData(0, KeyIdRole, v);
         }
+        auto* midHold = new QTreeWidgetItem(tree_, {tr("Recomputed values"), QString::number(r->plan.midHoldValues.size())});
+        midHold->setToolTip(0, tr("Mid-hold values: forward results the backward reads that the plan recomputes"));
+        for (ValueId v : r->plan.midHoldValues) {
+            auto* it = new QTreeWidgetItem(midHold, {qs(p.values[v].name), formatBytes(double(p.valueBytes(v)))});
+            it->setData(0, KeyKindRole, int(ModelKey::Kind::Value));
+            it->setData(0, KeyIdRole, v);
+        }
         auto* rec = new QTreeWidgetItem(tree_, {tr("Recomputed ops"), QString::number(r->plan.recomputeOps.size())});
         for (OpId op : r->plan.recomputeOps) {
             auto* it = new QTreeWidgetItem(rec, {shortOpName(p.opName(op)), QStringLiteral("#%1").arg(p.indexInBlock(op))});
@@ -140,14 +150,49 @@ void OutlinePanel::populate(QTreeWidgetItem* item) {
     item->addChildren(children);
 }
 
+bool OutlinePanel::lazyGroupMatches(QTreeWidgetItem* item, const QString& text) const {
+    const Program& p = doc_->program();
+    const auto& ops = p.globalBlock().ops;
+    for (const QVariant& v : item->data(0, LazyRole).toList()) {
+        const uint32_t pos = v.toUInt();
+        if (QStringLiteral("#%1").arg(pos).contains(text, Qt::CaseInsensitive)) return true;
+        for (ValueId r : p.ops[ops[pos]].results)
+            if (qs(p.values[r].name).contains(text, Qt::CaseInsensitive)) return true;
+    }
+    return false;
+}
+
 void OutlinePanel::applyFilter(const QString& text) {
+    // An item shows when it, an ancestor or a descendant matches; lazy op groups fill in
+    // when one of their ops (position, result names) matches, so "%72" finds any value.
+    std::function<bool(QTreeWidgetItem*, bool)> visit = [&](QTreeWidgetItem* it, bool ancestorMatched) -> bool {
+        const bool self = text.isEmpty() || it->text(0).contains(text, Qt::CaseInsensitive) ||
+                          (it->data(0, KeyKindRole).isValid() && it->text(1).contains(text, Qt::CaseInsensitive));
+        if (!text.isEmpty() && it->childCount() == 0 && it->data(0, LazyRole).isValid() && lazyGroupMatches(it, text)) populate(it);
+        bool any = false;
+        for (int i = 0; i < it->childCount(); ++i) any |= visit(it->child(i), ancestorMatched || (self && !text.isEmpty()));
+        const bool show = self || any || ancestorMatched;
+        it->setHidden(!show);
+        if (!text.isEmpty() && any) it->setExpanded(true);
+        return self || any;
+    };
     for (int i = 0; i < tree_->topLevelItemCount(); ++i) {
         QTreeWidgetItem* top = tree_->topLevelItem(i);
-        for (int j = 0; j < top->childCount(); ++j) {
-            QTreeWidgetItem* c = top->child(j);
-            c->setHidden(!text.isEmpty() && !c->text(0).contains(text, Qt::CaseInsensitive));
-        }
+        visit(top, false);
+        top->setHidden(false);  // the sections stay, so an empty result reads as "nothing here"
     }
+}
+
+QTreeWidgetItem* OutlinePanel::firstVisibleMatch(const QString& text) const {
+    std::function<QTreeWidgetItem*(QTreeWidgetItem*)> find = [&](QTreeWidgetItem* it) -> QTreeWidgetItem* {
+        if (!it->isHidden() && it->data(0, KeyKindRole).isValid() && it->text(0).contains(text, Qt::CaseInsensitive)) return it;
+        for (int i = 0; i < it->childCount(); ++i)
+            if (QTreeWidgetItem* f = find(it->child(i))) return f;
+        return nullptr;
+    };
+    for (int i = 0; i < tree_->topLevelItemCount(); ++i)
+        if (QTreeWidgetItem* f = find(tree_->topLevelItem(i))) return f;
+    return nullptr;
 }
 
 void OutlinePanel::onSelection(ModelKey key, QObject* origin) {
@@ -457,13 +502,30 @@ TuningPanel::TuningPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_
     form->addRow(tr("non-materialized ×"), nonMat_);
     form->addRow(tr("size ratio ban"), sizeRatio_);
     layout->addLayout(form);
-    connect(aggressive_, &QCheckBox::toggled, this, [this] { knobChanged(tr("Toggle aggressive recomputation")); });
-    connect(maxDist_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("max_dist_from_bw = %1").arg(maxDist_->value())); });
-    connect(minWeight_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("minimum_weight = %1").arg(minWeight_->value())); });
-    connect(distBase_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_base = %1").arg(distBase_->value())); });
-    connect(distCap_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_cap = %1").arg(distCap_->value())); });
-    connect(nonMat_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("non_materialized_factor = %1").arg(nonMat_->value())); });
-    connect(sizeRatio_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("size_ratio_ban = %1").arg(sizeRatio_->value())); });
+    // Tooltips in the seed's terms (docs/ALGORITHM.md §4–§5).
+    aggressive_->setToolTip(tr("<b>AGGRESSIVE_RECOMPUTATION</b> (seed: False). On: a value is banned from recompute only when "
+                               "its op is unrecomputable (random or compute-intensive); the distance and size-ratio bans are off."));
+    maxDist_->setToolTip(tr("<b>MAX_DIST_FROM_BW</b> (seed: 3). A forward value more than this many ops away from the "
+                            "backward (dist(v)) is banned: it is always saved, never recomputed."));
+    minWeight_->setToolTip(tr("<b>MINIMUM_WEIGHT</b> (seed: 0.1). Weight of a zero-sized value made by a "
+                              "tending-to-recompute op, so the cut can still prefer it."));
+    distBase_->setToolTip(tr("<b>Distance base</b> (seed: 1.1). weight(v) = size(v) × base^max(min(dist(v), cap), 1): "
+                             "values far from the backward cost more to save."));
+    distCap_->setToolTip(tr("<b>Distance cap</b> (seed: 100). The largest dist(v) the weight's exponent uses."));
+    nonMat_->setToolTip(tr("<b>Non-materialized factor</b> (seed: 2). A value that is not materialized (every user fuses "
+                           "with it) weighs this many times its size."));
+    sizeRatio_->setToolTip(tr("<b>Output/input size ratio</b> (seed: 4). A value is banned when ratio × size(v) is smaller "
+                              "than the sizes of its op's real inputs summed (recompute would keep bigger inputs alive)."));
+    // Typing "250" is one edit, not three: values commit on Enter or when the box loses focus.
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{maxDist_, minWeight_, distBase_, distCap_, nonMat_, sizeRatio_})
+        box->setKeyboardTracking(false);
+    connect(aggressive_, &QCheckBox::toggled, this, [this] { knobChanged(tr("Toggle aggressive recomputation"), -1); });
+    connect(maxDist_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("max_dist_from_bw = %1").arg(maxDist_->value()), 1); });
+    connect(minWeight_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("minimum_weight = %1").arg(minWeight_->value()), 2); });
+    connect(distBase_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_base = %1").arg(distBase_->value()), 3); });
+    connect(distCap_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("distance_cap = %1").arg(distCap_->value()), 4); });
+    connect(nonMat_, &QSpinBox::valueChanged, this, [this] { knobChanged(tr("non_materialized_factor = %1").arg(nonMat_->value()), 5); });
+    connect(sizeRatio_, &QDoubleSpinBox::valueChanged, this, [this] { knobChanged(tr("size_ratio_ban = %1").arg(sizeRatio_->value()), 6); });
 
     auto* pinsLabel = new QLabel(tr("<b>Pins</b> (right-click a value in the graph)"), this);
     pins_ = new QListWidget(this);
@@ -497,6 +559,8 @@ TuningPanel::TuningPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_
 
 QListWidget* TuningPanel::opList(int index) const { return lists_.at(size_t(index)); }
 
+QList<QWidget*> TuningPanel::knobs() const { return {aggressive_, maxDist_, minWeight_, distBase_, distCap_, nonMat_, sizeRatio_}; }
+
 void TuningPanel::addOp(int index, const QString& op) {
     RecomputeConfig c = doc_->config();
     auto& l = listOf(c, index);
@@ -513,7 +577,7 @@ void TuningPanel::removeOp(int index, const QString& op) {
     if (l.size() != before) doc_->setConfig(c, tr("Remove %1 from %2").arg(op, kListKeys[index]));
 }
 
-void TuningPanel::knobChanged(const QString& description) {
+void TuningPanel::knobChanged(const QString& description, int mergeId) {
     if (refreshing_) return;
     RecomputeConfig c = doc_->config();
     c.aggressiveRecomputation = aggressive_->isChecked();
@@ -523,7 +587,7 @@ void TuningPanel::knobChanged(const QString& description) {
     c.distanceCap = distCap_->value();
     c.nonMaterializedFactor = nonMat_->value();
     c.sizeRatioBan = sizeRatio_->value();
-    doc_->setConfig(c, description);
+    doc_->setConfig(c, description, mergeId);
 }
 
 void TuningPanel::refresh() {
@@ -612,36 +676,97 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
 
 QString SummaryPanel::text() const { return numbers_->text(); }
 
+QString formatFlops(double flops) {
+    const char* units[] = {"", "k", "M", "G", "T", "P"};
+    int u = 0;
+    double f = std::abs(flops);
+    while (f >= 1000 && u < 5) {
+        f /= 1000;
+        ++u;
+    }
+    return (flops < 0 ? "-" : "") + QString::number(f, 'f', u == 0 ? 0 : f < 10 ? 2 : 1) + " " + units[u] + "FLOP";
+}
+
+namespace {
+// Colour of a change: green when it helps, red when it hurts, grey when it is neither.
+QString changeColor(double d, int better) {
+    if (d == 0 || better == 0) return "#6e7781";
+    return (d < 0) == (better < 0) ? "#16a34a" : "#dc2626";
+}
+}  // namespace
+
 void SummaryPanel::refresh() {
     auto r = doc_->result();
     auto* chart = new QChart();
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->setBackgroundRoundness(0);
+    headline_.clear();
+    warning_.clear();
     if (!doc_->hasProgram() || !r || !r->ok()) {
         numbers_->setText(doc_->hasProgram() ? tr("<i>solving…</i>") : tr("<i>no program</i>"));
         chart_->setChart(chart);
         return;
     }
     const Plan& plan = r->plan;
-    auto delta = [&](double now, double before, bool bytes) {
-        if (!previous_ || !previous_->ok()) return QString();
+    const bool hasPrev = previous_ && previous_->ok();
+    // `better`: -1 when lower is better, +1 when higher is better, 0 when neither.
+    auto delta = [&](double now, double before, bool bytes, int better) {
+        if (!hasPrev) return QString();
         const double d = now - before;
         if (d == 0) return QString();
         const QString t = bytes ? formatBytes(d) : QString::number(d, 'g', 6);
-        return QStringLiteral(" <span style='color:%1'>(%2%3)</span>").arg(d < 0 ? "#16a34a" : "#dc2626", d > 0 ? "+" : "", t);
+        return QStringLiteral(" <span style='color:%1'>(%2%3 vs last)</span>").arg(changeColor(d, better), d > 0 ? "+" : "", t);
     };
+    const double before = double(r->originalMemory.peakBytes), after = double(r->rewrittenMemory.peakBytes);
+    const double pct = before > 0 ? (after - before) / before * 100.0 : 0.0;
+    const QString pctColor = changeColor(after - before, -1);
+    headline_ = tr("Peak %1 → %2 (%3%4%)").arg(formatBytes(before), formatBytes(after), pct > 0 ? "+" : "").arg(pct, 0, 'f', 1);
+    QString h = QStringLiteral("<div style='font-size:14pt'><b>%1 %2 → %3</b> <b style='color:%4'>(%5%6%)</b></div>")
+                    .arg(tr("Peak"), formatBytes(before), formatBytes(after), pctColor, pct > 0 ? "+" : "")
+                    .arg(pct, 0, 'f', 1);
+    if (after > before && r->rewritten) {
+        // Why: the rewritten program's peak op and the biggest values live there.
+        const Program& rp = *r->rewritten;
+        const uint32_t at = r->rewrittenMemory.peakOpIndex;
+        std::vector<ValueId> resident(doc_->spec().inputs.begin(), doc_->spec().inputs.end());
+        const ProgramLifetimes lts = computeLifetimes(rp, LifetimeOptions{resident, doc_->spec().fwdOpEndIdx, r->clones});
+        const std::vector<ValueLifetime> live = lts.liveAt(at);
+        QStringList top;
+        for (size_t i = 0; i < live.size() && i < 4; ++i)
+            top << QStringLiteral("%1 %2 (%3)").arg(qs(rp.values[live[i].value].name), formatBytes(double(live[i].bytes)), tr(memoryRoleName(live[i].role)));
+        const OpId peakOp = at < rp.globalBlock().ops.size() ? rp.globalBlock().ops[at] : kNoId;
+        warning_ = tr("Recompute raises the peak by %1: it is at op #%2 %3 of the rewritten program, where %4 are live — %5%6.")
+                       .arg(formatBytes(after - before))
+                       .arg(at)
+                       .arg(peakOp == kNoId ? QString() : shortOpName(rp.opName(peakOp)))
+                       .arg(formatBytes(double(lts.liveBytesAt(at))))
+                       .arg(top.join(", "))
+                       .arg(live.size() > 4 ? tr(" and %1 more").arg(live.size() - 4) : QString());
+        h += QStringLiteral("<p style='color:#dc2626;margin:2px'><b>⚠</b> %1</p>").arg(warning_.toHtmlEscaped());
+    }
     const double cut = double(plan.cutValueUnits) / double(std::max<int64_t>(1, plan.scale));
-    const double prevCut = previous_ && previous_->ok() ? double(previous_->plan.cutValueUnits) / double(std::max<int64_t>(1, previous_->plan.scale)) : cut;
-    QString h = "<table cellspacing=2>";
-    auto rowf = [&](const QString& k, const QString& v) { h += QStringLiteral("<tr><td style='color:#6e7781'>%1</td><td><b>%2</b></td></tr>").arg(k, v); };
-    rowf(tr("cut value"), QString::fromStdString(plan.cutValueText()) + delta(cut, prevCut, false));
-    rowf(tr("saved values"), QString::number(plan.savedValues.size()) + delta(double(plan.savedValues.size()), previous_ && previous_->ok() ? double(previous_->plan.savedValues.size()) : 0, false));
+    const double prevCut = hasPrev ? double(previous_->plan.cutValueUnits) / double(std::max<int64_t>(1, previous_->plan.scale)) : cut;
+    h += "<table cellspacing=2>";
+    auto rowf = [&](const QString& k, const QString& v, const QString& tip = {}) {
+        h += QStringLiteral("<tr><td style='color:#6e7781' title='%3'>%1</td><td><b>%2</b></td></tr>").arg(k, v, tip.toHtmlEscaped());
+    };
+    rowf(tr("peak before → after"), QStringLiteral("%1 → %2").arg(formatBytes(before), formatBytes(after)) +
+                                        delta(after, hasPrev ? double(previous_->rewrittenMemory.peakBytes) : after, true, -1));
+    rowf(tr("activations held at fwd/bwd boundary"), QStringLiteral("%1 → %2").arg(formatBytes(double(r->originalMemory.boundaryActivationBytes)),
+                                                                            formatBytes(double(r->rewrittenMemory.boundaryActivationBytes))));
+    rowf(tr("seed's estimate: mid-hold bytes"), formatBytes(double(plan.memorySavedBytes)) +
+                                                     delta(double(plan.memorySavedBytes), hasPrev ? double(previous_->plan.memorySavedBytes) : 0, true, +1),
+         tr("The seed's memory_saved: the sizes of the mid-hold values summed; not a peak."));
+    const double cloneFlops = r->rewritten ? estimateFlops(*r->rewritten, r->clones) : 0;
+    const double totalFlops = estimateFlops(doc_->program(), doc_->program().globalBlock().ops);
+    extraFlops_ = cloneFlops;
+    rowf(tr("extra work of the clones"), tr("≈ %1 (%2% of the program)").arg(formatFlops(cloneFlops)).arg(totalFlops > 0 ? cloneFlops / totalFlops * 100 : 0.0, 0, 'f', 1),
+         tr("Estimate: 2·M·N·K per matmul, one per output element otherwise."));
+    rowf(tr("cut value"), QString::fromStdString(plan.cutValueText()) + delta(cut, prevCut, false, 0));
+    rowf(tr("saved values"), QString::number(plan.savedValues.size()) + delta(double(plan.savedValues.size()), hasPrev ? double(previous_->plan.savedValues.size()) : 0, false, 0));
     rowf(tr("mid-hold (recomputed) values"), QString::number(plan.midHoldValues.size()));
-    rowf(tr("recomputed ops"), QString::number(plan.recomputeOps.size()) + delta(double(plan.recomputeOps.size()), previous_ && previous_->ok() ? double(previous_->plan.recomputeOps.size()) : 0, false));
-    rowf(tr("memory saved"), formatBytes(double(plan.memorySavedBytes)) + delta(double(plan.memorySavedBytes), previous_ && previous_->ok() ? double(previous_->plan.memorySavedBytes) : 0, true));
-    rowf(tr("peak before → after"), QStringLiteral("%1 → %2").arg(formatBytes(double(r->originalMemory.peakBytes)), formatBytes(double(r->rewrittenMemory.peakBytes))));
-    rowf(tr("activations at fwd/bwd boundary"), QStringLiteral("%1 → %2").arg(formatBytes(double(r->originalMemory.boundaryActivationBytes)), formatBytes(double(r->rewrittenMemory.boundaryActivationBytes))));
+    rowf(tr("recomputed ops"), QString::number(plan.recomputeOps.size()) + delta(double(plan.recomputeOps.size()), hasPrev ? double(previous_->plan.recomputeOps.size()) : 0, false, 0));
     rowf(tr("network"), tr("%1 nodes, %2 arcs").arg(r->network ? r->network->nodeCount() : 0).arg(r->network ? r->network->arcs.size() : 0));
     rowf(tr("solve"), tr("%1 ms (build %2, cut %3, rewrite %4)").arg(r->timings.totalMs, 0, 'f', 1).arg(r->timings.buildMs, 0, 'f', 1).arg(r->timings.solveMs, 0, 'f', 1).arg(r->timings.rewriteMs, 0, 'f', 1));
     h += "</table>";
@@ -649,31 +774,59 @@ void SummaryPanel::refresh() {
     numbers_->setText(h);
     lastText_ = h;
 
-    // Memory curve: live bytes per op, original vs rewritten (downsampled to ~1500 points).
+    // Memory curve: live bytes per op, original vs rewritten (downsampled to ~1500 points, max per bucket).
+    const double peak = std::max(before, after);
+    const bool gib = peak >= 1024.0 * 1024.0 * 1024.0;
+    const bool kib = peak < 1024.0 * 1024.0;
+    const double unit = gib ? 1024.0 * 1024.0 * 1024.0 : kib ? 1024.0 : 1024.0 * 1024.0;
+    const QString unitName = gib ? "GiB" : kib ? "KiB" : "MiB";
+    size_t maxOps = 1;
     auto addSeries = [&](const MemoryProfile& m, const QString& name, const QColor& color) {
         auto* s = new QLineSeries();
         s->setName(name);
         const size_t n = m.liveBytes.size();
+        maxOps = std::max(maxOps, n);
         const size_t step = std::max<size_t>(1, n / 1500);
         for (size_t i = 0; i < n; i += step) {
             int64_t mx = 0;
             for (size_t k = i; k < std::min(n, i + step); ++k) mx = std::max(mx, m.liveBytes[k]);
-            s->append(double(i), double(mx) / (1024.0 * 1024.0));
+            s->append(double(i), double(mx) / unit);
         }
-        QPen pen(color, 1.6);
-        s->setPen(pen);
+        s->setPen(QPen(color, 1.6));
         chart->addSeries(s);
         return s;
     };
-    addSeries(r->originalMemory, tr("live MiB, original"), QColor("#94a3b8"));
-    addSeries(r->rewrittenMemory, tr("live MiB, recompute"), QColor("#9333ea"));
-    chart->createDefaultAxes();
-    for (QAbstractAxis* axis : chart->axes()) {
+    auto* s0 = addSeries(r->originalMemory, tr("original (peak %1)").arg(formatBytes(before)), QColor("#94a3b8"));
+    auto* s1 = addSeries(r->rewrittenMemory, tr("with recompute (peak %1)").arg(formatBytes(after)), QColor("#9333ea"));
+    auto* xAxis = new QValueAxis(chart);
+    auto* yAxis = new QValueAxis(chart);
+    xAxis->setTitleText(tr("op index"));
+    yAxis->setTitleText(tr("live %1").arg(unitName));
+    xAxis->setRange(0, double(maxOps));
+    yAxis->setRange(0, peak / unit * 1.08);
+    xAxis->setLabelFormat("%.0f");
+    yAxis->setLabelFormat(peak / unit >= 20 ? "%.0f" : "%.1f");
+    xAxis->setTickCount(6);
+    yAxis->setTickCount(5);
+    xAxis->applyNiceNumbers();  // round ticks (0, 50, 100, …), still from 0
+    yAxis->applyNiceNumbers();
+    xAxis->setLabelFormat("%.0f");
+    yAxis->setLabelFormat(yAxis->max() >= 20 ? "%.0f" : "%.1f");
+    for (QValueAxis* axis : {xAxis, yAxis}) {
         QFont f = axis->labelsFont();
         f.setPointSizeF(7.5);
         axis->setLabelsFont(f);
-        if (auto* va = qobject_cast<QValueAxis*>(axis)) va->setLabelFormat("%.3g");
+        f.setPointSizeF(8);
+        axis->setTitleFont(f);
     }
+    chart->addAxis(xAxis, Qt::AlignBottom);
+    chart->addAxis(yAxis, Qt::AlignLeft);
+    for (auto* s : {s0, s1}) {
+        s->attachAxis(xAxis);
+        s->attachAxis(yAxis);
+    }
+    xAxis_ = xAxis;
+    yAxis_ = yAxis;
     chart_->setChart(chart);
     previous_ = r;
 }

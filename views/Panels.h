@@ -20,16 +20,24 @@ class QGridLayout;
 
 class QChartView;
 class QLineSeries;
+class QValueAxis;
 
 namespace rx {
+
+// "1.2 GFLOP": a FLOP count in SI units.
+QString formatFlops(double flops);
 
 class OutlinePanel : public QWidget {
     Q_OBJECT
 public:
     OutlinePanel(Document* doc, QWidget* parent = nullptr);
     QTreeWidget* tree() const { return tree_; }
+    QLineEdit* filter() const { return filter_; }
+    // The first shown op/value row whose name contains `text` (after filtering), or null.
+    QTreeWidgetItem* firstVisibleMatch(const QString& text) const;
 
 private:
+    bool lazyGroupMatches(QTreeWidgetItem* item, const QString& text) const;
     void rebuild();
     void populate(QTreeWidgetItem* item);
     void onSelection(ModelKey key, QObject* origin);
@@ -66,6 +74,8 @@ class TuningPanel : public QWidget {
 public:
     TuningPanel(Document* doc, QWidget* parent = nullptr);
     QSpinBox* maxDistSpin() const { return maxDist_; }
+    QDoubleSpinBox* minWeightSpin() const { return minWeight_; }
+    QList<QWidget*> knobs() const;
     QCheckBox* aggressiveBox() const { return aggressive_; }
     QListWidget* opList(int index) const;
     // Adds `op` to list `index` (0..5: recomputable, tending, random, compute-intensive, view, ignore).
@@ -74,7 +84,7 @@ public:
 
 private:
     void refresh();
-    void knobChanged(const QString& description);
+    void knobChanged(const QString& description, int mergeId);
     std::vector<std::string>& listOf(RecomputeConfig& c, int index) const;
 
     Document* doc_;
@@ -97,12 +107,22 @@ class SummaryPanel : public QWidget {
 public:
     SummaryPanel(Document* doc, QWidget* parent = nullptr);
     QString text() const;
+    QString headline() const { return headline_; }        // "Peak 1.32 GiB → 1.41 GiB (+6.8%)"
+    QString peakWarning() const { return warning_; }      // empty unless recompute raises the peak
+    double extraFlops() const { return extraFlops_; }
+    QChartView* chartView() const { return chart_; }
+    QValueAxis* xAxis() const { return xAxis_; }
+    QValueAxis* yAxis() const { return yAxis_; }
 
 private:
     void refresh();
     Document* doc_;
     QLabel* numbers_;
     QChartView* chart_;
+    QValueAxis* xAxis_ = nullptr;
+    QValueAxis* yAxis_ = nullptr;
+    QString headline_, warning_;
+    double extraFlops_ = 0;
     std::shared_ptr<const SolveResult> previous_;
     QString lastText_;
 };

@@ -59,6 +59,9 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     segments_.clear();
+    expansions_.clear();
+    opCount_ = opCount;
+    split_ = s;
     if (opCount <= kDirectLimit) {
         if (opCount) segments_.push_back(Segment{0, opCount, true});
         return;
@@ -67,12 +70,39 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     const uint32_t fwdParts = std::max<uint32_t>(1, uint32_t(double(kTargetGroups) * cut / opCount));
     split(0, cut, fwdParts, segments_);
     split(cut, opCount, kTargetGroups - std::min(kTargetGroups - 1, fwdParts), segments_);
+    first_ = segments_;
+}
+
+void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartition& layers) {
+    reset(opCount, s);
+    if (opCount <= kDirectLimit || layers.layerCount() < 2 || layers.groupOfPos.size() != opCount) return;
+    // Runs of one group; backward runs shorter than a few ops join their predecessor so
+    // interleaved gradient accumulation does not splinter the picture.
+    std::vector<Segment> out;
+    const uint32_t bwd = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
+    for (uint32_t i = 0; i < opCount;) {
+        uint32_t j = i + 1;
+        while (j < opCount && layers.groupOfPos[j] == layers.groupOfPos[i] && (j < bwd) == (i < bwd)) ++j;
+        const int32_t g = layers.groupOfPos[i];
+        const bool backward = i >= bwd;
+        if (!out.empty() && backward && (j - i < 4 || out.back().group == g) && out.back().begin >= bwd) {
+            out.back().end = j;
+        } else {
+            Segment seg{i, j, false, {}, g};
+            if (g >= 0) seg.label = QString::fromStdString(layers.groups[size_t(g)].name) + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+            out.push_back(std::move(seg));
+        }
+        i = j;
+    }
+    segments_ = std::move(out);
+    first_ = segments_;
 }
 
 bool ProgramOverview::expand(uint32_t begin) {
     for (size_t i = 0; i < segments_.size(); ++i) {
         Segment s = segments_[i];
         if (s.begin != begin || s.expanded) continue;
+        expansions_.emplace_back(s.begin, s.end);
         if (s.end - s.begin <= 300) {
             segments_[i].expanded = true;
         } else {
@@ -86,10 +116,51 @@ bool ProgramOverview::expand(uint32_t begin) {
     return false;
 }
 
+bool ProgramOverview::canCollapse(uint32_t pos) const {
+    if (opCount_ <= kDirectLimit) return false;
+    for (const auto& [b, e] : expansions_)
+        if (pos >= b && pos < e) return true;
+    return whole();
+}
+
+bool ProgramOverview::collapse(uint32_t pos) {
+    if (opCount_ <= kDirectLimit) return false;
+    // The innermost (smallest) expansion holding pos.
+    int best = -1;
+    for (size_t i = 0; i < expansions_.size(); ++i) {
+        const auto& [b, e] = expansions_[i];
+        if (pos >= b && pos < e && (best < 0 || e - b < expansions_[size_t(best)].second - expansions_[size_t(best)].first)) best = int(i);
+    }
+    if (best < 0) {
+        if (!whole()) return false;
+        segments_ = first_;  // after Show Whole Graph: the first overview again
+        return true;
+    }
+    const auto [b, e] = expansions_[size_t(best)];
+    std::vector<Segment> out;
+    for (const Segment& s : segments_) {
+        if (s.begin >= b && s.end <= e) {
+            if (s.begin == b) {
+                Segment back{b, e, false, {}, -1};
+                for (const Segment& f : first_)
+                    if (f.begin == b && f.end == e) back = f;
+                back.expanded = false;
+                out.push_back(back);
+            }
+            continue;
+        }
+        out.push_back(s);
+    }
+    segments_ = std::move(out);
+    std::erase_if(expansions_, [b = b, e = e](const auto& x) { return x.first >= b && x.second <= e; });
+    return true;
+}
+
 void ProgramOverview::expandAll() {
     if (segments_.empty()) return;
     const uint32_t n = segments_.back().end;
     segments_ = {Segment{0, n, true}};
+    expansions_.clear();
 }
 
 bool ProgramOverview::whole() const {
@@ -186,6 +257,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     std::vector<int> valueNode;  // per ValueId when values are shown
     if (values) valueNode.assign(program.values.size(), -1);
 
+    bool anyPinned = false;
     auto addOpNode = [&](uint32_t pos) {
         const OpId op = global.ops[pos];
         const Operation& o = program.ops[op];
@@ -207,6 +279,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             n.flags |= kFlagClone;
             n.badge = QStringLiteral("\u21BB clone");
         }
+        for (ValueId r : o.results)
+            if (PlanMarks::at(marks.valuePinned, r)) {
+                n.flags |= kFlagPinned;
+                n.badge = n.badge.isEmpty() ? QObject::tr("\u25C6 pinned") : QObject::tr("\u25C6 ") + n.badge;
+                anyPinned = true;
+                break;
+            }
         QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
         for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
         n.tooltip = tip;
@@ -224,6 +303,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         return int(g.nodes.size() - 1);
     };
 
+    QHash<int, int32_t> groupOfNode;  // layer group of each layer node
     for (const auto& seg : overview.segments()) {
         if (seg.expanded) {
             for (uint32_t pos = seg.begin; pos < seg.end && pos < opCount; ++pos) unitOfPos[pos] = addOpNode(pos);
@@ -245,6 +325,22 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         QStringList parts;
         for (size_t i = 0; i < top.size() && i < 2; ++i) parts << QStringLiteral("%1×%2").arg(shortOpName(top[i].second)).arg(top[i].first);
         n.subtitle = parts.join(", ");
+        if (!seg.label.isEmpty()) {
+            // A layer: its name, and for the forward what the plan saves and recomputes there.
+            n.title = seg.label;
+            n.subtitle = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+            if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
+                int64_t saved = 0, recomputedBytes = 0;
+                for (uint32_t pos = seg.begin; pos < seg.end; ++pos)
+                    for (ValueId r : program.ops[global.ops[pos]].results) {
+                        if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
+                        else if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) recomputedBytes += program.valueBytes(r);
+                    }
+                n.subtitle += QObject::tr(" · saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
+            }
+        }
+        if (!seg.label.isEmpty()) n.width = 280;
+        if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
         n.badge = QString::number(seg.end - seg.begin);
         if (recomputed) {
             n.flags |= kFlagRecomputed;
@@ -279,7 +375,12 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             n.tooltip += QObject::tr("<br><b>saved</b> for backward");
         }
         if (PlanMarks::at(marks.valueBanned, v)) n.flags |= kFlagBanned;
-        if (PlanMarks::at(marks.valuePinned, v)) n.flags |= kFlagPinned;
+        if (PlanMarks::at(marks.valuePinned, v)) {
+            n.flags |= kFlagPinned;
+            n.badge = QObject::tr("\u25C6 pinned");
+            n.tooltip += QObject::tr("<br><b>pinned</b> (right-click to change)");
+            anyPinned = true;
+        }
         n.width = std::clamp(std::max(estimateTextWidth(n.title, 9), estimateTextWidth(n.subtitle, 7.5)) + 26, 56.0, 170.0);
         n.height = 32;
         if (val.definingOp != kNoId && program.ops[val.definingOp].parentBlock == Program::kGlobalBlock) {
@@ -299,15 +400,18 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     // Edges, deduplicated per node pair; `multiplicity` counts the values an edge stands for.
     QHash<quint64, int> edgeIndex;
     std::vector<int> multiplicity;
+    std::vector<int64_t> edgeBytes;
     auto addEdge = [&](int from, int to, ValueId v) {
         if (from < 0 || to < 0 || from == to) return;
         const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
         if (auto it = edgeIndex.find(k); it != edgeIndex.end()) {
             ++multiplicity[size_t(*it)];
+            edgeBytes[size_t(*it)] += program.valueBytes(v);
             return;
         }
         edgeIndex.insert(k, int(g.edges.size()));
         multiplicity.push_back(1);
+        edgeBytes.push_back(program.valueBytes(v));
         VisualEdge e;
         e.from = from;
         e.to = to;
@@ -324,10 +428,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         g.edges.push_back(e);
     };
 
+    // Parameters are resident and read everywhere: in an overview their edges hide the layers'.
+    const uint32_t parameterName = program.findOpName("builtin.parameter");
     for (uint32_t pos = 0; pos < opCount; ++pos) {
         const OpId op = global.ops[pos];
         const int src = unitOfPos[pos];
         const bool srcIsOp = g.nodes[src].shape == NodeShape::RoundedBox;
+        if (!srcIsOp && program.ops[op].nameId == parameterName) continue;
         for (ValueId r : program.ops[op].results) {
             const int vn = srcIsOp ? valueNodeFor(r) : -1;
             if (vn >= 0) addEdge(src, vn, r);
@@ -347,11 +454,25 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         std::vector<size_t> order(g.edges.size());
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         auto adjacent = [&](const VisualEdge& e) { return std::abs(e.from - e.to) == 1; };
+        // A layer's forward → its own backward: the bytes the backward holds from it, always drawn.
+        auto layerBundle = [&](const VisualEdge& e) {
+            const int32_t a = groupOfNode.value(e.from, -1);
+            return a >= 0 && a == groupOfNode.value(e.to, -2) && !(g.nodes[e.from].flags & kFlagBackward) && (g.nodes[e.to].flags & kFlagBackward);
+        };
+        int64_t maxBundle = 1;
+        size_t bundles = 0;
+        for (size_t i = 0; i < g.edges.size(); ++i)
+            if (layerBundle(g.edges[i])) {
+                maxBundle = std::max(maxBundle, edgeBytes[i]);
+                ++bundles;
+            }
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            const bool la = layerBundle(g.edges[a]), lb = layerBundle(g.edges[b]);
+            if (la != lb) return la;
             const bool aa = adjacent(g.edges[a]), bb = adjacent(g.edges[b]);
             return aa != bb ? aa : multiplicity[a] > multiplicity[b];
         });
-        const size_t keep = std::min(order.size(), 2 * g.nodes.size() + 8);
+        const size_t keep = std::min(order.size(), 2 * g.nodes.size() + 8 + bundles);
         std::vector<VisualEdge> kept;
         kept.reserve(keep);
         std::sort(order.begin(), order.begin() + long(keep));
@@ -363,6 +484,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             if ((g.nodes[e.from].flags & kFlagBackward) != (g.nodes[e.to].flags & kFlagBackward)) {
                 e.constraint = false;
                 e.dashed = true;
+            }
+            if (layerBundle(e)) {
+                e.dashed = false;
+                e.color = pal.savedFill;
+                e.width = 1.0 + 6.0 * double(edgeBytes[order[k]]) / double(maxBundle);
+                e.label = formatBytes(double(edgeBytes[order[k]]));
+                e.label = QObject::tr("%1 held").arg(e.label);
             }
             kept.push_back(e);
         }
@@ -396,6 +524,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         }
         g.legend.push_back(LegendEntry{pal.fwdFill, pal.recomputed, QObject::tr("recomputed op"), false, true});
         if (!marks.opClone.empty()) g.legend.push_back(LegendEntry{pal.bwdFill, pal.clone, QObject::tr("clone (rewritten)")});
+        if (anyPinned) g.legend.push_back(LegendEntry{pal.fwdFill, pal.pinned, QObject::tr("pinned by you (\u25C6)")});
         if (!overview.whole()) g.legend.push_back(LegendEntry{pal.groupFill, pal.groupBorder, QObject::tr("op group (double-click)")});
     }
     return g;

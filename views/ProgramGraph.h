@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "algorithms/Layers.h"
 #include "model/Program.h"
 #include "views/VisualGraph.h"
 
@@ -41,14 +42,23 @@ public:
     struct Segment {
         uint32_t begin = 0, end = 0;  // [begin, end)
         bool expanded = false;
+        QString label;                // "layer 3 · forward" for a detected layer; else empty
+        int32_t group = -1;           // LayerPartition group, -1 when not layer-based
     };
     static constexpr uint32_t kDirectLimit = 600;    // at most this many ops: show them all
     static constexpr uint32_t kTargetGroups = 120;   // first picture of a big program
 
     void reset(uint32_t opCount, ProgramSplit split);
+    // Structure first: with detected layers (2 or more) a big program's first overview is
+    // one group per layer's forward and per layer's backward run, plus embedding and head.
+    void reset(uint32_t opCount, ProgramSplit split, const LayerPartition& layers);
     // Expands the segment starting at `begin`: into ops if small, else into sub-segments.
     bool expand(uint32_t begin);
-    // Collapses the run of expanded ops around `pos` back to its parent group size.
+    // Collapses the innermost expanded group holding op position `pos` back into one group
+    // (after Show Whole Graph: back to the first overview). False when nothing collapses.
+    bool collapse(uint32_t pos);
+    // True when `pos` lies in an expanded group that collapse() would fold.
+    bool canCollapse(uint32_t pos) const;
     void expandAll();
     bool whole() const;
     size_t visibleUnits() const;
@@ -57,6 +67,10 @@ public:
 private:
     static void split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out);
     std::vector<Segment> segments_;
+    std::vector<std::pair<uint32_t, uint32_t>> expansions_;  // ranges expanded, in order
+    uint32_t opCount_ = 0;
+    ProgramSplit split_;
+    std::vector<Segment> first_;  // the first overview, restored by collapse after Show Whole Graph
 };
 
 struct ProgramViewOptions {

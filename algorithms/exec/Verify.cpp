@@ -106,8 +106,14 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
                     ro.captureValues.push_back(original.values[v].name);
         }
     }
+    ro.cancel = o.cancel;
+    if (o.stage) o.stage->store(1);
     RunResult a = ex.run(original, inputs, ro);
+    if (a.cancelled) throw Error("verify cancelled");
+    if (o.stage) o.stage->store(2);
     RunResult b = ex.run(rewritten, inputs, ro);
+    if (b.cancelled) throw Error("verify cancelled");
+    if (o.stage) o.stage->store(3);
     return compareRuns(a, b, o);
 }
 

@@ -4,6 +4,7 @@
 // only clones ops, so the default demands identical bits; a tolerance can be stated for
 // backends (or programs) where that cannot hold.
 #include <memory>
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,10 @@ struct VerifyOptions {
     // Resident values for both runs' memory figures (e.g. the spec's inputs); default: every
     // data/parameter value. Value ids of the original survive in the rewritten program.
     std::optional<std::vector<ValueId>> residentValues;
+    // Set from another thread to stop between ops (verifyPrograms then throws "verify cancelled").
+    const std::atomic<bool>* cancel = nullptr;
+    // When set, verifyPrograms stores its stage: 1 running the original, 2 the rewritten, 3 comparing.
+    std::atomic<int>* stage = nullptr;
 };
 
 struct ValueDifference {

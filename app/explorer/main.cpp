@@ -1,7 +1,9 @@
 // recompute-explorer: the desktop app.
-//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text]
-//                      [--overlay size|weight|distance] [--rewritten] [--diff]
+//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|…]
+//                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark]
 //                      [--screenshot PNG] [--measure-first-picture N]
+// --screenshot renders the settled window offscreen (no display needed) and exits; it and
+// --measure-first-picture leave the user's settings untouched.
 // Without a program the last file opens, or the bundled example on first start.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -60,6 +62,10 @@ int main(int argc, char** argv) {
     // Keep freed arrays in-process: page faults from glibc returning them to the kernel dominated solve time (as app/cli/main.cpp).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    // A screenshot needs no display: render offscreen unless a platform was chosen.
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]).starts_with("--screenshot") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName("recompute-explorer");
     QApplication::setOrganizationName("recompute-explorer");
@@ -73,19 +79,45 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("program", "PIR program (.pir text or PIR JSON)");
     QCommandLineOption configOpt("config", "Heuristics config JSON", "file");
     QCommandLineOption selectOpt("select", "Select a value (e.g. %12) after opening", "value");
-    QCommandLineOption tabOpt("tab", "Start on tab: program, flow or text", "tab");
+    QCommandLineOption tabOpt("tab", "Start on tab: program, flow, text, memory (profile, pareto where built)", "tab");
+    QCommandLineOption themeOpt("theme", "Palette: light or dark", "theme");
     QCommandLineOption overlayOpt("overlay", "Colour nodes by size, weight or distance", "what");
     QCommandLineOption rewrittenOpt("rewritten", "Show the rewritten program in the graph");
     QCommandLineOption diffOpt("diff", "Show the text diff");
-    QCommandLineOption shotOpt("screenshot", "Save a screenshot of the window and quit", "png");
+    QCommandLineOption shotOpt("screenshot", "Render the settled window offscreen to a PNG and quit", "png");
     QCommandLineOption measureOpt("measure-first-picture", "Generate a program of N ops, report time to first picture and memory, quit", "N");
     QCommandLineOption wholeOpt("whole", "Lay out the whole program graph (no overview)");
-    parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt});
-    parser.process(app);
+    parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt, themeOpt});
+    parser.process(app);  // unknown options: an error and exit code 1
+    auto fail = [](const QString& message) {
+        std::fprintf(stderr, "recompute-explorer: %s\n", qPrintable(message));
+        return 2;
+    };
+    if (parser.positionalArguments().size() > 1)
+        return fail(QStringLiteral("one program at most, got %1").arg(parser.positionalArguments().join(' ')));
+    const QString overlay = parser.value(overlayOpt);
+    if (parser.isSet(overlayOpt) && overlay != "size" && overlay != "weight" && overlay != "distance" && overlay != "role")
+        return fail(QStringLiteral("--overlay: unknown '%1' (expected size, weight, distance or role)").arg(overlay));
+    const QString theme = parser.value(themeOpt);
+    if (parser.isSet(themeOpt) && theme != "light" && theme != "dark")
+        return fail(QStringLiteral("--theme: unknown '%1' (expected light or dark)").arg(theme));
+    const QString shotPath = parser.value(shotOpt);
+    if (parser.isSet(shotOpt) && !shotPath.toLower().endsWith(".png"))
+        return fail(QStringLiteral("--screenshot: '%1' must end in .png").arg(shotPath));
+    if (parser.isSet(measureOpt) && parser.value(measureOpt).toInt() <= 0)
+        return fail(QStringLiteral("--measure-first-picture: '%1' is not a positive op count").arg(parser.value(measureOpt)));
 
-    rx::MainWindow window;
-    rx::Document* doc = window.document();
     const bool scripted = parser.isSet(shotOpt) || parser.isSet(measureOpt);
+    rx::MainWindow window(nullptr, !scripted);
+    rx::Document* doc = window.document();
+    if (parser.isSet(tabOpt) && !window.tabNames().contains(parser.value(tabOpt))) {
+        const QString t = parser.value(tabOpt);
+        const bool planned = t == "profile" || t == "pareto";
+        return fail(planned ? QStringLiteral("--tab %1: this build has no %1 tab (it has: %2)").arg(t, window.tabNames().join(", "))
+                            : QStringLiteral("--tab: unknown tab '%1' (expected one of: %2)").arg(t, window.tabNames().join(", ")));
+    }
+    if (theme == "dark") window.setTheme(rx::Theme::Dark);
+    if (theme == "light") window.setTheme(rx::Theme::Light);
     if (scripted) window.resize(1600, 1000);
     window.show();
 
@@ -118,25 +150,25 @@ int main(int argc, char** argv) {
     const QStringList args = parser.positionalArguments();
     QSettings settings;
     if (!args.isEmpty()) {
-        window.openFile(args.first());
-    } else if (!settings.value("firstRunDone").toBool() || !QFileInfo::exists(settings.value("lastFile").toString())) {
+        if (!window.openFile(args.first()) && scripted) return fail(doc->lastError());
+    } else if (scripted || !settings.value("firstRunDone").toBool() || !QFileInfo::exists(settings.value("lastFile").toString())) {
         window.openExample(rx::MainWindow::exampleNames().first());
     } else {
         window.openFile(settings.value("lastFile").toString());
     }
-    settings.setValue("firstRunDone", true);
+    if (!scripted) settings.setValue("firstRunDone", true);
     if (parser.isSet(configOpt)) {
         const QString e = window.loadConfig(parser.value(configOpt));
-        if (!e.isEmpty()) std::fprintf(stderr, "%s\n", qPrintable(e));
+        if (!e.isEmpty()) {
+            if (scripted) return fail(QStringLiteral("--config: %1").arg(e));
+            std::fprintf(stderr, "%s\n", qPrintable(e));
+        }
     }
     if (parser.isSet(wholeOpt)) window.programView()->showWholeGraph();
-    const QString overlay = parser.value(overlayOpt);
     if (overlay == "size") window.programView()->setOverlay(rx::Overlay::Size);
     if (overlay == "weight") window.programView()->setOverlay(rx::Overlay::Weight);
     if (overlay == "distance") window.programView()->setOverlay(rx::Overlay::Distance);
-    const QString tab = parser.value(tabOpt);
-    if (tab == "flow") window.tabs()->setCurrentIndex(1);
-    if (tab == "text") window.tabs()->setCurrentIndex(2);
+    if (parser.isSet(tabOpt)) window.showTab(parser.value(tabOpt));
     if (parser.isSet(diffOpt)) window.textView()->setDiff(true);
     if (parser.isSet(selectOpt)) {
         QTimer::singleShot(300, &window, [&] {
@@ -144,6 +176,10 @@ int main(int argc, char** argv) {
             if (parser.isSet(rewrittenOpt)) window.programView()->setShowRewritten(true);
             const rx::ValueId v = doc->hasProgram() ? doc->findValue(parser.value(selectOpt)) : rx::kNoId;
             if (v != rx::kNoId) doc->select(rx::ModelKey{rx::ModelKey::Kind::Value, v});
+            else {
+                std::fprintf(stderr, "recompute-explorer: --select: no value named '%s'\n", qPrintable(parser.value(selectOpt)));
+                if (scripted) app.exit(2);
+            }
         });
     } else if (parser.isSet(rewrittenOpt)) {
         QTimer::singleShot(300, &window, [&] {
@@ -152,12 +188,33 @@ int main(int argc, char** argv) {
         });
     }
     if (parser.isSet(shotOpt)) {
-        const QString out = parser.value(shotOpt);
-        QTimer::singleShot(4000, &window, [&, out] {
-            window.grab().save(out);
-            std::printf("screenshot %s\n", qPrintable(out));
+        // Settled: solved, no layout running, the selection applied; then one more paint.
+        auto* clock = new QElapsedTimer;
+        clock->start();
+        auto* poll = new QTimer(&window);
+        poll->setInterval(100);
+        int quietTicks = 0;
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, clock, shotPath]() mutable {
+            const bool busy = doc->isSolving() || window.isBusy() || clock->elapsed() < 600;
+            quietTicks = busy ? 0 : quietTicks + 1;
+            if (clock->elapsed() > 120000) {
+                poll->stop();
+                std::fprintf(stderr, "recompute-explorer: --screenshot: the window did not settle within 120 s\n");
+                app.exit(3);
+                return;
+            }
+            if (quietTicks < 3) return;
+            poll->stop();
+            const QString e = window.saveScreenshot(shotPath);
+            if (!e.isEmpty()) {
+                std::fprintf(stderr, "recompute-explorer: --screenshot: %s\n", qPrintable(e));
+                app.exit(3);
+                return;
+            }
+            std::printf("screenshot %s (%s tab)\n", qPrintable(shotPath), qPrintable(window.currentTabName()));
             app.quit();
         });
+        poll->start();
     }
     return app.exec();
 }

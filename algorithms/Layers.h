@@ -1,0 +1,45 @@
+#pragma once
+// Layer detection for the explorer's structure-first overview. The forward's layers are
+// the longest run of a repeated op-name motif (period found from the gaps between
+// occurrences of each op name), or the ops' `chunk_id` attribute where a program has one;
+// forward ops before the first layer form the "embedding" group, after the last the
+// "head / loss" group. Each backward op joins the group whose forward values it reads
+// (most bytes), else the group of the backward ops it reads from, else its predecessor's.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/Program.h"
+
+namespace rx {
+
+struct Plan;
+
+struct LayerGroup {
+    enum class Kind : uint8_t { Embedding, Layer, Head, Other };
+    Kind kind = Kind::Other;
+    std::string name;               // "embedding", "layer 3", "head / loss"
+    uint32_t fwdBegin = 0, fwdEnd = 0;  // forward op positions [fwdBegin, fwdEnd); empty for Other
+    uint32_t forwardOps = 0, backwardOps = 0;
+};
+
+struct LayerPartition {
+    std::vector<LayerGroup> groups;      // forward order: embedding, layers…, head, other
+    std::vector<int32_t> groupOfPos;     // per global-block position; -1 = no group
+    uint32_t period = 0;                 // ops per layer (motif length); 0 when none found
+    std::string source;                  // "motif", "chunk_id" or "none"
+    size_t layerCount() const;
+};
+
+// `fwdOpEndIdx` / `backwardOpStartIdx` as in the spec (-1: unknown; then all ops are forward).
+LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t backwardOpStartIdx);
+
+// Per group, under a plan: bytes of forward values the backward reads (held without
+// recompute), of those the plan saves, and of those it recomputes (mid-hold).
+struct LayerBytes {
+    int64_t heldForBackward = 0, saved = 0, recomputed = 0;
+};
+std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition& layers, const Plan& plan,
+                                   int64_t backwardOpStartIdx);
+
+}  // namespace rx

@@ -1,0 +1,111 @@
+// Layer detection (algorithms/Layers.h) on generated transformer and LLaMA programs of 2 to
+// 12 layers (the motif count equals the generator's layers; every backward op lands in a
+// group, layer k's backward reading layer k's forward) and on the torch-joint corpus.
+#include <QtTest>
+
+#include "algorithms/Layers.h"
+#include "algorithms/Solver.h"
+#include "algorithms/zoo/ModelZoo.h"
+#include "model/PirReader.h"
+#include "model/RecomputeSpec.h"
+
+using namespace rx;
+
+class LayersTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void generatedModels_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layers");
+        for (const char* m : {"transformer", "llama"})
+            for (int l : {2, 3, 12}) QTest::newRow(qPrintable(QStringLiteral("%1-%2").arg(m).arg(l))) << QString(m) << l;
+    }
+    void generatedModels() {
+        QFETCH(QString, model);
+        QFETCH(int, layers);
+        zoo::ZooOptions o;
+        o.model = model.toStdString();
+        o.layers = layers;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const Program& p = *g.program;
+        const LayerPartition part = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(part.source, std::string("motif"));
+        QCOMPARE(part.layerCount(), size_t(layers));
+        // Every op has a group; layers have the motif's length.
+        for (int32_t gi : part.groupOfPos) QVERIFY(gi >= 0 && size_t(gi) < part.groups.size());
+        for (const LayerGroup& lg : part.groups)
+            if (lg.kind == LayerGroup::Kind::Layer) {
+                QCOMPARE(lg.forwardOps, part.period);
+                QVERIFY(lg.backwardOps > 0);  // each layer's backward is found
+            }
+        // A backward op that reads forward values reads its group's more than any other's.
+        const auto& ops = p.globalBlock().ops;
+        int checked = 0;
+        for (size_t i = size_t(g.spec.backwardOpStartIdx); i < ops.size(); ++i) {
+            std::map<int32_t, int64_t> bytes;
+            for (ValueId x : p.ops[ops[i]].operands) {
+                if (x == kNoId || p.values[x].definingOp == kNoId) continue;
+                const std::string_view defName = p.opName(p.values[x].definingOp);
+                if (defName == "builtin.parameter" || defName == "pd_op.data") continue;
+                const uint32_t pos = p.indexInBlock(p.values[x].definingOp);
+                if (int64_t(pos) <= g.spec.fwdOpEndIdx) bytes[part.groupOfPos[pos]] += std::max<int64_t>(1, p.valueBytes(x));
+            }
+            if (bytes.empty()) continue;
+            ++checked;
+            const int32_t mine = part.groupOfPos[i];
+            for (auto [gi, b] : bytes) QVERIFY(b <= bytes[mine]);
+        }
+        QVERIFY(checked > 0);
+        // Under the seed's plan, bytes per layer: what it recomputes is part of what the backward holds.
+        RecomputeSolver solver(g.program, g.spec);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY(r.ok());
+        const std::vector<LayerBytes> lb = layerBytes(p, part, r.plan, g.spec.backwardOpStartIdx);
+        QCOMPARE(lb.size(), part.groups.size());
+        int64_t held = 0, saved = 0;
+        for (const LayerBytes& b : lb) {
+            QVERIFY(b.recomputed <= b.heldForBackward);
+            held += b.heldForBackward;
+            saved += b.saved;
+        }
+        QVERIFY(held > 0);
+        QVERIFY(saved > 0);
+        // Layers repeat: every layer holds the same bytes for the backward.
+        std::vector<int64_t> perLayer;
+        for (size_t k = 0; k < part.groups.size(); ++k)
+            if (part.groups[k].kind == LayerGroup::Kind::Layer) perLayer.push_back(lb[k].heldForBackward);
+        qInfo("held for backward per layer: first %lld, last %lld", (long long)perLayer.front(), (long long)perLayer.back());
+        QVERIFY(perLayer.size() < 3 || perLayer[1] == perLayer[perLayer.size() - 2]);  // inner layers alike
+    }
+
+    void torchJointCorpus() {
+        for (const char* f : {"transformer_layer.prim", "transformer_layer.aten", "mlp.prim", "mlp.aten"}) {
+            const std::string path = std::string(RX_SHARED_DIR "/corpus/torch-joint/") + f + ".pir";
+            auto program = std::make_shared<Program>(loadProgram(path));
+            const RecomputeSpec spec = readSpecFile(std::string(RX_SHARED_DIR "/corpus/torch-joint/") + f + ".spec.json", *program);
+            const LayerPartition part = detectLayers(*program, spec.fwdOpEndIdx, spec.backwardOpStartIdx);
+            QVERIFY2(!part.groups.empty(), f);
+            for (int32_t gi : part.groupOfPos) QVERIFY(gi >= 0);
+            uint32_t fwd = 0, bwd = 0;
+            for (const LayerGroup& g : part.groups) {
+                fwd += g.forwardOps;
+                bwd += g.backwardOps;
+            }
+            QCOMPARE(size_t(fwd + bwd), program->globalBlock().ops.size() - size_t(spec.backwardOpStartIdx - spec.fwdOpEndIdx - 1));
+            if (std::string(f).starts_with("transformer")) QCOMPARE(part.layerCount(), size_t(0));  // one layer: no repeat
+            qInfo("%s: %zu groups, %zu layers (%s, period %u)", f, part.groups.size(), part.layerCount(), part.source.c_str(), part.period);
+        }
+    }
+
+    void noSplitKnown() {
+        zoo::ZooOptions o;
+        o.layers = 8;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const LayerPartition part = detectLayers(*g.program, -1, -1);
+        for (int32_t gi : part.groupOfPos) QVERIFY(gi >= 0);
+        QVERIFY(part.layerCount() >= 2);  // the whole program read as forward still repeats
+    }
+};
+
+QTEST_MAIN(LayersTest)
+#include "test_layers.moc"

@@ -1,0 +1,141 @@
+// Lifetimes, roles and FLOP estimates behind the explorer's summary and memory view.
+#include "views/PlanFigures.h"
+
+#include <algorithm>
+
+namespace rx {
+
+const char* memoryRoleName(MemoryRole role) {
+    switch (role) {
+    case MemoryRole::Resident: return "resident";
+    case MemoryRole::HeldForBackward: return "held for backward";
+    case MemoryRole::RecomputedClone: return "recomputed clone";
+    case MemoryRole::Gradient: return "gradient";
+    case MemoryRole::Temporary: return "temporary";
+    }
+    return "";
+}
+
+ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions& options) {
+    ProgramLifetimes out;
+    const auto& gops = program.globalBlock().ops;
+    const size_t n = gops.size();
+    out.opCount = uint32_t(n);
+    std::vector<uint8_t> resident(program.values.size(), 0);
+    for (ValueId v : options.resident)
+        if (v < resident.size()) resident[v] = 1;
+    const uint32_t paramId = program.findOpName("builtin.parameter");
+    for (OpId op : gops)
+        if (program.ops[op].nameId == paramId)
+            for (ValueId r : program.ops[op].results) resident[r] = 1;
+    for (ValueId v = 0; v < program.values.size(); ++v)
+        if (resident[v]) out.residentBytes += program.valueBytes(v);
+    std::vector<uint8_t> isClone(program.ops.size(), 0);
+    for (OpId c : options.clones)
+        if (c < isClone.size()) isClone[c] = 1;
+
+    // Last use by global position; a use inside a region counts at its top-level op (as MemoryModel).
+    std::vector<uint32_t> lastUse(program.values.size(), 0);
+    std::vector<BlockId> stack;
+    for (size_t i = 0; i < n; ++i) {
+        const Operation& top = program.ops[gops[i]];
+        for (ValueId x : top.operands)
+            if (x != kNoId) lastUse[x] = uint32_t(i);
+        for (const auto& region : top.regions)
+            for (BlockId blk : region) stack.push_back(blk);
+        while (!stack.empty()) {
+            const BlockId blk = stack.back();
+            stack.pop_back();
+            for (OpId inner : program.blocks[blk].ops) {
+                for (ValueId x : program.ops[inner].operands)
+                    if (x != kNoId) lastUse[x] = uint32_t(i);
+                for (const auto& region : program.ops[inner].regions)
+                    for (BlockId b2 : region) stack.push_back(b2);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const OpId op = gops[i];
+        const std::string_view name = program.opName(op);
+        const bool gradOp = name.size() > 5 && name.substr(name.size() - 5) == "_grad";
+        for (ValueId r : program.ops[op].results) {
+            if (resident[r]) continue;
+            const int64_t bytes = program.valueBytes(r);
+            if (!bytes) continue;
+            ValueLifetime lt;
+            lt.value = r;
+            lt.begin = uint32_t(i);
+            lt.end = std::max<uint32_t>(uint32_t(i), lastUse[r]);
+            lt.bytes = bytes;
+            const bool forward = int64_t(i) <= options.fwdOpEndIdx;
+            if (isClone[op]) lt.role = MemoryRole::RecomputedClone;
+            else if (forward && int64_t(lt.end) > options.fwdOpEndIdx) lt.role = MemoryRole::HeldForBackward;
+            // Backward results of grad ops, or living past the next op (accumulated), count as gradients.
+            else if (!forward && options.fwdOpEndIdx >= 0 && (gradOp || lt.end > lt.begin + 1)) lt.role = MemoryRole::Gradient;
+            else lt.role = MemoryRole::Temporary;
+            out.values.push_back(lt);
+        }
+    }
+    return out;
+}
+
+int64_t ProgramLifetimes::liveBytesAt(uint32_t op) const {
+    int64_t live = residentBytes;
+    for (const auto& lt : values)
+        if (lt.begin <= op && op <= lt.end) live += lt.bytes;
+    return live;
+}
+
+std::vector<ValueLifetime> ProgramLifetimes::liveAt(uint32_t op) const {
+    std::vector<ValueLifetime> out;
+    for (const auto& lt : values)
+        if (lt.begin <= op && op <= lt.end) out.push_back(lt);
+    std::stable_sort(out.begin(), out.end(), [](const ValueLifetime& a, const ValueLifetime& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+namespace {
+
+const Type* tensorType(const Program& p, ValueId v) {
+    if (v == kNoId || v >= p.values.size()) return nullptr;
+    const Type& t = p.types[p.values[v].type];
+    return t.kind == Type::Kind::DenseTensor ? &t : nullptr;
+}
+
+bool boolAttr(const Operation& op, std::string_view key) {
+    const Attribute* a = op.attribute(key);
+    return a && a->kind == Attribute::Kind::Bool && a->boolValue;
+}
+
+}  // namespace
+
+double estimateOpFlops(const Program& program, OpId op) {
+    const Operation& o = program.ops[op];
+    const std::string_view name = program.opName(op);
+    double outElems = 0;
+    for (ValueId r : o.results) outElems += double(std::max<int64_t>(0, program.types.elementCount(program.values[r].type)));
+    const bool matmul = name == "pd_op.matmul" || name == "pd_op.bmm" || name == "pd_op.mm" || name == "pd_op.linear" ||
+                        name == "pd_op.fused_gemm_epilogue" || name == "pd_op.addmm";
+    if (matmul && !o.operands.empty()) {
+        if (const Type* x = tensorType(program, o.operands[0]); x && !x->dims.empty()) {
+            const bool tx = boolAttr(o, "transpose_x");
+            const size_t k = x->dims.size() >= 2 && tx ? x->dims.size() - 2 : x->dims.size() - 1;
+            const double kd = double(std::max<int64_t>(1, x->dims[k]));
+            return 2.0 * outElems * kd;
+        }
+    }
+    const bool reduce = name.find("sum") != std::string_view::npos || name.find("mean") != std::string_view::npos ||
+                        name.find("max") != std::string_view::npos || name.find("softmax") != std::string_view::npos;
+    if (reduce && !o.operands.empty() && o.operands[0] != kNoId)
+        return std::max(outElems, double(std::max<int64_t>(0, program.types.elementCount(program.values[o.operands[0]].type))));
+    return outElems;
+}
+
+double estimateFlops(const Program& program, std::span<const OpId> ops) {
+    double total = 0;
+    for (OpId op : ops)
+        if (op < program.ops.size()) total += estimateOpFlops(program, op);
+    return total;
+}
+
+}  // namespace rx

@@ -1,0 +1,49 @@
+#pragma once
+// Qt-free figures the explorer draws about a plan: every value's lifetime by the memory
+// model's rules (algorithms/MemoryModel.h), its role (resident, held for the backward,
+// recomputed clone, gradient, temporary), the values live at an op, and a FLOP estimate
+// of the clones.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/Program.h"
+
+namespace rx {
+
+enum class MemoryRole : uint8_t { Resident, HeldForBackward, RecomputedClone, Gradient, Temporary };
+inline constexpr int kMemoryRoleCount = 5;
+const char* memoryRoleName(MemoryRole role);
+
+// One global-block result that takes memory: live while ops [begin, end] run (inclusive).
+struct ValueLifetime {
+    ValueId value = kNoId;
+    uint32_t begin = 0, end = 0;
+    int64_t bytes = 0;
+    MemoryRole role = MemoryRole::Temporary;
+};
+
+struct LifetimeOptions {
+    std::span<const ValueId> resident;  // spec inputs; builtin.parameter results are added
+    int64_t fwdOpEndIdx = -1;           // forward's last op (global-block index)
+    std::span<const OpId> clones;       // clone ops of a rewritten program (may be empty)
+};
+
+struct ProgramLifetimes {
+    std::vector<ValueLifetime> values;  // in definition order; resident values left out
+    int64_t residentBytes = 0;
+    uint32_t opCount = 0;
+    // Resident plus every lifetime covering `op`: equals MemoryProfile::liveBytes[op].
+    int64_t liveBytesAt(uint32_t op) const;
+    // Lifetimes covering `op`, largest first.
+    std::vector<ValueLifetime> liveAt(uint32_t op) const;
+};
+
+ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions& options);
+
+// Rough arithmetic of one op: 2·M·N·K for matmul-like ops, else one per output element
+// (reductions: one per input element). For comparing plans, not a profiler.
+double estimateOpFlops(const Program& program, OpId op);
+double estimateFlops(const Program& program, std::span<const OpId> ops);
+
+}  // namespace rx

@@ -478,9 +478,11 @@ private Q_SLOTS:
         QVERIFY(GraphPalette::current().background.lightnessF() < 0.3);
         QVERIFY(qApp->palette().color(QPalette::Window).lightnessF() < 0.3);
         QVERIFY(window_->findChild<QAction*>("themeDark")->isChecked());
+        QTRY_COMPARE(window_->summary()->chartView()->chart()->theme(), QChart::ChartThemeDark);
         window_->setTheme(Theme::Light);
         QVERIFY(GraphPalette::current().background.lightnessF() > 0.8);
         QVERIFY(qApp->palette().color(QPalette::Window).lightnessF() > 0.8);
+        QTRY_COMPARE(window_->summary()->chartView()->chart()->theme(), QChart::ChartThemeLight);
         window_->setTheme(Theme::System);
     }
 

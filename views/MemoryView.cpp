@@ -379,7 +379,7 @@ void MemoryView::fillTable() {
     auto r = doc_->result();
     const std::vector<ValueLifetime> live = pane.lifetimes.liveAt(pane.peakOp);
     const OpId peakOp = pane.peakOp < p.globalBlock().ops.size() ? p.globalBlock().ops[pane.peakOp] : kNoId;
-    tableTitle_->setText(tr("<b>%1</b> live at op #%2 %3: %4 values + %5 resident")
+    tableTitle_->setText(tr("<b>%1</b> live at op #%2 (%3): %4 values + %5 resident")
                              .arg(formatBytes(double(pane.peakBytes)))
                              .arg(pane.peakOp)
                              .arg(peakOp == kNoId ? QString() : shortOpName(p.opName(peakOp)))

@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QAbstractSpinBox>
+#include <QApplication>
 #include <QCheckBox>
 #include <QCompleter>
 #include <QDoubleSpinBox>
@@ -676,6 +677,22 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
 
 QString SummaryPanel::text() const { return numbers_->text(); }
 
+void SummaryPanel::styleChart(QChart* chart) {
+    // The chart follows the light/dark palette; the two curves keep their colours.
+    const bool dark = QApplication::palette().color(QPalette::Window).lightnessF() < 0.45;
+    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setBackgroundRoundness(0);
+    const QColor colors[] = {QColor("#94a3b8"), QColor(dark ? "#c084fc" : "#9333ea")};
+    int i = 0;
+    for (QAbstractSeries* s : chart->series())
+        if (auto* line = qobject_cast<QLineSeries*>(s)) line->setPen(QPen(colors[std::min(i++, 1)], 1.6));
+}
+
+void SummaryPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && chart_ && chart_->chart()) styleChart(chart_->chart());
+}
+
 QString formatFlops(double flops) {
     const char* units[] = {"", "k", "M", "G", "T", "P"};
     int u = 0;
@@ -827,6 +844,7 @@ void SummaryPanel::refresh() {
     }
     xAxis_ = xAxis;
     yAxis_ = yAxis;
+    styleChart(chart);
     chart_->setChart(chart);
     previous_ = r;
 }

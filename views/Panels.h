@@ -21,6 +21,7 @@ class QGridLayout;
 class QChartView;
 class QLineSeries;
 class QValueAxis;
+class QChart;
 
 namespace rx {
 
@@ -114,8 +115,12 @@ public:
     QValueAxis* xAxis() const { return xAxis_; }
     QValueAxis* yAxis() const { return yAxis_; }
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void refresh();
+    void styleChart(QChart* chart);
     Document* doc_;
     QLabel* numbers_;
     QChartView* chart_;

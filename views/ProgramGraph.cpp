@@ -54,7 +54,7 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
     if (end <= begin) return;
     parts = std::max<uint32_t>(1, std::min(parts, end - begin));
     const uint32_t size = (end - begin + parts - 1) / parts;
-    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false});
+    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false, {}, -1});
 }
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
@@ -63,7 +63,7 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     opCount_ = opCount;
     split_ = s;
     if (opCount <= kDirectLimit) {
-        if (opCount) segments_.push_back(Segment{0, opCount, true});
+        if (opCount) segments_.push_back(Segment{0, opCount, true, {}, -1});
         return;
     }
     const uint32_t cut = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
@@ -76,24 +76,49 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartition& layers) {
     reset(opCount, s);
     if (opCount <= kDirectLimit || layers.layerCount() < 2 || layers.groupOfPos.size() != opCount) return;
-    // Runs of one group; backward runs shorter than a few ops join their predecessor so
+    // Many layers: a group stands for a block of consecutive layers, so the first picture
+    // stays near kTargetGroups nodes (dot's time grows fast with nodes).
+    const size_t layerCount = layers.layerCount();
+    const size_t perBlock = std::max<size_t>(1, (layerCount + kTargetGroups / 4 - 1) / (kTargetGroups / 4));
+    std::vector<int32_t> blockOf(layers.groups.size(), -1);
+    QStringList blockName;
+    {
+        size_t ordinal = 0;
+        for (size_t g = 0; g < layers.groups.size(); ++g) {
+            if (layers.groups[g].kind != LayerGroup::Kind::Layer) {
+                blockOf[g] = int32_t(blockName.size());
+                blockName << QString::fromStdString(layers.groups[g].name);
+                continue;
+            }
+            if (ordinal % perBlock == 0) {
+                const size_t last = std::min(layerCount, ordinal + perBlock) - 1;
+                blockName << (perBlock == 1 ? QObject::tr("layer %1").arg(ordinal) : QObject::tr("layers %1–%2").arg(ordinal).arg(last));
+            }
+            blockOf[g] = int32_t(blockName.size() - 1);
+            ++ordinal;
+        }
+    }
+    // Runs of one block; backward runs shorter than a few ops join their predecessor so
     // interleaved gradient accumulation does not splinter the picture.
     std::vector<Segment> out;
     const uint32_t bwd = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
+    auto blockAt = [&](uint32_t i) { return layers.groupOfPos[i] >= 0 ? blockOf[size_t(layers.groupOfPos[i])] : -1; };
     for (uint32_t i = 0; i < opCount;) {
         uint32_t j = i + 1;
-        while (j < opCount && layers.groupOfPos[j] == layers.groupOfPos[i] && (j < bwd) == (i < bwd)) ++j;
-        const int32_t g = layers.groupOfPos[i];
+        while (j < opCount && blockAt(j) == blockAt(i) && (j < bwd) == (i < bwd)) ++j;
+        const int32_t g = blockAt(i);
         const bool backward = i >= bwd;
         if (!out.empty() && backward && (j - i < 4 || out.back().group == g) && out.back().begin >= bwd) {
             out.back().end = j;
         } else {
             Segment seg{i, j, false, {}, g};
-            if (g >= 0) seg.label = QString::fromStdString(layers.groups[size_t(g)].name) + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+            if (g >= 0) seg.label = blockName[g] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
             out.push_back(std::move(seg));
         }
         i = j;
     }
+    // Still too many (a backward that interleaves its layers): the plain overview.
+    if (out.size() > 3 * kTargetGroups) return;
     segments_ = std::move(out);
     first_ = segments_;
 }
@@ -159,7 +184,7 @@ bool ProgramOverview::collapse(uint32_t pos) {
 void ProgramOverview::expandAll() {
     if (segments_.empty()) return;
     const uint32_t n = segments_.back().end;
-    segments_ = {Segment{0, n, true}};
+    segments_ = {Segment{0, n, true, {}, -1}};
     expansions_.clear();
 }
 

@@ -363,6 +363,31 @@ private Q_SLOTS:
         waitLayout(view->canvas());
     }
 
+    void manyLayersShareGroups() {
+        // 200 layers of 10 forward + 10 backward ops: blocks of layers keep the first picture small.
+        LayerPartition part;
+        const uint32_t layers = 200, per = 10, n = 2 * layers * per;
+        for (uint32_t k = 0; k < layers; ++k) {
+            LayerGroup g;
+            g.kind = LayerGroup::Kind::Layer;
+            g.name = "layer " + std::to_string(k);
+            g.fwdBegin = k * per;
+            g.fwdEnd = (k + 1) * per;
+            part.groups.push_back(g);
+        }
+        part.groupOfPos.resize(n);
+        for (uint32_t i = 0; i < n / 2; ++i) part.groupOfPos[i] = int32_t(i / per);
+        for (uint32_t i = n / 2; i < n; ++i) part.groupOfPos[i] = int32_t(layers - 1 - (i - n / 2) / per);
+        ProgramOverview ov;
+        ov.reset(n, ProgramSplit{int64_t(n / 2 - 1), int64_t(n / 2)}, part);
+        QVERIFY(ov.segments().size() <= 2 * ProgramOverview::kTargetGroups);
+        QVERIFY2(ov.segments().front().label.startsWith("layers 0–"), qPrintable(ov.segments().front().label));
+        QVERIFY(ov.segments().back().label.endsWith("backward"));
+        uint32_t covered = 0;
+        for (const auto& seg : ov.segments()) covered += seg.end - seg.begin;
+        QCOMPARE(covered, n);
+    }
+
     void scriptedWindowLeavesSettingsAlone() {
         QSettings s;
         s.setValue("recentFiles", QStringList{"/somewhere/else.pir"});
@@ -453,9 +478,11 @@ private Q_SLOTS:
         QVERIFY(GraphPalette::current().background.lightnessF() < 0.3);
         QVERIFY(qApp->palette().color(QPalette::Window).lightnessF() < 0.3);
         QVERIFY(window_->findChild<QAction*>("themeDark")->isChecked());
+        QTRY_COMPARE(window_->summary()->chartView()->chart()->theme(), QChart::ChartThemeDark);
         window_->setTheme(Theme::Light);
         QVERIFY(GraphPalette::current().background.lightnessF() > 0.8);
         QVERIFY(qApp->palette().color(QPalette::Window).lightnessF() > 0.8);
+        QTRY_COMPARE(window_->summary()->chartView()->chart()->theme(), QChart::ChartThemeLight);
         window_->setTheme(Theme::System);
     }
 

@@ -13,7 +13,7 @@
 #include "algorithms/planner/PlanReport.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
-#include "tests/algorithms/ProgramBuilder.h"
+#include "support/ProgramBuilder.h"
 
 using namespace rx;
 using namespace rx::planner;

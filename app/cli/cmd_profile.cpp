@@ -1,4 +1,4 @@
-// recompute-cli profile PROGRAM [--spec F] [--config F | --budget B] [--device cpu|cuda]
+// recompute-cli profile PROGRAM [--spec F] [--config F | --budget B] [--device cpu|cuda|cuda:N]
 //                               [--report R.json] [--trace T.json] [--seed N] [--rtol R --atol A]
 // Solves (the seed's algorithm or the given config), runs the original and the rewritten
 // program on the same seeded inputs, and reports equivalence, measured peak memory beside
@@ -14,6 +14,7 @@
 #include "algorithms/exec/Profile.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 #include "model/PirReader.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
@@ -28,11 +29,7 @@ namespace {
 
 using namespace rx;
 
-const char* kUsage =
-    "usage: recompute-cli profile PROGRAM [--spec F] [--config F | --budget B] [--device cpu|cuda] [--report R.json] "
-    "[--trace T.json] [--seed N] [--rtol R --atol A]";
-
-// Every option of the command, parsed in one place (the CLI11 port replaces this block).
+// Every option of the command, bound by CLI11 (see the definer at the bottom).
 struct ProfileArgs {
     std::string program;
     std::optional<std::string> spec, config, report, trace, budget;
@@ -41,33 +38,22 @@ struct ProfileArgs {
     double rtol = 0, atol = 0;
 };
 
-ProfileArgs parseProfileArgs(const cli::Arguments& args) {
-    if (args.positional.size() != 1) throw Error(kUsage);
-    ProfileArgs a;
-    a.program = args.positional[0];
-    a.spec = args.option("--spec");
-    a.config = args.option("--config");
-    a.report = args.option("--report");
-    a.trace = args.option("--trace");
-    a.device = args.option("--device").value_or("cpu");
-    a.seed = static_cast<uint64_t>(args.integer("--seed", 0, 0));
-    a.rtol = args.number("--rtol", 0, 0);
-    a.atol = args.number("--atol", 0, 0);
-    if (a.device != "cpu" && a.device != "cuda" && a.device.rfind("cuda:", 0) != 0)
-        throw Error("--device " + a.device + ": expected cpu or cuda");
-    a.budget = args.option("--budget");
-    if (a.config && a.budget) throw Error("--config and --budget exclude each other");
-    return a;
-}
-
 std::string mib(int64_t bytes) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
     return s.str();
 }
 
-int runProfile(const cli::Arguments& args) {
-    const ProfileArgs a = parseProfileArgs(args);
+int runProfile(const ProfileArgs& a) {
+    {   // no output may overwrite an input or the other output (checked before any work)
+        std::vector<NamedPath> inputs{{"PROGRAM", a.program}}, outputs;
+        if (a.spec) inputs.push_back({"--spec", *a.spec});
+        else if (auto beside = specPathFor(a.program)) inputs.push_back({"the spec beside the program", *beside});
+        if (a.config) inputs.push_back({"--config", *a.config});
+        if (a.report) outputs.push_back({"--report", *a.report});
+        if (a.trace) outputs.push_back({"--trace", *a.trace});
+        checkOutputPaths(inputs, outputs);
+    }
     auto program = std::make_shared<Program>(loadProgram(a.program));
     ResolvedSpec resolved = resolveSpec(*program, a.program, a.spec);
     RecomputeSpec spec = std::move(resolved.spec);
@@ -132,8 +118,8 @@ int runProfile(const cli::Arguments& args) {
     if (gpu) report.device = gpu->lastReport().device;
 #endif
 
-    if (a.report) exec::writeFileAtomically(*a.report, exec::profileReportJson(report, a.program));
-    if (a.trace) exec::writeFileAtomically(*a.trace, exec::chromeTraceJson(report));
+    if (a.report) writeFileAtomic(*a.report, exec::profileReportJson(report, a.program));
+    if (a.trace) writeFileAtomic(*a.trace, exec::chromeTraceJson(report));
 
     std::cout << a.program << " (spec: " << (resolved.source.empty() ? "detected" : resolved.source) << "): "
               << report.recomputedOps << " ops recomputed, device " << report.device << "\n"
@@ -155,9 +141,45 @@ int runProfile(const cli::Arguments& args) {
     return report.equivalent ? 0 : 3;
 }
 
-rx::cli::RegisterCommand reg({"profile",
-                              "profile PROGRAM [--spec F] [--config F | --budget B] [--device cpu|cuda] [--report R.json] "
-                              "[--trace T.json] [--seed N] [--rtol R --atol A]",
-                              {"--spec", "--config", "--budget", "--device", "--report", "--trace", "--seed", "--rtol", "--atol"},
-                              &runProfile});
+// --device: cpu, cuda or cuda:N.
+std::string checkDevice(const std::string& d) {
+    if (d == "cpu" || d == "cuda") return "";
+    if (d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.find_first_not_of("0123456789", 5) == std::string::npos) return "";
+    return "expected cpu, cuda or cuda:N, found '" + d + "'";
+}
+
+// --budget: what planner::parseBudget accepts (bytes with a unit, or a fraction 0-1).
+std::string checkBudget(const std::string& b) {
+    try {
+        planner::parseBudget(b);
+        return "";
+    } catch (const Error& e) {
+        return e.what();
+    }
+}
+
+rx::cli::RegisterCommand reg(
+    "profile", "Solve, run the original and the rewritten program on the same inputs, and profile both",
+    [](CLI::App& app) {
+        auto a = std::make_shared<ProfileArgs>();
+        app.add_option("PROGRAM", a->program, "program to profile (PIR text or JSON)")->required()->check(CLI::ExistingFile);
+        app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")
+            ->check(CLI::ExistingFile);
+        auto* config = app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)")
+                           ->check(CLI::ExistingFile);
+        auto* budget = app.add_option("--budget", a->budget,
+                                      "profile the budget planner's plan instead: bytes (512MiB, 2GB) or a fraction 0-1")
+                           ->check(CLI::Validator(checkBudget, "BUDGET", "budget"));
+        config->excludes(budget);
+        app.add_option("--device", a->device, "executor: cpu, cuda or cuda:N (default cpu)")
+            ->check(CLI::Validator(checkDevice, "DEVICE", "device"));
+        app.add_option("--report", a->report, "profile report JSON to write");
+        app.add_option("--trace", a->trace, "Chrome trace JSON to write (chrome://tracing, Perfetto)");
+        app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
+        app.add_option("--rtol", a->rtol, "relative tolerance of the comparison (default 0: bitwise)")
+            ->check(CLI::NonNegativeNumber);
+        app.add_option("--atol", a->atol, "absolute tolerance of the comparison (default 0: bitwise)")
+            ->check(CLI::NonNegativeNumber);
+        return [a] { return runProfile(*a); };
+    });
 }  // namespace

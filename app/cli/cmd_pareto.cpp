@@ -9,8 +9,10 @@
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/PlanReport.h"
+#include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 #include "model/RecomputeConfig.h"
@@ -29,16 +31,19 @@ struct Loaded {
     std::unique_ptr<BudgetPlanner> planner;
 };
 
-Loaded load(const Arguments& args, const std::string& path) {
+// Program, spec, config and costs: what both commands read. Empty strings are absent options.
+Loaded load(const std::string& path, const std::string& specPath, const std::string& configPath,
+            const std::string& costsPath) {
     Loaded l;
     l.program = std::make_shared<Program>(loadProgram(path));
-    ResolvedSpec resolved = resolveSpec(*l.program, path, args.option("--spec"));
+    keepUntilExit(l.program);
+    ResolvedSpec resolved = resolveSpec(*l.program, path, specPath.empty() ? std::nullopt : std::optional(specPath));
     l.spec = std::move(resolved.spec);
     l.specSource = resolved.source.empty() ? "detected" : resolved.source;
     RecomputeConfig config = RecomputeConfig::seedDefaults();
-    if (auto c = args.option("--config")) config = readConfigFile(*c);
+    if (!configPath.empty()) config = readConfigFile(configPath);
     CostModel costs = CostModel::fromTypes(*l.program);
-    if (auto c = args.option("--costs")) costs.loadProfile(*c, *l.program);
+    if (!costsPath.empty()) costs.loadProfile(costsPath, *l.program);
     l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs));
     return l;
 }
@@ -76,16 +81,30 @@ std::unique_ptr<BudgetPlan> trySeed(BudgetPlanner& planner) {
     }
 }
 
-int runPareto(const Arguments& args) {
-    if (args.positional.size() != 1)
-        throw Error("usage: recompute-cli pareto PROGRAM [--spec F] [--config F] [--points N] [--report P.json|P.csv] "
-                    "[--costs PROFILE.json] [--exact]");
-    const std::string path = args.positional[0];
-    const int points = int(args.integer("--points", 20, 1));
-    std::optional<std::string> report = args.option("--report");
-    if (report && !report->ends_with(".json") && !report->ends_with(".csv"))
-        throw Error("--report expects a file name ending in .json or .csv, found '" + *report + "'");
-    Loaded l = load(args, path);
+// Inputs and outputs with their roles, for checkOutputPaths before any work.
+void checkPaths(const std::string& program, const std::string& spec, const std::string& config,
+                const std::string& costs, std::vector<NamedPath> outputs) {
+    std::vector<NamedPath> inputs{{"PROGRAM", program}};
+    if (!spec.empty()) inputs.push_back({"--spec", spec});
+    else if (auto beside = specPathFor(program)) inputs.push_back({"the spec beside the program", *beside});
+    if (!config.empty()) inputs.push_back({"--config", config});
+    if (!costs.empty()) inputs.push_back({"--costs", costs});
+    std::erase_if(outputs, [](const NamedPath& o) { return o.path.empty(); });
+    checkOutputPaths(inputs, outputs);
+}
+
+struct ParetoArgs {
+    std::string program, spec, config, costs, report;
+    int points = 20;
+    bool exact = false;
+};
+
+int runPareto(const ParetoArgs& a) {
+    const std::string& path = a.program;
+    const int points = a.points;
+    const std::optional<std::string> report = a.report.empty() ? std::nullopt : std::optional(a.report);
+    checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}});
+    Loaded l = load(path, a.spec, a.config, a.costs);
     BudgetPlanner& planner = *l.planner;
 
     // Reference plans first: the frontier search measures them too.
@@ -102,7 +121,7 @@ int runPareto(const Arguments& args) {
     references.push_back(planner.fullCheckpointPlan());
     references.push_back(planner.noRecomputePlan());
     std::vector<BudgetPlan> plans =
-        args.has("--exact") ? planner.exactFrontier() : planner.frontier(points, references);
+        a.exact ? planner.exactFrontier() : planner.frontier(points, references);
     const size_t frontierCount = plans.size();
     plans.insert(plans.end(), references.begin(), references.end());
 
@@ -112,7 +131,7 @@ int runPareto(const Arguments& args) {
               << (planner.costs().measured() ? planner.costs().source() : std::string("by types")) << "\n";
     std::cout << "  original: peak " << humanBytes(planner.originalMemory().peakBytes) << ", activation peak "
               << humanBytes(planner.originalActivationPeak()) << ", " << humanFlops(total) << "\n";
-    std::cout << "  " << frontierCount << " frontier plans" << (args.has("--exact") ? " (exact)" : "") << ":\n";
+    std::cout << "  " << frontierCount << " frontier plans" << (a.exact ? " (exact)" : "") << ":\n";
     for (size_t i = 0; i < plans.size(); ++i) {
         const auto& pl = plans[i];
         if (i == frontierCount) std::cout << "  reference plans:\n";
@@ -126,50 +145,70 @@ int runPareto(const Arguments& args) {
     }
     if (report) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
-        writeFileReplacing(*report, report->ends_with(".csv") ? paretoCsv(planner, plans)
+        writeFileAtomic(*report, report->ends_with(".csv") ? paretoCsv(planner, plans)
                                                               : paretoJson(planner, plans, seed.get(), ctx));
     }
     return 0;
 }
 
-RegisterCommand reg({"pareto",
-                     "pareto PROGRAM [--spec F] [--config F] [--points N] [--report P.json|P.csv] "
-                     "[--costs PROFILE.json] [--exact]",
-                     {"--spec", "--config", "--points", "--report", "--costs"},
-                     &runPareto});
+// --report: the format follows the name.
+std::string checkReportName(const std::string& name) {
+    if (name.ends_with(".json") || name.ends_with(".csv")) return "";
+    return "--report expects a file name ending in .json or .csv, found '" + name + "'";
+}
+
+RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans beside the seed's and reference plans",
+                    [](CLI::App& app) {
+                        auto a = std::make_shared<ParetoArgs>();
+                        app.add_option("PROGRAM", a->program, "program to plan (PIR text or JSON)")
+                            ->required()
+                            ->check(CLI::ExistingFile);
+                        app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")
+                            ->check(CLI::ExistingFile);
+                        app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)")
+                            ->check(CLI::ExistingFile);
+                        app.add_option("--costs", a->costs, "measured per-op times (a profile report) instead of FLOPs")
+                            ->check(CLI::ExistingFile);
+                        auto* pts = app.add_option("--points", a->points, "frontier plans to search for (default 20)")
+                                        ->check(CLI::Range(1, 100000));
+                        app.add_option("--report", a->report, "frontier to write: P.json or P.csv")
+                            ->check(CLI::Validator(checkReportName, "P.json|P.csv", "report name"));
+                        app.add_flag("--exact", a->exact, "exhaustive frontier (small programs)")->excludes(pts);
+                        return [a] { return runPareto(*a); };
+                    });
 
 }  // namespace
 
 // solve PROGRAM --budget B [--exact] [--costs PROFILE.json] [--report R.json] [--rewritten OUT.pir]
-int runBudgetSolve(const Arguments& args) {
-    if (args.positional.size() != 1) throw Error("usage: recompute-cli solve PROGRAM --budget B [--spec F] [--config F] [--costs PROFILE.json] [--exact] [--report R.json] [--rewritten OUT.pir]");
-    const std::string path = args.positional[0];
-    const BudgetSpec budget = parseBudget(*args.option("--budget"));
-    Loaded l = load(args, path);
+int runBudgetSolve(const BudgetSolveArgs& a) {
+    const std::string& path = a.program;
+    const BudgetSpec budget = parseBudget(a.budget);
+    checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}, {"--rewritten", a.rewritten}});
+    Loaded l = load(path, a.spec, a.config, a.costs);
     BudgetPlanner& planner = *l.planner;
     const int64_t bytes = budget.isFraction ? planner.budgetFromFraction(budget.fraction) : budget.bytes;
     BudgetPlan plan;
     try {
-        plan = args.has("--exact") ? planner.exactPlanForBudget(bytes) : planner.planForBudget(bytes);
+        plan = a.exact ? planner.exactPlanForBudget(bytes) : planner.planForBudget(bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
     std::unique_ptr<BudgetPlan> seed = trySeed(planner);
-    if (auto w = args.option("--rewritten")) {
+    if (!a.rewritten.empty()) {
         WriteOptions wo;
         wo.generation = l.program->generation;
         wo.renumber = true;
-        writeFileReplacing(*w, printProgram(*planner.rewrite(plan), wo));
+        writeProgramFile(*planner.rewrite(plan), a.rewritten, wo);
     }
-    if (auto rep = args.option("--report")) {
+    if (!a.report.empty()) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
-        writeFileReplacing(*rep, budgetSolveJson(planner, plan, seed.get(), ctx));
+        writeFileAtomic(a.report, budgetSolveJson(planner, plan, seed.get(), ctx));
     }
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << "\n";
     std::cout << "  budget: " << humanBytes(bytes) << " (" << bytes << " bytes"
               << (budget.isFraction ? ", fraction " + std::to_string(budget.fraction) : std::string()) << ")"
-              << (args.has("--exact") ? ", exact" : "") << "\n";
+              << (a.exact ? ", exact" : "") << "\n";
     std::cout << "  activation peak: " << humanBytes(planner.originalActivationPeak()) << " -> "
               << humanBytes(plan.activationPeakBytes) << "; peak " << humanBytes(planner.originalMemory().peakBytes)
               << " -> " << humanBytes(plan.peakBytes) << "\n";

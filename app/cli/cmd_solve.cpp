@@ -7,6 +7,7 @@
 
 #include "algorithms/SolveReport.h"
 #include "algorithms/Solver.h"
+#include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
@@ -15,9 +16,6 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
-namespace rx::cli {
-int runBudgetSolve(const Arguments& args);  // app/cli/cmd_pareto.cpp (the budget planner)
-}
 
 namespace {
 
@@ -29,17 +27,11 @@ struct SolveArgs {
     bool unreduced = false, exact = false;
 };
 
-// The budget planner's entry point takes the earlier Arguments form.
+// The budget planner (cmd_pareto.cpp) with the options solve parsed.
 int runBudget(const SolveArgs& a) {
     if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
     if (a.unreduced) throw Error("--unreduced is not available with --budget");
-    cli::Arguments args;
-    args.positional = {a.program};
-    auto put = [&](const char* key, const std::string& v) { if (!v.empty()) args.options[key] = v; };
-    put("--budget", a.budget), put("--costs", a.costs), put("--spec", a.spec), put("--config", a.config);
-    put("--report", a.report), put("--rewritten", a.rewritten);
-    if (a.exact) args.flags.push_back("--exact");
-    return cli::runBudgetSolve(args);
+    return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.exact});
 }
 
 std::string mib(int64_t bytes) {

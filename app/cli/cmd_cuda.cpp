@@ -29,9 +29,13 @@ namespace {
 
 using namespace rx;
 
-constexpr const char* kUsage =
-    "usage: recompute-cli cuda-profile PROGRAM [--spec F] [--config F] [--seed N] [--warmup N] [--steps N] "
-    "[--tf32] [--unfused-only] [--json]";
+// Every option of the command, bound by CLI11 (see the definer at the bottom).
+struct CudaProfileArgs {
+    std::string program, spec, config;  // empty: absent
+    uint64_t seed = 0;
+    int warmup = 1, steps = 3;
+    bool tf32 = false, unfusedOnly = false, json = false;
+};
 
 #ifdef RX_HAVE_CUDA
 struct Variant {
@@ -43,18 +47,17 @@ struct Variant {
 
 double mib(int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 
-int runCudaProfile(const cli::Arguments& args) {
-    if (args.positional.size() != 1) throw Error(kUsage);
-    const std::string& path = args.positional[0];
+int runCudaProfile(const CudaProfileArgs& args) {
+    const std::string& path = args.program;
     auto program = std::make_shared<Program>(loadProgram(path));
-    ResolvedSpec resolved = resolveSpec(*program, path, args.option("--spec"));
+    ResolvedSpec resolved = resolveSpec(*program, path, args.spec.empty() ? std::nullopt : std::optional(args.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     RecomputeConfig config = RecomputeConfig::seedDefaults();
-    if (auto c = args.option("--config")) config = readConfigFile(*c);
+    if (!args.config.empty()) config = readConfigFile(args.config);
     cuda::CudaOptions co;
-    co.warmup = static_cast<int>(args.integer("--warmup", 1, 0));
-    co.steps = static_cast<int>(args.integer("--steps", 3, 1));
-    co.tf32 = args.has("--tf32");
+    co.warmup = args.warmup;
+    co.steps = args.steps;
+    co.tf32 = args.tf32;
     auto unfused = cuda::makeCudaExecutor(co);  // "no CUDA device: ..." before any work
     if (auto missing = unfused->unsupportedOps(*program); !missing.empty()) {
         std::string list;
@@ -66,7 +69,7 @@ int runCudaProfile(const cli::Arguments& args) {
     if (!solved.ok()) throw Error(path + ": the solver failed: " + solved.error);
 
     exec::RunInputs inputs;
-    inputs.seed = static_cast<uint64_t>(args.integer("--seed", 0, 0));
+    inputs.seed = args.seed;
     exec::RunOptions ro;
     ro.residentValues = spec.inputs;  // what the memory model counts as resident
     std::vector<Variant> variants;
@@ -80,7 +83,7 @@ int runCudaProfile(const cli::Arguments& args) {
     };
     profile(*unfused, *program, "original");
     profile(*unfused, *solved.rewritten, "rewritten");
-    if (!args.has("--unfused-only")) {
+    if (!args.unfusedOnly) {
         cuda::CudaOptions fo = co;
         fo.fused = true;
         auto fused = cuda::makeCudaExecutor(fo);
@@ -105,7 +108,7 @@ int runCudaProfile(const cli::Arguments& args) {
         return o && r && o->report.stepMsMedian > 0 ? r->report.stepMsMedian / o->report.stepMsMedian - 1.0 : 0.0;
     };
 
-    if (args.has("--json")) {
+    if (args.json) {
         rapidjson::OStreamWrapper os(std::cout);
         rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
         auto str = [&](std::string_view t) { w.String(t.data(), rapidjson::SizeType(t.size())); };
@@ -161,7 +164,7 @@ int runCudaProfile(const cli::Arguments& args) {
                       << mib(v.report.peakAllocatedBytes) << std::setw(14) << mib(v.report.peakReservedBytes) << std::setw(11)
                       << mib(v.run.peakBytes) << std::setw(10) << v.report.kernelLaunches << "\n";
         std::cout << std::setprecision(1) << "recompute overhead: unfused " << 100.0 * overhead(false) << "%";
-        if (!args.has("--unfused-only")) std::cout << ", fused " << 100.0 * overhead(true) << "%";
+        if (!args.unfusedOnly) std::cout << ", fused " << 100.0 * overhead(true) << "%";
         std::cout << "\n" << (equivalent ? "results: identical in every variant" : "results DIFFER: " + firstMismatch) << "\n";
         // the five slowest ops of the rewritten, unfused run
         const Variant& rw = variants[1];
@@ -175,11 +178,26 @@ int runCudaProfile(const cli::Arguments& args) {
     return equivalent ? 0 : 3;
 }
 #else
-int runCudaProfile(const cli::Arguments&) {
+int runCudaProfile(const CudaProfileArgs&) {
     throw Error("cuda-profile: this recompute-cli was built without CUDA (nvcc not found or -DRX_WITH_CUDA=OFF)");
 }
 #endif
 
-rx::cli::RegisterCommand reg({"cuda-profile", kUsage + 7,
-                              {"--spec", "--config", "--seed", "--warmup", "--steps"}, &runCudaProfile});
+rx::cli::RegisterCommand reg(
+    "cuda-profile", "Run the original and the rewritten program on the GPU, unfused and fused, and compare them",
+    [](CLI::App& app) {
+        auto a = std::make_shared<CudaProfileArgs>();
+        app.add_option("PROGRAM", a->program, "program to profile (PIR text or JSON)")->required()->check(CLI::ExistingFile);
+        app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")
+            ->check(CLI::ExistingFile);
+        app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)")
+            ->check(CLI::ExistingFile);
+        app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
+        app.add_option("--warmup", a->warmup, "untimed steps before measuring (default 1)")->check(CLI::Range(0, 1000));
+        app.add_option("--steps", a->steps, "timed steps; the median is reported (default 3)")->check(CLI::Range(1, 1000));
+        app.add_flag("--tf32", a->tf32, "allow TF32 tensor-core matmuls");
+        app.add_flag("--unfused-only", a->unfusedOnly, "skip the fused (NVRTC) variants");
+        app.add_flag("--json", a->json, "one JSON object on stdout");
+        return [a] { return runCudaProfile(*a); };
+    });
 }  // namespace

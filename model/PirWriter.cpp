@@ -126,14 +126,21 @@ public:
     }
 
     // program ::= '{' block-body '}' | block-body
-    std::string printProgram() {
-        out_.reserve(prog_.ops.size() * 256 + 16);
+    // With a sink the text leaves in chunks (drained after whole ops); without one it is
+    // returned as one string.
+    std::string printProgram(const TextSink* sink = nullptr) {
+        sink_ = sink;
+        out_.reserve(sink ? kPrintChunkBytes + 64 * 1024 : prog_.ops.size() * 256 + 16);
         // Fragments (and programs that use values nobody defines) print without the outer
         // braces, so that reading them back is as lenient as it was the first time.
         const bool fragment = prog_.fragment || !prog_.globalBlock().args.empty();
         if (!fragment) out_ += "{\n";
         printBlock(Program::kGlobalBlock, fragment ? 0 : 1);
         if (!fragment) out_ += "}\n";
+        if (sink_) {
+            drain();
+            return {};
+        }
         return std::move(out_);
     }
 
@@ -272,6 +279,12 @@ private:
         if (!(op.syntax & OpSyntax::kNoSignature)) printFunctionType(id, op);
         printRegionList(op, depth);
         out_ += '\n';
+        if (sink_ && out_.size() >= kPrintChunkBytes) drain();
+    }
+
+    void drain() {
+        if (!out_.empty()) (*sink_)(out_);
+        out_.clear();  // keeps the capacity: the next chunk reuses it
     }
 
     // value-list ::= '(' (value-name (',' value-name)*)? ')'
@@ -365,6 +378,7 @@ private:
     Generation gen_;
     bool sameGeneration_ = true;
     bool renumber_;
+    const TextSink* sink_ = nullptr;
     std::string out_;
     std::vector<std::string> typeText_;
     std::vector<bool> typeDone_;
@@ -377,8 +391,14 @@ std::string printProgram(const Program& program, const WriteOptions& options) {
     return Writer(program, options).printProgram();
 }
 
+void printProgram(const Program& program, const TextSink& sink, const WriteOptions& options) {
+    Writer(program, options).printProgram(&sink);
+}
+
 void writeProgramFile(const Program& program, const std::string& path, const WriteOptions& options) {
-    writeFileAtomic(path, printProgram(program, options));  // model/FileIO: all or nothing
+    AtomicFile file(path);  // model/FileIO: all or nothing; the temporary goes on any throw
+    printProgram(program, [&file](std::string_view chunk) { file.write(chunk); }, options);
+    file.commit();
 }
 
 std::string printType(const Program& program, TypeId type, Generation g) {

@@ -94,6 +94,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("convert", rewritten, again, "--renumber")
     check("the streamed program reads back and prints the same bytes",
           r.returncode == 0 and open(rewritten, "rb").read() == open(again, "rb").read(), r.stderr)
+    # The program is written on a second thread beside the report: its failure is still the
+    # command's failure, with the system's reason, and nothing half-written anywhere.
+    r = run("solve", prog, "--report", os.path.join(tmp, "ok.json"),
+            "--rewritten", os.path.join(tmp, "no-such-folder", "w.pir"))
+    check("a failed --rewritten beside --report is exit 1 naming it",
+          r.returncode == 1 and "w.pir" in r.stderr and "No such file or directory" in r.stderr, r.stderr)
+    r = run("solve", prog, "--report", os.path.join(tmp, "no-such-folder", "r.json"), "--rewritten", rewritten)
+    check("a failed --report beside --rewritten is exit 1 naming it", r.returncode == 1 and "r.json" in r.stderr, r.stderr)
     check("no temporaries left", sorted(f for f in os.listdir(tmp) if f.startswith(".")) == [], os.listdir(tmp))
 
 print(f"{len(failures)} failures" if failures else "all passed")

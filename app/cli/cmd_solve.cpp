@@ -161,11 +161,12 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                              app.add_option("--rewritten", a->rewritten, "rewritten program (PIR text) to write");
                              app.add_option("--network", a->network, "flow network to write: .dot, .json or .dimacs");
                              app.add_flag("--unreduced", a->unreduced, "run Preflow on the whole network (no contraction)");
-                             app.add_option("--budget", a->budget,
+                             auto* budget = app.add_option("--budget", a->budget,
                                             "plan to an activation-peak budget instead of the seed's plan: bytes "
                                             "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range");
-                             app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)");
-                             app.add_flag("--exact", a->exact, "with --budget: exhaustive search (small programs)");
+                             app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)")
+                                 ->needs(budget);
+                             app.add_flag("--exact", a->exact, "with --budget: exhaustive search (small programs)")->needs(budget);
                              return [a] { return runSolve(*a); };
                          });
 

@@ -53,6 +53,7 @@ with tempfile.TemporaryDirectory() as tmp:
         (["pareto", prog, "--points", "many"], "--points"),
         (["pareto", prog, "--report", "out.txt"], "--report expects a file name ending in .json or .csv"),
         (["pareto", prog, "--costs", os.path.join(tmp, "none.json")], "--costs: File does not exist"),
+        (["solve", prog, "--exact"], "--exact requires --budget"),
         (["cuda-profile", prog, "--steps", "0"], "--steps: Value 0 not in range"),
         (["cuda-profile", prog, "--warmup", "-1"], "--warmup"),
         (["cuda-profile", prog, "--config", tmp + "/nope.json"], "--config: File does not exist"),

@@ -154,6 +154,7 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
     cl->addWidget(tabs_, 1);
     setCentralWidget(central);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
+        currentDockTab_.clear();
         if (i == 1) QMetaObject::invokeMethod(flowView_, [this] {
             // The flow tab lays out on first sight (it costs a layout).
             if (flowView_->canvas()->graph().nodes.empty() && doc_->result()) Q_EMIT doc_->resultChanged({});
@@ -287,9 +288,14 @@ int MainWindow::addViewTab(QWidget* page, const QString& title, const QString& n
     return tabs_->addTab(page, title);
 }
 
+void MainWindow::addDockTab(QDockWidget* dock, const QString& name) {
+    dockTabs_.emplace_back(name, dock);
+}
+
 QStringList MainWindow::tabNames() const {
     QStringList out;
     for (int i = 0; i < tabs_->count(); ++i) out << tabs_->widget(i)->property("rxTabName").toString();
+    for (const auto& [name, dock] : dockTabs_) out << name;
     return out;
 }
 
@@ -297,12 +303,24 @@ bool MainWindow::showTab(const QString& name) {
     for (int i = 0; i < tabs_->count(); ++i)
         if (tabs_->widget(i)->property("rxTabName").toString() == name) {
             tabs_->setCurrentIndex(i);
+            currentDockTab_.clear();
+            return true;
+        }
+    for (const auto& [dockName, dock] : dockTabs_)
+        if (dockName == name) {
+            dock->show();
+            dock->raise();
+            // The panel is the subject: most of the height, the central view above it. After
+            // this event: before the window's first layout the dock area has no size to share.
+            QTimer::singleShot(0, this, [this, dock = dock] { resizeDocks({dock}, {std::max(320, height() * 3 / 5)}, Qt::Vertical); });
+            currentDockTab_ = name;
             return true;
         }
     return false;
 }
 
 QString MainWindow::currentTabName() const {
+    if (!currentDockTab_.isEmpty()) return currentDockTab_;
     return tabs_->currentWidget() ? tabs_->currentWidget()->property("rxTabName").toString() : QString();
 }
 
@@ -372,10 +390,14 @@ void MainWindow::buildDocks() {
     auto* dLog = dock(tr("Log"), "logDock", log_, Qt::BottomDockWidgetArea);
     splitDockWidget(dInspector, dTuning, Qt::Vertical);
     tabifyDockWidget(dSummary, dLog);
-    tabifyDockWidget(dSummary, dock(tr("Profile"), "profileDock", new ProfilePanel(doc_, this), Qt::BottomDockWidgetArea));
+    QDockWidget* dProfile = dock(tr("Profile"), "profileDock", new ProfilePanel(doc_, this), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(dSummary, dProfile);
+    addDockTab(dProfile, "profile");
     auto* pareto = new ParetoPanel(this);  // memory-budget frontier (algorithms/planner)
     pareto->attach(doc_);
-    tabifyDockWidget(dSummary, dock(tr("Memory Budget"), "paretoDock", pareto, Qt::BottomDockWidgetArea));
+    QDockWidget* dPareto = dock(tr("Memory Budget"), "paretoDock", pareto, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(dSummary, dPareto);
+    addDockTab(dPareto, "pareto");
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
     resizeDocks({dInspector}, {360}, Qt::Horizontal);
@@ -936,6 +958,10 @@ bool MainWindow::isVerifying() const { return verifyWatcher_.isRunning(); }
 
 bool MainWindow::isBusy() const {
     if (doc_->isSolving() || verifyWatcher_.isRunning()) return true;
+    for (ProfilePanel* p : findChildren<ProfilePanel*>())
+        if (p->isRunning()) return true;
+    for (ParetoPanel* p : findChildren<ParetoPanel*>())
+        if (p->busy()) return true;
     for (GraphCanvas* c : findChildren<GraphCanvas*>())
         if (c->isLayingOut()) return true;
     return false;

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "algorithms/exec/Verify.h"
 #include "views/Document.h"
@@ -15,6 +17,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QTabWidget;
+class QDockWidget;
 class QMenu;
 class QAction;
 class QTimer;
@@ -60,6 +63,9 @@ public:
     // Named central tabs ("program", "flow", "text", "memory", …): others add theirs with
     // addViewTab; `--tab NAME` and showTab find them by name.
     int addViewTab(QWidget* page, const QString& title, const QString& name);
+    // A dock that answers to a tab name too ("profile", "pareto"): showTab raises it and
+    // gives it most of the window's height, so `--tab NAME --screenshot` pictures it.
+    void addDockTab(QDockWidget* dock, const QString& name);
     QStringList tabNames() const;
     bool showTab(const QString& name);
     QString currentTabName() const;
@@ -153,6 +159,8 @@ private:
     bool useSettings_ = true;
     Theme theme_ = Theme::System;
     QStringList tabNames_;
+    std::vector<std::pair<QString, QDockWidget*>> dockTabs_;
+    QString currentDockTab_;  // the dock tab showTab raised last; cleared when a central tab is chosen
     GenerateDialog* generateDialog_ = nullptr;
 };
 

@@ -23,8 +23,10 @@
 #include <QUndoView>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "model/PirWriter.h"
 #include "views/PlanFigures.h"
@@ -665,14 +667,109 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
     chart_ = new QChartView(this);
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->setMinimumHeight(150);
+    changes_ = new QTreeWidget(this);
+    changes_->setObjectName("sideChanges");
+    changes_->setColumnCount(4);
+    changes_->setHeaderLabels({tr("Changed side"), tr("now"), tr("held bytes"), tr("recompute")});
+    changes_->setRootIsDecorated(true);
+    changes_->setUniformRowHeights(true);
+    changes_->setMinimumWidth(360);
+    changes_->setToolTip(tr("After every edit, the values that changed side: bytes held for the backward "
+                            "(+ held, − freed) and recompute FLOPs of their producers. Newest edit first; click to select."));
+    changes_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(numbers_);
     layout->addWidget(chart_, 1);
+    layout->addWidget(changes_);
+    // Before refresh(): recordChanges compares against its own base, not previous_.
+    connect(doc_, &Document::resultChanged, this, &SummaryPanel::recordChanges);
     connect(doc_, &Document::resultChanged, this, &SummaryPanel::refresh);
     connect(doc_, &Document::programChanged, this, [this] {
         previous_.reset();
+        changesBase_.reset();
+        changes_->clear();
+        lastChanges_.clear();
+        editCount_ = 0;
         refresh();
     });
+    // Name each edit after what the undo stack did last (a knob, a pin, an undo).
+    connect(doc_->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
+        QUndoStack* stack = doc_->undoStack();
+        pendingEdit_ = index < undoIndex_ ? tr("Undo %1").arg(stack->text(index)) : stack->text(index - 1);
+        undoIndex_ = index;
+    });
+    connect(changes_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (!item || !item->data(0, Qt::UserRole).isValid()) return;
+        doc_->select(ModelKey{ModelKey::Kind::Value, item->data(0, Qt::UserRole).toUInt()}, this);
+    });
     refresh();
+}
+
+std::vector<SideChange> sideChanges(const Program& program, const Plan& before, const Plan& after,
+                                    const std::vector<ValueId>& changed) {
+    std::vector<uint8_t> wasCloned(program.ops.size(), 0), isCloned(program.ops.size(), 0);
+    for (OpId op : before.recomputeOps) wasCloned[op] = 1;
+    for (OpId op : after.recomputeOps) isCloned[op] = 1;
+    std::vector<SideChange> out;
+    for (ValueId v : changed) {
+        if (v >= before.reasons.size() || v >= after.reasons.size() || v >= program.values.size()) continue;
+        SideChange c{v, before.reasons[v].side, after.reasons[v].side, 0, 0};
+        if (c.before == c.after) continue;
+        const int64_t bytes = std::max<int64_t>(0, program.valueBytes(v));
+        c.heldBytesDelta = (c.after == ValueSide::Saved ? bytes : 0) - (c.before == ValueSide::Saved ? bytes : 0);
+        // The producer's clone appears or goes away with the value (counted once per op).
+        const OpId def = program.values[v].definingOp;
+        if (def != kNoId && def < program.ops.size() && wasCloned[def] != isCloned[def]) {
+            const double f = estimateOpFlops(program, def);
+            c.recomputeFlopsDelta = isCloned[def] ? f : -f;
+            wasCloned[def] = isCloned[def];
+        }
+        out.push_back(c);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const SideChange& a, const SideChange& b) {
+        return std::abs(a.heldBytesDelta) > std::abs(b.heldBytesDelta);
+    });
+    return out;
+}
+
+void SummaryPanel::recordChanges(const std::vector<ValueId>& changed) {
+    auto r = doc_->result();
+    if (!r || !r->ok()) return;
+    auto base = std::exchange(changesBase_, r);
+    const QString edit = std::exchange(pendingEdit_, QString());
+    if (!base || !base->ok()) return;  // the first solve of a program is not an edit
+    lastChanges_ = sideChanges(doc_->program(), base->plan, r->plan, changed);
+    int64_t held = 0;
+    double flops = 0;
+    for (const SideChange& c : lastChanges_) {
+        held += c.heldBytesDelta;
+        flops += c.recomputeFlopsDelta;
+    }
+    auto signedBytes = [](int64_t b) { return b == 0 ? QStringLiteral("0") : (b > 0 ? "+" : "−") + formatBytes(double(std::abs(b))); };
+    auto signedFlops = [](double f) { return f == 0 ? QStringLiteral("0") : (f > 0 ? "+" : "−") + formatFlops(std::abs(f)); };
+    auto* top = new QTreeWidgetItem();
+    top->setText(0, tr("Edit %1 · %2").arg(++editCount_).arg(edit.isEmpty() ? tr("re-solve") : edit));
+    top->setText(1, tr("%n value(s)", nullptr, int(lastChanges_.size())));
+    top->setText(2, signedBytes(held));
+    top->setText(3, signedFlops(flops));
+    constexpr size_t kShown = 200;  // a big program's edit can move thousands; the rest is a count
+    for (size_t i = 0; i < lastChanges_.size() && i < kShown; ++i) {
+        const SideChange& c = lastChanges_[i];
+        auto* item = new QTreeWidgetItem(top);
+        item->setText(0, doc_->valueName(c.value));
+        item->setData(0, Qt::UserRole, uint(c.value));
+        item->setText(1, QStringLiteral("%1 → %2").arg(QString::fromUtf8(valueSideName(c.before).data(), int(valueSideName(c.before).size())),
+                                                       QString::fromUtf8(valueSideName(c.after).data(), int(valueSideName(c.after).size()))));
+        item->setText(2, signedBytes(c.heldBytesDelta));
+        item->setText(3, signedFlops(c.recomputeFlopsDelta));
+        // Green when the edit frees memory, red when it holds more.
+        if (c.heldBytesDelta != 0) item->setForeground(2, QColor(c.heldBytesDelta < 0 ? "#16a34a" : "#dc2626"));
+    }
+    if (lastChanges_.size() > kShown) new QTreeWidgetItem(top, {tr("… and %1 more").arg(lastChanges_.size() - kShown)});
+    for (int i = 0; i < changes_->topLevelItemCount(); ++i) changes_->topLevelItem(i)->setExpanded(false);
+    changes_->insertTopLevelItem(0, top);
+    top->setExpanded(true);
+    constexpr int kEditsKept = 50;
+    while (changes_->topLevelItemCount() > kEditsKept) delete changes_->takeTopLevelItem(kEditsKept);
 }
 
 QString SummaryPanel::text() const { return numbers_->text(); }

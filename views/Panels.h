@@ -103,6 +103,18 @@ private:
     bool refreshing_ = false;
 };
 
+// One value that changed side (saved / recomputed / neither) in an edit, and what it moves:
+// bytes held for the backward (+ held, − freed) and recompute FLOPs of its producer (+ added).
+struct SideChange {
+    ValueId value = kNoId;
+    ValueSide before = ValueSide::Neither, after = ValueSide::Neither;
+    int64_t heldBytesDelta = 0;
+    double recomputeFlopsDelta = 0;
+};
+// The side changes between two plans of `program`, largest byte move first.
+std::vector<SideChange> sideChanges(const Program& program, const Plan& before, const Plan& after,
+                                    const std::vector<ValueId>& changed);
+
 class SummaryPanel : public QWidget {
     Q_OBJECT
 public:
@@ -114,12 +126,16 @@ public:
     QChartView* chartView() const { return chart_; }
     QValueAxis* xAxis() const { return xAxis_; }
     QValueAxis* yAxis() const { return yAxis_; }
+    // After every edit, the values that changed side (newest edit first; click selects).
+    QTreeWidget* changesTree() const { return changes_; }
+    const std::vector<SideChange>& lastChanges() const { return lastChanges_; }
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
     void refresh();
+    void recordChanges(const std::vector<ValueId>& changed);
     void styleChart(QChart* chart);
     Document* doc_;
     QLabel* numbers_;
@@ -130,6 +146,12 @@ private:
     double extraFlops_ = 0;
     std::shared_ptr<const SolveResult> previous_;
     QString lastText_;
+    QTreeWidget* changes_;
+    std::shared_ptr<const SolveResult> changesBase_;  // the result the next edit is compared with
+    std::vector<SideChange> lastChanges_;
+    QString pendingEdit_;                             // what the undo stack last did
+    int undoIndex_ = 0;
+    int editCount_ = 0;
 };
 
 }  // namespace rx

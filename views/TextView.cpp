@@ -1,6 +1,9 @@
 #include "views/TextView.h"
 
+#include <QAction>
 #include <QCheckBox>
+#include <QFileInfo>
+#include <QToolButton>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -10,6 +13,7 @@
 #include <QSyntaxHighlighter>
 #include <QTextBlock>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <functional>
 
 #include "model/PirWriter.h"
@@ -93,6 +97,24 @@ std::vector<OpId> mapLinesToOps(const Program& program, const QString& text) {
     return lines;
 }
 
+std::vector<DiffRow> alignDiff(const QStringList& left, const QStringList& right,
+                               const std::vector<uint8_t>& rightInserted) {
+    std::vector<DiffRow> rows;
+    rows.reserve(size_t(std::max(left.size(), right.size())));
+    int i = 0;
+    for (int j = 0; j < right.size(); ++j) {
+        const bool inserted = size_t(j) < rightInserted.size() && rightInserted[size_t(j)];
+        if (inserted || i >= left.size()) {
+            rows.push_back({-1, j, DiffRow::Mark::Inserted});
+            continue;
+        }
+        rows.push_back({i, j, left[i] == right[j] ? DiffRow::Mark::Same : DiffRow::Mark::Changed});
+        ++i;
+    }
+    for (; i < left.size(); ++i) rows.push_back({i, -1, DiffRow::Mark::Removed});
+    return rows;
+}
+
 TextView::TextView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -103,29 +125,65 @@ TextView::TextView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
     bl->setContentsMargins(8, 4, 8, 4);
     diff_ = new QCheckBox(tr("Diff: rewritten beside original"), bar);
     diff_->setObjectName("diffToggle");
+    // Next/previous change: actions on this widget, so the Help menu lists their keys.
+    previousChange_ = new QAction(tr("Previous change"), this);
+    previousChange_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F7));
+    previousChange_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    nextChange_ = new QAction(tr("Next change"), this);
+    nextChange_->setShortcut(QKeySequence(Qt::Key_F7));
+    nextChange_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(previousChange_);
+    addAction(nextChange_);
+    connect(previousChange_, &QAction::triggered, this, &TextView::previousChange);
+    connect(nextChange_, &QAction::triggered, this, &TextView::nextChange);
+    auto* prevButton = new QToolButton(bar);
+    prevButton->setObjectName("previousChange");
+    prevButton->setDefaultAction(previousChange_);
+    auto* nextButton = new QToolButton(bar);
+    nextButton->setObjectName("nextChange");
+    nextButton->setDefaultAction(nextChange_);
+    previousChange_->setEnabled(false);
+    nextChange_->setEnabled(false);
     info_ = new QLabel(bar);
+    info_->setObjectName("textInfo");
     bl->addWidget(diff_);
+    bl->addWidget(prevButton);
+    bl->addWidget(nextButton);
     bl->addStretch(1);
     bl->addWidget(info_);
     layout->addWidget(bar);
     auto* split = new QSplitter(this);
-    left_ = makeEditor(split, "originalText");
-    right_ = makeEditor(split, "rewrittenText");
-    split->addWidget(left_);
-    split->addWidget(right_);
-    right_->hide();
+    auto pane = [split](const char* editorName, const char* headerName, QPlainTextEdit** edit, QLabel** header) {
+        auto* box = new QWidget(split);
+        auto* v = new QVBoxLayout(box);
+        v->setContentsMargins(0, 0, 0, 0);
+        v->setSpacing(0);
+        *header = new QLabel(box);
+        (*header)->setObjectName(headerName);
+        (*header)->setContentsMargins(8, 2, 8, 2);
+        (*header)->hide();
+        *edit = makeEditor(box, editorName);
+        v->addWidget(*header);
+        v->addWidget(*edit, 1);
+        split->addWidget(box);
+        return box;
+    };
+    pane("originalText", "originalHeader", &left_, &leftHeader_);
+    rightPane_ = pane("rewrittenText", "rewrittenHeader", &right_, &rightHeader_);
+    rightPane_->hide();
     layout->addWidget(split, 1);
 
     connect(diff_, &QCheckBox::toggled, this, &TextView::setDiff);
     connect(doc_, &Document::programChanged, this, [this] {
-        dirty_ = diffDirty_ = true;
+        dirty_ = true;
         if (isVisible()) rebuild();
     });
     connect(doc_, &Document::resultChanged, this, [this] {
-        diffDirty_ = true;
+        // The plain text does not depend on the result; the aligned diff does.
+        if (diff_->isChecked()) dirty_ = true;
         if (isVisible()) {
-            if (diff_->isChecked()) rebuildDiff();
-            markLines();
+            if (dirty_) rebuild();
+            else markLines();
         }
     });
     connect(doc_, &Document::selectionChanged, this, &TextView::onSelection);
@@ -145,78 +203,182 @@ TextView::TextView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
             if (r->clones[i] == op) { op = r->cloneOf[i]; break; }
         if (op < doc_->program().ops.size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
     });
-    // Scroll the panes together.
-    connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int v) {
-        if (right_->isVisible() && !syncing_) {
+    // Scroll the panes together, both ways and both axes: rows stay aligned while a long
+    // line is scrolled into view.
+    auto link = [this](QScrollBar* from, QScrollBar* to) {
+        connect(from, &QScrollBar::valueChanged, this, [this, to](int v) {
+            if (!rightPane_->isVisible() || syncing_) return;
             syncing_ = true;
-            right_->verticalScrollBar()->setValue(v);
+            to->setValue(v);
             syncing_ = false;
-        }
-    });
+        });
+    };
+    link(left_->verticalScrollBar(), right_->verticalScrollBar());
+    link(right_->verticalScrollBar(), left_->verticalScrollBar());
+    link(left_->horizontalScrollBar(), right_->horizontalScrollBar());
+    link(right_->horizontalScrollBar(), left_->horizontalScrollBar());
 }
 
 void TextView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (dirty_) rebuild();
-    if (diff_->isChecked() && diffDirty_) rebuildDiff();
 }
 
 void TextView::setDiff(bool on) {
     if (diff_->isChecked() != on) return diff_->setChecked(on);
-    right_->setVisible(on);
-    if (on && diffDirty_) rebuildDiff();
-    markLines();
+    rightPane_->setVisible(on);
+    leftHeader_->setVisible(on);
+    rightHeader_->setVisible(on);
+    dirty_ = true;
+    if (isVisible()) rebuild();
 }
 
 void TextView::rebuild() {
     dirty_ = false;
+    rows_.clear();
+    changeStarts_.clear();
+    rightLineOps_.clear();
     if (!doc_->hasProgram()) {
         left_->clear();
-        return;
+        right_->clear();
+        lineOps_.clear();
+    } else if (diff_->isChecked()) {
+        rebuildAligned();
+    } else {
+        rebuildPlain();
     }
-    const QString text = QString::fromStdString(printProgram(doc_->program()));
-    lineOps_ = mapLinesToOps(doc_->program(), text);
-    syncing_ = true;
-    delete left_->document()->findChild<PirHighlighter*>();
-    left_->setPlainText(text);
-    if (lineOps_.size() < size_t(kHighlightLineLimit)) new PirHighlighter(left_->document());
-    syncing_ = false;
-    info_->setText(tr("%1 lines").arg(lineOps_.size()));
+    previousChange_->setEnabled(!changeStarts_.empty());
+    nextChange_->setEnabled(!changeStarts_.empty());
     markLines();
     onSelection(doc_->selection(), nullptr);
 }
 
-void TextView::rebuildDiff() {
-    diffDirty_ = false;
-    auto r = doc_->result();
+namespace {
+void setText(QPlainTextEdit* edit, const QString& text, size_t lines) {
+    delete edit->document()->findChild<PirHighlighter*>();
+    edit->setPlainText(text);
+    if (lines < size_t(kHighlightLineLimit)) new PirHighlighter(edit->document());
+}
+}  // namespace
+
+void TextView::rebuildPlain() {
+    const QString text = QString::fromStdString(printProgram(doc_->program()));
+    lineOps_ = mapLinesToOps(doc_->program(), text);
     syncing_ = true;
-    if (!r || !r->rewritten) {
-        right_->setPlainText(tr("// no rewritten program yet"));
-        rightLineOps_.clear();
-        syncing_ = false;
-        return;
-    }
-    const QString text = QString::fromStdString(printProgram(*r->rewritten));
-    rightLineOps_ = mapLinesToOps(*r->rewritten, text);
-    delete right_->document()->findChild<PirHighlighter*>();
-    right_->setPlainText(text);
-    if (rightLineOps_.size() < size_t(kHighlightLineLimit)) new PirHighlighter(right_->document());
+    setText(left_, text, lineOps_.size());
     syncing_ = false;
+    info_->setText(tr("%1 lines").arg(lineOps_.size()));
+}
+
+void TextView::rebuildAligned() {
+    auto r = doc_->result();
+    const Program& original = doc_->program();
+    const QString leftText = QString::fromStdString(printProgram(original));
+    const QStringList leftLines = leftText.split('\n');
+    const std::vector<OpId> leftOps = mapLinesToOps(original, leftText);
+    const QString name = QFileInfo(doc_->filePath()).fileName();
+    const bool haveRewrite = r && r->ok() && r->rewritten;
+    QStringList rightLines;
+    std::vector<OpId> rightOps;
+    std::vector<uint8_t> inserted;
+    if (haveRewrite) {
+        const QString rightText = QString::fromStdString(printProgram(*r->rewritten));
+        rightLines = rightText.split('\n');
+        rightOps = mapLinesToOps(*r->rewritten, rightText);
+        std::vector<uint8_t> isClone(r->rewritten->ops.size(), 0);
+        for (OpId c : r->clones) isClone[c] = 1;
+        inserted.assign(rightOps.size(), 0);
+        for (size_t j = 0; j < rightOps.size(); ++j) inserted[j] = rightOps[j] != kNoId && rightOps[j] < isClone.size() && isClone[rightOps[j]];
+    }
+    rows_ = alignDiff(leftLines, rightLines, inserted);
+    // The gutter is part of each row's text: '-'/'+' on a changed row, '+' opposite a gap.
+    QStringList leftRows, rightRows;
+    lineOps_.assign(rows_.size(), kNoId);
+    rightLineOps_.assign(rows_.size(), kNoId);
+    int inserts = 0, changes = 0;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+        const DiffRow& row = rows_[k];
+        const bool changed = row.mark == DiffRow::Mark::Changed;
+        if (row.mark == DiffRow::Mark::Inserted) ++inserts;
+        if (changed) ++changes;
+        if (row.leftLine >= 0) {
+            leftRows << (changed || row.mark == DiffRow::Mark::Removed ? QStringLiteral("- ") : QStringLiteral("  ")) + leftLines[row.leftLine];
+            lineOps_[k] = leftOps[size_t(row.leftLine)];
+        } else {
+            leftRows << QString();
+        }
+        if (row.rightLine >= 0) {
+            rightRows << (row.mark == DiffRow::Mark::Same ? QStringLiteral("  ") : QStringLiteral("+ ")) + rightLines[row.rightLine];
+            rightLineOps_[k] = rightOps[size_t(row.rightLine)];
+        } else {
+            rightRows << QString();
+        }
+        if (row.mark != DiffRow::Mark::Same && (k == 0 || rows_[k - 1].mark == DiffRow::Mark::Same)) changeStarts_.push_back(int(k));
+    }
+    syncing_ = true;
+    setText(left_, leftRows.join('\n'), rows_.size());
+    if (haveRewrite) setText(right_, rightRows.join('\n'), rows_.size());
+    else right_->setPlainText(tr("// no rewritten program yet"));
+    syncing_ = false;
+    leftHeader_->setText(tr("<b>Original</b> · %1 · %2 ops").arg(name.toHtmlEscaped()).arg(original.ops.size()));
+    rightHeader_->setText(haveRewrite ? tr("<b>Rewritten</b> · %1 · %2 ops (+%3 clones)").arg(name.toHtmlEscaped()).arg(r->rewritten->ops.size()).arg(r->clones.size())
+                                      : tr("<b>Rewritten</b> · none yet"));
+    info_->setText(tr("%1 rows · %2 inserted · %3 changed · %4 changes").arg(rows_.size()).arg(inserts).arg(changes).arg(changeStarts_.size()));
+}
+
+int TextView::currentRow() const { return left_->textCursor().blockNumber(); }
+
+void TextView::goToRow(int row) {
+    if (row < 0 || size_t(row) >= rows_.size()) return;
+    syncing_ = true;
+    for (QPlainTextEdit* edit : {left_, right_}) {
+        QTextCursor c(edit->document()->findBlockByNumber(row));
+        edit->setTextCursor(c);
+        edit->centerCursor();
+    }
+    syncing_ = false;
+    // Select the op of the row (a clone stands for the op it copies), as a click would.
+    OpId op = lineOps_[size_t(row)];
+    if (op == kNoId && rightLineOps_[size_t(row)] != kNoId) {
+        if (auto r = doc_->result())
+            for (size_t i = 0; i < r->clones.size(); ++i)
+                if (r->clones[i] == rightLineOps_[size_t(row)]) op = r->cloneOf[i];
+    }
+    if (op != kNoId && op < doc_->program().ops.size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
     markLines();
+}
+
+void TextView::nextChange() {
+    if (changeStarts_.empty()) return;
+    const int cur = currentRow();
+    auto it = std::upper_bound(changeStarts_.begin(), changeStarts_.end(), cur);
+    goToRow(it == changeStarts_.end() ? changeStarts_.front() : *it);  // wraps to the first
+}
+
+void TextView::previousChange() {
+    if (changeStarts_.empty()) return;
+    const int cur = currentRow();
+    auto it = std::lower_bound(changeStarts_.begin(), changeStarts_.end(), cur);
+    goToRow(it == changeStarts_.begin() ? changeStarts_.back() : *std::prev(it));  // wraps to the last
 }
 
 void TextView::markLines() {
     auto r = doc_->result();
-    auto mark = [](QPlainTextEdit* edit, const std::vector<OpId>& lineOps, const std::vector<uint8_t>& flag, QColor color, int selectedLine) {
+    const std::vector<DiffRow>& rows = rows_;
+    auto mark = [&rows](QPlainTextEdit* edit, const std::vector<OpId>& lineOps, const std::vector<uint8_t>& flag, QColor color, int selectedLine) {
         QList<QTextEdit::ExtraSelection> sels;
         for (size_t line = 0; line < lineOps.size(); ++line) {
             const OpId op = lineOps[line];
             const bool marked = op != kNoId && op < flag.size() && flag[op];
-            if (!marked && int(line) != selectedLine) continue;
+            const bool gap = line < rows.size() && (rows[line].leftLine < 0 || rows[line].rightLine < 0);
+            const bool changed = line < rows.size() && rows[line].mark == DiffRow::Mark::Changed;
+            if (!marked && !gap && !changed && int(line) != selectedLine) continue;
             QTextEdit::ExtraSelection s;
             s.cursor = QTextCursor(edit->document()->findBlockByNumber(int(line)));
             s.format.setProperty(QTextFormat::FullWidthSelection, true);
-            s.format.setBackground(int(line) == selectedLine ? QColor(37, 99, 235, 60) : color);
+            // Selection over clone/recompute colour over the diff's gap (grey) and change (amber).
+            const QColor diffColor = gap ? QColor(140, 149, 159, 40) : QColor(217, 119, 6, 35);
+            s.format.setBackground(int(line) == selectedLine ? QColor(37, 99, 235, 60) : marked ? color : diffColor);
             sels << s;
             if (sels.size() > 5000) break;
         }
@@ -233,7 +395,7 @@ void TextView::markLines() {
     }
     const int sel = doc_->selection().kind == ModelKey::Kind::Op ? lineOfOp(doc_->selection().id) : -1;
     mark(left_, lineOps_, recomputed, QColor(147, 51, 234, 30), sel);
-    if (right_->isVisible()) mark(right_, rightLineOps_, clones, QColor(192, 38, 211, 45), -1);
+    if (rightPane_->isVisible()) mark(right_, rightLineOps_, clones, QColor(192, 38, 211, 45), -1);
 }
 
 int TextView::lineOfOp(OpId op) const {

@@ -1,5 +1,5 @@
 // recompute-explorer: the desktop app.
-//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|…]
+//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|profile|pareto]
 //                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark]
 //                      [--screenshot PNG] [--measure-first-picture N]
 // --screenshot renders the settled window offscreen (no display needed) and exits; it and
@@ -25,6 +25,7 @@
 #include "model/PirWriter.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
+#include "views/ProfilePanel.h"
 #include "views/TextView.h"
 
 namespace {
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("program", "PIR program (.pir text or PIR JSON)");
     QCommandLineOption configOpt("config", "Heuristics config JSON", "file");
     QCommandLineOption selectOpt("select", "Select a value (e.g. %12) after opening", "value");
-    QCommandLineOption tabOpt("tab", "Start on tab: program, flow, text, memory (profile, pareto where built)", "tab");
+    QCommandLineOption tabOpt("tab", "Start on tab: program, flow, text, memory, profile (runs the profile first with --screenshot), pareto", "tab");
     QCommandLineOption themeOpt("theme", "Palette: light or dark", "theme");
     QCommandLineOption overlayOpt("overlay", "Colour nodes by size, weight or distance", "what");
     QCommandLineOption rewrittenOpt("rewritten", "Show the rewritten program in the graph");
@@ -194,16 +195,36 @@ int main(int argc, char** argv) {
         auto* poll = new QTimer(&window);
         poll->setInterval(100);
         int quietTicks = 0;
-        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, clock, shotPath]() mutable {
-            const bool busy = doc->isSolving() || window.isBusy() || clock->elapsed() < 600;
+        // The profile tab pictures a finished profile: run it once the solve is in.
+        rx::ProfilePanel* profile = window.currentTabName() == "profile" ? window.findChild<rx::ProfilePanel*>() : nullptr;
+        bool profileStarted = false;
+        const qint64 settleLimitMs = profile ? 300000 : 120000;  // a profile runs both programs on the CPU
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, clock, shotPath, profile, settleLimitMs]() mutable {
+            if (profile && !profileStarted && !doc->isSolving() && doc->result() && doc->result()->ok()) {
+                profileStarted = true;
+                if (!profile->start()) {
+                    poll->stop();
+                    std::fprintf(stderr, "recompute-explorer: --screenshot: profile: %s\n", qPrintable(profile->status()));
+                    app.exit(3);
+                    return;
+                }
+            }
+            const bool busy = doc->isSolving() || window.isBusy() || clock->elapsed() < 600 || (profile && !profileStarted);
             quietTicks = busy ? 0 : quietTicks + 1;
-            if (clock->elapsed() > 120000) {
+            if (clock->elapsed() > settleLimitMs) {
                 poll->stop();
-                std::fprintf(stderr, "recompute-explorer: --screenshot: the window did not settle within 120 s\n");
+                std::fprintf(stderr, "recompute-explorer: --screenshot: the window did not settle within %lld s\n", (long long)(settleLimitMs / 1000));
                 app.exit(3);
                 return;
             }
             if (quietTicks < 3) return;
+            if (profile && !profile->report()) {
+                poll->stop();
+                std::fprintf(stderr, "recompute-explorer: --screenshot: profile failed: %s\n", qPrintable(profile->status()));
+                app.exit(3);
+                return;
+            }
+            if (profile) std::printf("profile: %s\n", qPrintable(profile->status()));
             poll->stop();
             const QString e = window.saveScreenshot(shotPath);
             if (!e.isEmpty()) {

@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QDockWidget>
 #include <QProcess>
 #include <QScrollBar>
 #include <QSettings>
@@ -471,6 +472,7 @@ private Q_SLOTS:
         QVERIFY(s.contains("Solve Now\tF5"));
         QVERIFY(s.contains("Undo\t"));
         QVERIFY(s.contains("Reload\tCtrl+R"));
+        QVERIFY2(s.contains("Next change\tF7") && s.contains("Previous change\tShift+F7"), qPrintable(s));  // the diff's
     }
 
     void themeSwitches() {
@@ -569,6 +571,52 @@ private Q_SLOTS:
             QCOMPARE(img.size(), QSize(1600, 1000));
         }
         QVERIFY(!QFileInfo::exists(tmp_.path() + "/config/recompute-explorer/recompute-explorer.conf"));
+    }
+
+    void dockTabsByName() {
+        // Profile and Memory Budget are docks that answer to tab names too.
+        const QStringList names = window_->tabNames();
+        QVERIFY(names.contains("profile") && names.contains("pareto"));
+        auto* dock = window_->findChild<QDockWidget*>("paretoDock");
+        QVERIFY(window_->showTab("pareto"));
+        QCOMPARE(window_->currentTabName(), QString("pareto"));
+        QTRY_VERIFY(!dock->visibleRegion().isEmpty());
+        QTRY_VERIFY(dock->height() >= window_->height() / 2);  // the panel is the subject
+        QVERIFY(window_->showTab("program"));
+        QCOMPARE(window_->currentTabName(), QString("program"));
+        QVERIFY(dock->isVisible());  // still a usable dock
+    }
+
+    void dockTabScreenshots() {
+        // --tab pareto|profile --screenshot on the bundled example: PNGs of the panel, the
+        // profile run to the end first.
+        const QString exe = QStringLiteral(RX_EXPLORER_BIN);
+        QImage shots[2];
+        int i = 0;
+        for (const char* tab : {"pareto", "profile"}) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("QT_QPA_PLATFORM", "offscreen");
+            env.insert("XDG_CONFIG_HOME", tmp_.path() + "/config");
+            p.setProcessEnvironment(env);
+            const QString out = tmp_.path() + QStringLiteral("/dock-%1.png").arg(tab);
+            p.start(exe, {"--tab", tab, "--screenshot", out});
+            QVERIFY(p.waitForFinished(300000));
+            const QString stdOut = QString::fromUtf8(p.readAllStandardOutput());
+            QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+            QVERIFY2(stdOut.contains(QStringLiteral("(%1 tab)").arg(tab)), qPrintable(stdOut));
+            if (QString(tab) == "profile") QVERIFY2(stdOut.contains("profile: equivalent"), qPrintable(stdOut));
+            QImage img(out);
+            QVERIFY(!img.isNull());
+            QCOMPARE(img.size(), QSize(1600, 1000));
+            // Nontrivial: the lower half (the panel) holds many colours, not a blank dock.
+            QSet<QRgb> colours;
+            for (int y = 500; y < 950; y += 3)
+                for (int x = 0; x < img.width(); x += 3) colours.insert(img.pixel(x, y));
+            QVERIFY2(colours.size() > 40, qPrintable(QString::number(colours.size())));
+            shots[i++] = img.copy(0, 500, 1600, 450);
+        }
+        QVERIFY(shots[0] != shots[1]);  // each tab pictures its own panel
     }
 };
 

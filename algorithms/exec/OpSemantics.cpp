@@ -677,8 +677,8 @@ private:
             const size_t first = name == "pd_op.fused_rotary_position_embedding" ? 0 : 3;
             if (nIn() <= first || in(first) == kNoId) fail("operand " + std::to_string(first) + (first ? " (out_q_grad)" : " (q)") + " is required");
             if (rank(first) >= 0 && rank(first) != 4) fail("operand " + std::to_string(first) + " has rank " + std::to_string(rank(first)) + ", expected 4 [batch, seq, heads, head_dim]");
-            if (isTensor(in(first)) && typeOf(in(first)).dims.size() == 4 && typeOf(in(first)).dims[3] > 0 && typeOf(in(first)).dims[3] % 2)
-                fail("operand " + std::to_string(first) + " has head_dim " + std::to_string(typeOf(in(first)).dims[3]) + ", a rotary embedding needs an even one");
+            if (isTensor(in(first)) && typeOf(in(first)).dims.size() == 4 && typeOf(in(first)).dims[3] >= 0 && (typeOf(in(first)).dims[3] % 2 || typeOf(in(first)).dims[3] == 0))
+                fail("operand " + std::to_string(first) + " has head_dim " + std::to_string(typeOf(in(first)).dims[3]) + ", a rotary embedding needs an even one > 0");
             const size_t sinAt = first ? 0 : 3;
             if ((in(sinAt) == kNoId) != (in(sinAt + 1) == kNoId)) fail("operands " + std::to_string(sinAt) + ", " + std::to_string(sinAt + 1) + " (sin, cos) must be given together");
             if (in(sinAt) == kNoId && o_->attribute("rotary_emb_base") && !(attrFloat(*o_, "rotary_emb_base", 10000.0) > 0))

@@ -217,7 +217,7 @@ const std::unordered_set<std::string_view>& sameShapeOps() {
         "pd_op.floor", "pd_op.ceil", "pd_op.round", "pd_op.trunc", "pd_op.frac", "pd_op.logical_not",
         "pd_op.bitwise_not", "pd_op.isinf", "pd_op.isnan", "pd_op.isfinite", "pd_op.logsigmoid", "pd_op.gelu",
         "pd_op.scale", "pd_op.clip", "pd_op.cast", "pd_op.pow", "pd_op.softmax", "pd_op.log_softmax", "pd_op.full_like",
-        "pd_op.assign", "pd_op.tril", "pd_op.triu", "pd_op.cumsum", "pd_op.logit"};
+        "pd_op.assign", "pd_op.tril", "pd_op.triu", "pd_op.tril_grad", "pd_op.triu_grad", "pd_op.cumsum", "pd_op.logit"};
     return s;
 }
 
@@ -366,7 +366,7 @@ private:
             if (name == "pd_op.softmax" || name == "pd_op.log_softmax" || name == "pd_op.cumsum")
                 if (rank(0) >= 0 && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false)))
                     normAxis(attrInt(*o_, "axis", -1), rank(0), "attribute axis");
-            if ((name == "pd_op.tril" || name == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
+            if ((name.substr(0, 10) == "pd_op.tril" || name.substr(0, 10) == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
                 fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2");
             if (auto s = shape(0); s && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false))) setShape(0, *s);
             return;
@@ -617,6 +617,12 @@ private:
         if (name == "pd_op.gather" || name == "pd_op.index_select") {
             needOperands(2);
             if (rank(0) >= 0 && in(2) == kNoId) normAxis(attrInt(*o_, name == "pd_op.gather" ? "axis" : "axis", 0), std::max<int64_t>(rank(0), 1), "attribute axis");
+            return;
+        }
+        if (name == "pd_op.topk_grad") {
+            needOperands(3);
+            if (rank(0) >= 0) normAxis(attrInt(*o_, "axis", -1), std::max<int64_t>(rank(0), 1), "attribute axis");
+            if (rank(0) >= 0 && rank(1) >= 0 && rank(0) != rank(1)) fail("operand 1 (indices) has rank " + std::to_string(rank(1)) + ", x has " + std::to_string(rank(0)));
             return;
         }
         if (name == "pd_op.group_norm" || name == "pd_op.group_norm_grad") {

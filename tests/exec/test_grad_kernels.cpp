@@ -349,6 +349,14 @@ std::vector<GradCase> cases() {
                  {{"use_neox_rotary_style", Attribute::boolean(true)}, {"time_major", Attribute::boolean(true)},
                   {"rotary_emb_base", Attribute::float64(100.0)}},
                  {"-", "-", "x1", "g", "-", "-"}, {0}});
+    for (const char* tri : {"tril", "triu"})
+        c.push_back({tri, std::string("pd_op.") + tri, std::string("pd_op.") + tri + "_grad", {in("x", {2, 3, 4})}, {"x0"}, {{F, {2, 3, 4}}},
+                     {{"diagonal", Attribute::int32(1)}}, {"g"}, {0}});
+    for (int axis : {-1, 0})
+        c.push_back({"topk axis " + std::to_string(axis), "pd_op.topk", "pd_op.topk_grad", {in("x", {3, 4})}, {"x0", "i:2"},
+                     {{F, axis == 0 ? Dims{2, 4} : Dims{3, 2}}, {DType::Int64, axis == 0 ? Dims{2, 4} : Dims{3, 2}}},
+                     {{"axis", Attribute::int32(axis)}, {"largest", Attribute::boolean(axis != 0)}, {"sorted", Attribute::boolean(true)}},
+                     {"x0", "o1", "g", "i:2"}, {0}});
     return c;
 }
 

@@ -336,6 +336,23 @@ private slots:
         expectNear(values(r, 3), {3, 4, -1, -2});
         expectNear(values(r, 4), {std::cos(1.0), std::sin(1.0)}, 1e-6);
     }
+    void triTopkGrads() {
+        P b;
+        ValueId g = b.data("g", F, {2, 2}, {1, 2, 3, 4});
+        b.fetch(b.op("pd_op.tril_grad", {g}, {b.t(F, {2, 2})}, {{"diagonal", Attribute::int32(0)}})[0]);
+        b.fetch(b.op("pd_op.triu_grad", {g}, {b.t(F, {2, 2})}, {{"diagonal", Attribute::int32(1)}})[0]);
+        // topk k=2 of {5, 1, 7, 3} picks indices {2, 0}: their grads land there
+        ValueId x = b.data("x", F, {1, 4}, {5, 1, 7, 3});
+        auto tk = b.op("pd_op.topk", {x, b.ints({2})}, {b.t(F, {1, 2}), b.t(I64, {1, 2})},
+                       {{"axis", Attribute::int32(-1)}, {"largest", Attribute::boolean(true)}, {"sorted", Attribute::boolean(true)}});
+        ValueId og = b.data("og", F, {1, 2}, {10, 20});
+        b.fetch(b.op("pd_op.topk_grad", {x, tk[1], og, b.ints({2})}, {b.t(F, {1, 4})},
+                     {{"axis", Attribute::int32(-1)}, {"largest", Attribute::boolean(true)}, {"sorted", Attribute::boolean(true)}})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {1, 0, 3, 4});
+        expectNear(values(r, 1), {0, 2, 0, 0});
+        expectNear(values(r, 2), {20, 0, 10, 0});
+    }
     void requiredOpsAreCovered() {
         // Ops of CNN, RNN and transformer/LLM training programs (forward and grad) that the
         // CPU executor must run; Paddle's names.
@@ -360,7 +377,8 @@ private slots:
                  "pd_op.slice", "pd_op.slice_grad", "pd_op.expand", "pd_op.expand_grad", "pd_op.where", "pd_op.where_grad",
                  "pd_op.bilinear_interp", "pd_op.nearest_interp", "pd_op.flash_attn", "pd_op.group_norm_grad",
                  "pd_op.instance_norm_grad", "pd_op.rms_norm_grad", "pd_op.bilinear_interp_grad", "pd_op.nearest_interp_grad",
-                 "pd_op.flash_attn_grad", "pd_op.fused_rotary_position_embedding", "pd_op.fused_rotary_position_embedding_grad"})
+                 "pd_op.flash_attn_grad", "pd_op.fused_rotary_position_embedding", "pd_op.fused_rotary_position_embedding_grad",
+                 "pd_op.tril_grad", "pd_op.triu_grad", "pd_op.topk_grad"})
             QVERIFY2(supported.count(op), op);
     }
 };

@@ -1,8 +1,9 @@
-// Convolution and pooling kernels (NCHW): conv2d, pool2d and their grads.
+// Convolution, pooling and interpolation kernels (NCHW): conv2d, pool2d, interp and their grads.
 #include "algorithms/exec/KernelContext.h"
 #include "algorithms/exec/Blas.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -178,61 +179,96 @@ void registerConvPoolKernels(KernelTable& table) {
 
     // -- bilinear_interp / nearest_interp (x, out_size, size_tensor, scale_tensor) {data_format NCHW,
     //    out_h, out_w, scale, interp_method, align_corners, align_mode}: Paddle's coordinate rules.
-    auto interp = [](bool bilinear) {
-        return [bilinear](Context& c) {
-            const Tensor& x = c.x(0);
-            if (x.dims.size() != 4) c.fail("interpolate needs a 4-d NCHW input, got " + dimsString(x.dims));
-            if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("attribute data_format: only NCHW interpolation is supported");
-            const int64_t n = x.dims[0], ch = x.dims[1], h = x.dims[2], w = x.dims[3];
-            std::vector<double> scales;
-            if (const Attribute* a = c.attr("scale"); a && a->kind == Attribute::Kind::Array)
-                for (const Attribute& e : a->elements) scales.push_back(e.kind == Attribute::Kind::Float || e.kind == Attribute::Kind::Double ? e.floatValue : static_cast<double>(e.intValue));
-            int64_t oh = c.attrInt("out_h", 0), ow = c.attrInt("out_w", 0);
-            if (c.has(1)) { Dims s = c.ints(1); if (s.size() != 2) c.fail("out_size must hold 2 values"); oh = s[0]; ow = s[1]; }
-            else if (c.operandCount() > 2 && c.has(2)) { Dims s = c.ints(2); if (s.size() != 2) c.fail("size_tensor must hold 2 values"); oh = s[0]; ow = s[1]; }
-            else if ((oh <= 0 || ow <= 0) && !scales.empty()) {
-                double sh = scales[0], sw = scales.size() > 1 ? scales[1] : scales[0];
-                if (!(sh > 0) || !(sw > 0)) c.fail("attribute scale must be > 0");
-                oh = static_cast<int64_t>(static_cast<double>(h) * sh);
-                ow = static_cast<int64_t>(static_cast<double>(w) * sw);
+    //    Both directions share one plan: each output pixel's input taps and weights, so the
+    //    grads (x, out_size, size_tensor, scale_tensor, output_grad) -> x_grad scatter exactly
+    //    what the forward gathered.
+    struct Tap { int64_t at; double weight; };
+    struct InterpPlan { int64_t n, ch, h, w, oh, ow; std::vector<std::array<Tap, 4>> taps; };  // taps per output pixel of a plane
+    auto planInterp = [](const Context& c, const Dims& xd, bool bilinear) {
+        if (xd.size() != 4) c.fail("interpolate needs a 4-d NCHW input, got " + dimsString(xd));
+        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("attribute data_format: only NCHW interpolation is supported");
+        InterpPlan pl{xd[0], xd[1], xd[2], xd[3], 0, 0, {}};
+        const int64_t h = pl.h, w = pl.w;
+        if (h <= 0 || w <= 0) c.fail("interpolate of an empty input " + dimsString(xd));
+        std::vector<double> scales;
+        if (const Attribute* a = c.attr("scale"); a && a->kind == Attribute::Kind::Array)
+            for (const Attribute& e : a->elements) scales.push_back(e.kind == Attribute::Kind::Float || e.kind == Attribute::Kind::Double ? e.floatValue : static_cast<double>(e.intValue));
+        int64_t oh = c.attrInt("out_h", 0), ow = c.attrInt("out_w", 0);
+        if (c.has(1)) { Dims s = c.ints(1); if (s.size() != 2) c.fail("out_size must hold 2 values"); oh = s[0]; ow = s[1]; }
+        else if (c.operandCount() > 2 && c.has(2)) { Dims s = c.ints(2); if (s.size() != 2) c.fail("size_tensor must hold 2 values"); oh = s[0]; ow = s[1]; }
+        else if ((oh <= 0 || ow <= 0) && !scales.empty()) {
+            double sh = scales[0], sw = scales.size() > 1 ? scales[1] : scales[0];
+            if (!(sh > 0) || !(sw > 0)) c.fail("attribute scale must be > 0");
+            oh = static_cast<int64_t>(static_cast<double>(h) * sh);
+            ow = static_cast<int64_t>(static_cast<double>(w) * sw);
+        }
+        if (oh <= 0 || ow <= 0) c.fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) + " must be > 0 (out_h/out_w, out_size or scale)");
+        c.requireElements({pl.n, pl.ch, oh, ow});
+        pl.oh = oh; pl.ow = ow;
+        const bool align = c.attrBool("align_corners", true);
+        const int64_t mode = c.attrInt("align_mode", 1);
+        auto ratio = [&](int64_t in, int64_t out, size_t axis) {
+            if (align) return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+            if (axis < scales.size() && scales[axis] > 0) return 1.0 / scales[axis];
+            return static_cast<double>(in) / static_cast<double>(out);
+        };
+        const double rh = ratio(h, oh, 0), rw = ratio(w, ow, scales.size() > 1 ? 1 : 0);
+        auto source = [&](double r, int64_t dst) {
+            return (!align && mode == 0) ? std::max(r * (static_cast<double>(dst) + 0.5) - 0.5, 0.0) : r * static_cast<double>(dst);
+        };
+        pl.taps.resize(static_cast<size_t>(oh * ow));
+        for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+                auto& t = pl.taps[i * ow + j];
+                if (!bilinear) {
+                    int64_t si = static_cast<int64_t>(align ? rh * static_cast<double>(i) + 0.5 : rh * static_cast<double>(i));
+                    int64_t sj = static_cast<int64_t>(align ? rw * static_cast<double>(j) + 0.5 : rw * static_cast<double>(j));
+                    t = {Tap{std::min(si, h - 1) * w + std::min(sj, w - 1), 1.0}, Tap{0, 0.0}, Tap{0, 0.0}, Tap{0, 0.0}};
+                    continue;
+                }
+                double sh = source(rh, i), sw = source(rw, j);
+                int64_t h0 = std::min(static_cast<int64_t>(sh), h - 1), w0 = std::min(static_cast<int64_t>(sw), w - 1);
+                int64_t h1 = std::min(h0 + 1, h - 1), w1 = std::min(w0 + 1, w - 1);
+                double lh = sh - static_cast<double>(h0), lw = sw - static_cast<double>(w0);
+                t = {Tap{h0 * w + w0, (1 - lh) * (1 - lw)}, Tap{h0 * w + w1, (1 - lh) * lw},
+                     Tap{h1 * w + w0, lh * (1 - lw)}, Tap{h1 * w + w1, lh * lw}};
             }
-            if (oh <= 0 || ow <= 0) c.fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) + " must be > 0 (out_h/out_w, out_size or scale)");
-            c.requireElements({n, ch, oh, ow});
-            const bool align = c.attrBool("align_corners", true);
-            const int64_t mode = c.attrInt("align_mode", 1);
-            auto ratio = [&](int64_t in, int64_t out, size_t axis) {
-                if (align) return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
-                if (axis < scales.size() && scales[axis] > 0) return 1.0 / scales[axis];
-                return static_cast<double>(in) / static_cast<double>(out);
-            };
-            const double rh = ratio(h, oh, 0), rw = ratio(w, ow, scales.size() > 1 ? 1 : 0);
-            std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(n * ch * oh * ow));
-            auto source = [&](double r, int64_t dst) {
-                return (!align && mode == 0) ? std::max(r * (static_cast<double>(dst) + 0.5) - 0.5, 0.0) : r * static_cast<double>(dst);
-            };
-            for (int64_t nc = 0; nc < n * ch; ++nc)
-                for (int64_t i = 0; i < oh; ++i)
-                    for (int64_t j = 0; j < ow; ++j) {
-                        double& o = out[(nc * oh + i) * ow + j];
-                        const double* plane = v.data() + nc * h * w;
-                        if (!bilinear) {
-                            int64_t si = static_cast<int64_t>(align ? rh * static_cast<double>(i) + 0.5 : rh * static_cast<double>(i));
-                            int64_t sj = static_cast<int64_t>(align ? rw * static_cast<double>(j) + 0.5 : rw * static_cast<double>(j));
-                            o = plane[std::min(si, h - 1) * w + std::min(sj, w - 1)];
-                            continue;
-                        }
-                        double sh = source(rh, i), sw = source(rw, j);
-                        int64_t h0 = std::min(static_cast<int64_t>(sh), h - 1), w0 = std::min(static_cast<int64_t>(sw), w - 1);
-                        int64_t h1 = std::min(h0 + 1, h - 1), w1 = std::min(w0 + 1, w - 1);
-                        double lh = sh - static_cast<double>(h0), lw = sw - static_cast<double>(w0);
-                        o = (1 - lh) * ((1 - lw) * plane[h0 * w + w0] + lw * plane[h0 * w + w1]) +
-                            lh * ((1 - lw) * plane[h1 * w + w0] + lw * plane[h1 * w + w1]);
-                    }
-            c.setOutDoubles(0, {n, ch, oh, ow}, out);
+        return pl;
+    };
+    auto interp = [planInterp](bool bilinear) {
+        return [bilinear, planInterp](Context& c) {
+            const Tensor& x = c.x(0);
+            InterpPlan pl = planInterp(c, x.dims, bilinear);
+            const int64_t plane = pl.h * pl.w, oplane = pl.oh * pl.ow;
+            std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(pl.n * pl.ch * oplane));
+            for (int64_t nc = 0; nc < pl.n * pl.ch; ++nc)
+                for (int64_t e = 0; e < oplane; ++e) {
+                    double o = 0;
+                    for (const Tap& t : pl.taps[e]) if (t.weight != 0) o += t.weight * v[nc * plane + t.at];  // unused taps never turn inf into NaN
+                    out[nc * oplane + e] = o;
+                }
+            c.setOutDoubles(0, {pl.n, pl.ch, pl.oh, pl.ow}, out);
+        };
+    };
+    auto interpGrad = [planInterp](bool bilinear) {
+        return [bilinear, planInterp](Context& c) {
+            const Tensor& x = c.x(0);
+            InterpPlan pl = planInterp(c, x.dims, bilinear);
+            const Tensor& gy = c.x(4);
+            if (gy.dims != Dims{pl.n, pl.ch, pl.oh, pl.ow})
+                c.fail("output_grad " + dimsString(gy.dims) + " differs from the output " + dimsString({pl.n, pl.ch, pl.oh, pl.ow}));
+            const int64_t plane = pl.h * pl.w, oplane = pl.oh * pl.ow;
+            std::vector<double> g = gy.toDoubles(), dx(static_cast<size_t>(x.numel()), 0.0);
+            for (int64_t nc = 0; nc < pl.n * pl.ch; ++nc)
+                for (int64_t e = 0; e < oplane; ++e)
+                    for (const Tap& t : pl.taps[e]) dx[nc * plane + t.at] += t.weight * g[nc * oplane + e];
+            c.setOutDoubles(0, x.dims, dx);
         };
     };
     k["pd_op.bilinear_interp"] = interp(true);
     k["pd_op.nearest_interp"] = interp(false);
+    k["pd_op.bilinear_interp_grad"] = interpGrad(true);
+    k["pd_op.nearest_interp_grad"] = interpGrad(false);
 }
 
 }  // namespace rx::exec::cpu

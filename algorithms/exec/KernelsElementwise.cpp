@@ -115,6 +115,9 @@ void registerElementwiseKernels(KernelTable& table) {
     };
     k["pd_op.tril"] = triKernel(true);
     k["pd_op.triu"] = triKernel(false);
+    // tril_grad / triu_grad (out_grad) {diagonal}: the mask is its own adjoint.
+    k["pd_op.tril_grad"] = triKernel(true);
+    k["pd_op.triu_grad"] = triKernel(false);
 
     k["pd_op.logit"] = [](Context& c) {
         double eps = c.attrFloat("eps", 0.0);

@@ -1,4 +1,4 @@
-// Normalization kernels: softmax, log_softmax, layer_norm, batch_norm and their grads.
+// Normalization kernels: softmax, log_softmax, layer_norm, batch/group/instance/rms norm and their grads.
 #include "algorithms/exec/KernelContext.h"
 
 #include <algorithm>
@@ -344,6 +344,112 @@ void registerNormKernels(KernelTable& table) {
         c.setOutDoubles(0, x.dims, out);
         if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, x.dims, v);
         if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, statDims(c, 2, s.rows), invVar);
+    };
+
+    // -- group_norm_grad (x, scale, bias, y, mean, variance, y_grad) {epsilon, groups, data_format}
+    //    -> x_grad, scale_grad, bias_grad. The statistics are the forward's [N, G] outputs.
+    k["pd_op.group_norm_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("group_norm_grad needs rank >= 2");
+        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("attribute data_format: only NCHW group_norm is supported");
+        int64_t groups = c.attrInt("groups", 1), nb = x.dims[0], ch = x.dims[1];
+        if (groups < 1 || ch % groups) c.fail("attribute groups = " + std::to_string(groups) + " does not divide " + std::to_string(ch) + " channels");
+        double eps = c.attrFloat("epsilon", 1e-5);
+        int64_t sp = x.numel() / std::max<int64_t>(nb * ch, 1), cpg = ch / groups, per = cpg * sp;
+        std::vector<double> v = x.toDoubles(), mean = c.x(4).toDoubles(), var = c.x(5).toDoubles(), g = c.x(6).toDoubles();
+        if (static_cast<int64_t>(mean.size()) != nb * groups || static_cast<int64_t>(var.size()) != nb * groups)
+            c.fail("mean/variance hold " + std::to_string(mean.size()) + "/" + std::to_string(var.size()) + " values, expected N*groups = " + std::to_string(nb * groups));
+        if (g.size() != v.size()) c.fail("y_grad " + dimsString(c.x(6).dims) + " differs from x " + dimsString(x.dims));
+        std::vector<double> scale = c.has(1) ? c.x(1).toDoubles() : std::vector<double>(ch, 1.0);
+        if (static_cast<int64_t>(scale.size()) != ch) c.fail("scale does not match the channels");
+        std::vector<double> dx(v.size()), ds(ch, 0.0), db(ch, 0.0);
+        for (int64_t n = 0; n < nb; ++n)
+            for (int64_t gi = 0; gi < groups; ++gi) {
+                const int64_t base = (n * groups + gi) * per;
+                const double m = mean[n * groups + gi], inv = 1.0 / std::sqrt(var[n * groups + gi] + eps);
+                double sumG = 0, sumGX = 0;  // over the group, of dy * scale and dy * scale * xhat
+                for (int64_t e = 0; e < per; ++e) {
+                    int64_t chan = gi * cpg + e / sp;
+                    double xhat = (v[base + e] - m) * inv, gy = g[base + e] * scale[chan];
+                    sumG += gy; sumGX += gy * xhat;
+                    ds[chan] += g[base + e] * xhat; db[chan] += g[base + e];
+                }
+                const double cnt = static_cast<double>(per);
+                for (int64_t e = 0; e < per; ++e) {
+                    int64_t chan = gi * cpg + e / sp;
+                    double xhat = (v[base + e] - m) * inv;
+                    dx[base + e] = inv * (g[base + e] * scale[chan] - sumG / cnt - xhat * sumGX / cnt);
+                }
+            }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, {ch}, ds);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, {ch}, db);
+    };
+    // -- instance_norm_grad (x, scale, saved_mean, saved_variance, y_grad) {epsilon}
+    //    -> x_grad, scale_grad, bias_grad; saved_variance is the forward's 1/sqrt(var + eps).
+    k["pd_op.instance_norm_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        if (x.dims.size() < 2) c.fail("instance_norm_grad needs rank >= 2");
+        int64_t nb = x.dims[0], ch = x.dims[1], sp = x.numel() / std::max<int64_t>(nb * ch, 1);
+        std::vector<double> v = x.toDoubles(), mean = c.x(2).toDoubles(), inv = c.x(3).toDoubles(), g = c.x(4).toDoubles();
+        if (static_cast<int64_t>(mean.size()) != nb * ch || static_cast<int64_t>(inv.size()) != nb * ch)
+            c.fail("saved_mean/saved_variance hold " + std::to_string(mean.size()) + "/" + std::to_string(inv.size()) + " values, expected N*C = " + std::to_string(nb * ch));
+        if (g.size() != v.size()) c.fail("y_grad " + dimsString(c.x(4).dims) + " differs from x " + dimsString(x.dims));
+        std::vector<double> scale = c.has(1) ? c.x(1).toDoubles() : std::vector<double>(ch, 1.0);
+        if (static_cast<int64_t>(scale.size()) != ch) c.fail("scale does not match the channels");
+        std::vector<double> dx(v.size()), ds(ch, 0.0), db(ch, 0.0);
+        const double cnt = static_cast<double>(std::max<int64_t>(sp, 1));
+        for (int64_t nc = 0; nc < nb * ch; ++nc) {
+            const int64_t chan = nc % ch, base = nc * sp;
+            double sumG = 0, sumGX = 0;
+            for (int64_t e = 0; e < sp; ++e) {
+                double xhat = (v[base + e] - mean[nc]) * inv[nc];
+                sumG += g[base + e]; sumGX += g[base + e] * xhat;
+            }
+            ds[chan] += sumGX; db[chan] += sumG;
+            for (int64_t e = 0; e < sp; ++e) {
+                double xhat = (v[base + e] - mean[nc]) * inv[nc];
+                dx[base + e] = scale[chan] * inv[nc] * (g[base + e] - sumG / cnt - xhat * sumGX / cnt);
+            }
+        }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, {ch}, ds);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, {ch}, db);
+    };
+    // -- rms_norm_grad (x, bias, residual, norm_weight, norm_bias, inv_var, out_grad) {epsilon,
+    //    begin_norm_axis} -> x_grad, norm_weight_grad, norm_bias_grad. x_grad is also the
+    //    gradient of bias (summed) and residual: all three enter through x' = x + bias + residual.
+    k["pd_op.rms_norm_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        LnShape s = lnShape(c, x.dims);
+        std::vector<double> v = x.toDoubles();
+        if (c.has(1)) { std::vector<double> b = c.x(1).toDoubles(); if (static_cast<int64_t>(b.size()) != s.cols) c.fail("bias size differs from the normalized size"); for (size_t i = 0; i < v.size(); ++i) v[i] += b[i % b.size()]; }
+        if (c.has(2)) { if (c.x(2).dims != x.dims) c.fail("residual shape differs from x"); std::vector<double> r = c.x(2).toDoubles(); for (size_t i = 0; i < v.size(); ++i) v[i] += r[i]; }
+        std::vector<double> w = c.has(3) ? c.x(3).toDoubles() : std::vector<double>();
+        if (!w.empty() && static_cast<int64_t>(w.size()) != s.cols) c.fail("norm_weight size differs from the normalized size");
+        std::vector<double> invVar = c.x(5).toDoubles(), g = c.x(6).toDoubles();
+        if (static_cast<int64_t>(invVar.size()) != s.rows) c.fail("inv_var holds " + std::to_string(invVar.size()) + " values, expected " + std::to_string(s.rows) + " rows");
+        if (g.size() != v.size()) c.fail("out_grad " + dimsString(c.x(6).dims) + " differs from x " + dimsString(x.dims));
+        std::vector<double> dx(v.size()), dw(static_cast<size_t>(s.cols), 0.0), db(static_cast<size_t>(s.cols), 0.0);
+        const double n = static_cast<double>(s.cols);
+        for (int64_t r = 0; r < s.rows; ++r) {
+            const double inv = invVar[r];
+            double dot = 0;  // sum_j dy_j * w_j * x'_j
+            for (int64_t j = 0; j < s.cols; ++j) {
+                size_t i = r * s.cols + j;
+                double gy = g[i] * (w.empty() ? 1.0 : w[j]);
+                dot += gy * v[i];
+                dw[j] += g[i] * v[i] * inv; db[j] += g[i];
+            }
+            for (int64_t j = 0; j < s.cols; ++j) {
+                size_t i = r * s.cols + j;
+                double gy = g[i] * (w.empty() ? 1.0 : w[j]);
+                dx[i] = inv * gy - v[i] * inv * inv * inv * dot / n;
+            }
+        }
+        if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
+        if (c.outputs.size() > 1 && !c.resultIsNull(1) && c.has(3)) c.setOutDoubles(1, c.x(3).dims, dw);
+        if (c.outputs.size() > 2 && !c.resultIsNull(2) && c.has(4)) c.setOutDoubles(2, c.x(4).dims, db);
     };
 }
 

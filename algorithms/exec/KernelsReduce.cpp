@@ -139,6 +139,34 @@ void registerReduceKernels(KernelTable& table) {
         c.setOutDoubles(0, od, out);
         if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, od, idx);
     };
+    // topk_grad (x, indices, out_grad, k) {axis, largest, sorted} -> x_grad: out_grad
+    // scattered back to the positions topk picked (indices along axis).
+    k["pd_op.topk_grad"] = [](Context& c) {
+        const Tensor& x = c.x(0);
+        const Tensor& ind = c.x(1);
+        const Tensor& g = c.x(2);
+        Dims dims = x.dims.empty() ? Dims{1} : x.dims;
+        int64_t axis = c.normAxis(c.attrInt("axis", -1), dims.size());
+        Dims idims = ind.dims.empty() ? Dims{1} : ind.dims;
+        if (idims.size() != dims.size() || g.numel() != ind.numel())
+            c.fail("indices " + dimsString(ind.dims) + " and out_grad " + dimsString(g.dims) + " do not match x " + dimsString(x.dims));
+        for (size_t i = 0; i < dims.size(); ++i)
+            if (static_cast<int64_t>(i) != axis && idims[i] != dims[i]) c.fail("indices " + dimsString(ind.dims) + " do not match x " + dimsString(x.dims) + " off the axis");
+        const int64_t n = dims[axis], kk = idims[axis];
+        int64_t outer = 1, inner = 1;
+        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+        std::vector<double> dx(static_cast<size_t>(x.numel()), 0.0);
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t j = 0; j < kk; ++j)
+                for (int64_t in = 0; in < inner; ++in) {
+                    const int64_t e = (o * kk + j) * inner + in;
+                    const int64_t t = static_cast<int64_t>(ind.get(e));
+                    if (t < 0 || t >= n) c.fail("index " + std::to_string(t) + " is outside [0, " + std::to_string(n) + ")");
+                    dx[(o * n + t) * inner + in] += g.get(e);
+                }
+        c.setOutDoubles(0, x.dims, dx);
+    };
     // cumsum (x, axis) {flatten, exclusive, reverse}; cumsum_grad (x, out_grad, axis): the
     // reverse cumsum of out_grad (Paddle's backward invokes cumsum with reverse flipped).
     auto cumsum = [](Context& c, const Tensor& x, int64_t axisIn, bool flatten, bool exclusive, bool reverse) {

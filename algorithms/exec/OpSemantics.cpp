@@ -217,7 +217,7 @@ const std::unordered_set<std::string_view>& sameShapeOps() {
         "pd_op.floor", "pd_op.ceil", "pd_op.round", "pd_op.trunc", "pd_op.frac", "pd_op.logical_not",
         "pd_op.bitwise_not", "pd_op.isinf", "pd_op.isnan", "pd_op.isfinite", "pd_op.logsigmoid", "pd_op.gelu",
         "pd_op.scale", "pd_op.clip", "pd_op.cast", "pd_op.pow", "pd_op.softmax", "pd_op.log_softmax", "pd_op.full_like",
-        "pd_op.assign", "pd_op.tril", "pd_op.triu", "pd_op.cumsum", "pd_op.logit"};
+        "pd_op.assign", "pd_op.tril", "pd_op.triu", "pd_op.tril_grad", "pd_op.triu_grad", "pd_op.cumsum", "pd_op.logit"};
     return s;
 }
 
@@ -315,6 +315,13 @@ private:
         }
     }
 
+    // epsilon of the norms: finite and >= 0 (a negative one can take sqrt of a negative).
+    void checkNormAttrs() const {
+        if (!o_->attribute("epsilon")) return;
+        double eps = attrFloat(*o_, "epsilon", 0.0);
+        if (!(eps >= 0) || !std::isfinite(eps)) fail("attribute epsilon = " + std::to_string(eps) + ": must be finite and >= 0");
+    }
+
     void setShape(size_t result, Dims d) {
         if (result >= nOut()) return;
         ValueId r = o_->results[result];
@@ -359,7 +366,7 @@ private:
             if (name == "pd_op.softmax" || name == "pd_op.log_softmax" || name == "pd_op.cumsum")
                 if (rank(0) >= 0 && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false)))
                     normAxis(attrInt(*o_, "axis", -1), rank(0), "attribute axis");
-            if ((name == "pd_op.tril" || name == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
+            if ((name.substr(0, 10) == "pd_op.tril" || name.substr(0, 10) == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
                 fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2");
             if (auto s = shape(0); s && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false))) setShape(0, *s);
             return;
@@ -610,6 +617,78 @@ private:
         if (name == "pd_op.gather" || name == "pd_op.index_select") {
             needOperands(2);
             if (rank(0) >= 0 && in(2) == kNoId) normAxis(attrInt(*o_, name == "pd_op.gather" ? "axis" : "axis", 0), std::max<int64_t>(rank(0), 1), "attribute axis");
+            return;
+        }
+        if (name == "pd_op.topk_grad") {
+            needOperands(3);
+            if (rank(0) >= 0) normAxis(attrInt(*o_, "axis", -1), std::max<int64_t>(rank(0), 1), "attribute axis");
+            if (rank(0) >= 0 && rank(1) >= 0 && rank(0) != rank(1)) fail("operand 1 (indices) has rank " + std::to_string(rank(1)) + ", x has " + std::to_string(rank(0)));
+            return;
+        }
+        if (name == "pd_op.group_norm" || name == "pd_op.group_norm_grad") {
+            needOperands(name == "pd_op.group_norm" ? 1 : 7);
+            if (rank(0) >= 0 && rank(0) < 2) fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2 (NCHW)");
+            int64_t groups = attrInt(*o_, "groups", 1);
+            if (groups < 1) fail("attribute groups = " + std::to_string(groups) + ": must be >= 1");
+            if (auto x = shape(0); x && x->size() >= 2 && (*x)[1] % groups)
+                fail("attribute groups = " + std::to_string(groups) + ": does not divide the " + std::to_string((*x)[1]) + " channels of " + dimsString(*x));
+            checkNormAttrs();
+            if (attrString(*o_, "data_format", "NCHW") != "NCHW") fail("attribute data_format = " + attrString(*o_, "data_format", "") + ": only NCHW is supported");
+            return;
+        }
+        if (name == "pd_op.instance_norm" || name == "pd_op.instance_norm_grad") {
+            needOperands(name == "pd_op.instance_norm" ? 1 : 5);
+            if (name == "pd_op.instance_norm_grad" && (in(2) == kNoId || in(3) == kNoId)) fail("operands 2, 3 (saved_mean, saved_variance) are required");
+            if (rank(0) >= 0 && rank(0) < 2) fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2 (NCHW)");
+            checkNormAttrs();
+            return;
+        }
+        if (name == "pd_op.rms_norm" || name == "pd_op.rms_norm_grad") {
+            needOperands(1);
+            if (name == "pd_op.rms_norm_grad" && (nIn() < 7 || in(5) == kNoId || in(6) == kNoId))
+                fail("operands 5, 6 (inv_var, out_grad) are required");
+            int64_t axis = attrInt(*o_, "begin_norm_axis", 1), r = rank(0);
+            if (r >= 0 && (axis < -r || axis > r)) fail("attribute begin_norm_axis = " + std::to_string(axis) + ": out of range for rank " + std::to_string(r));
+            checkNormAttrs();
+            return;
+        }
+        if (name == "pd_op.bilinear_interp" || name == "pd_op.nearest_interp" || name == "pd_op.bilinear_interp_grad" ||
+            name == "pd_op.nearest_interp_grad") {
+            const bool grad = name.size() > 5 && name.substr(name.size() - 5) == "_grad";
+            needOperands(1);
+            if (grad && (nIn() < 5 || in(4) == kNoId)) fail("operand 4 (output_grad) is required");
+            if (rank(0) >= 0 && rank(0) != 4) fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected a 4-d NCHW tensor");
+            if (attrString(*o_, "data_format", "NCHW") != "NCHW") fail("attribute data_format = " + attrString(*o_, "data_format", "") + ": only NCHW is supported");
+            const std::string method = attrString(*o_, "interp_method", "");
+            const std::string expected = name.find("bilinear") != std::string_view::npos ? "bilinear" : "nearest";
+            if (!method.empty() && method != expected) fail("attribute interp_method = \"" + method + "\": expected \"" + expected + "\" for this op");
+            int64_t mode = attrInt(*o_, "align_mode", 1);
+            if (mode != 0 && mode != 1) fail("attribute align_mode = " + std::to_string(mode) + ": must be 0 or 1");
+            for (const char* a : {"out_h", "out_w"})
+                if (int64_t v = attrInt(*o_, a, 0); v < -1) fail(std::string("attribute ") + a + " = " + std::to_string(v) + ": must be >= 0 (or -1, unset)");
+            return;
+        }
+        if (name == "pd_op.flash_attn" || name == "pd_op.flash_attn_grad") {
+            const bool grad = name == "pd_op.flash_attn_grad";
+            needOperands(grad ? 5 : 3);
+            if (grad && (nIn() < 8 || in(7) == kNoId)) fail("operand 7 (out_grad) is required");
+            for (size_t i = 0; i < 3; ++i)
+                if (rank(i) >= 0 && rank(i) != 4) fail("operand " + std::to_string(i) + " has rank " + std::to_string(rank(i)) + ", expected 4 [batch, seq, heads, head_dim]");
+            double dropout = attrFloat(*o_, "dropout", 0.0);
+            if (!(dropout >= 0 && dropout < 1)) fail("attribute dropout = " + std::to_string(dropout) + ": must be in [0, 1)");
+            if (grad && dropout != 0) fail("attribute dropout = " + std::to_string(dropout) + ": flash_attn dropout cannot be reproduced on the CPU");
+            return;
+        }
+        if (name == "pd_op.fused_rotary_position_embedding" || name == "pd_op.fused_rotary_position_embedding_grad") {
+            const size_t first = name == "pd_op.fused_rotary_position_embedding" ? 0 : 3;
+            if (nIn() <= first || in(first) == kNoId) fail("operand " + std::to_string(first) + (first ? " (out_q_grad)" : " (q)") + " is required");
+            if (rank(first) >= 0 && rank(first) != 4) fail("operand " + std::to_string(first) + " has rank " + std::to_string(rank(first)) + ", expected 4 [batch, seq, heads, head_dim]");
+            if (isTensor(in(first)) && typeOf(in(first)).dims.size() == 4 && typeOf(in(first)).dims[3] >= 0 && (typeOf(in(first)).dims[3] % 2 || typeOf(in(first)).dims[3] == 0))
+                fail("operand " + std::to_string(first) + " has head_dim " + std::to_string(typeOf(in(first)).dims[3]) + ", a rotary embedding needs an even one > 0");
+            const size_t sinAt = first ? 0 : 3;
+            if ((in(sinAt) == kNoId) != (in(sinAt + 1) == kNoId)) fail("operands " + std::to_string(sinAt) + ", " + std::to_string(sinAt + 1) + " (sin, cos) must be given together");
+            if (in(sinAt) == kNoId && o_->attribute("rotary_emb_base") && !(attrFloat(*o_, "rotary_emb_base", 10000.0) > 0))
+                fail("attribute rotary_emb_base = " + std::to_string(attrFloat(*o_, "rotary_emb_base", 10000.0)) + ": must be > 0");
             return;
         }
         if (name == "pd_op.embedding" || name == "pd_op.embedding_grad") {

@@ -29,7 +29,7 @@ struct GradCase {
     std::string name;
     std::string forward, grad;
     std::vector<Input> inputs;
-    // Operand tokens: "x<i>" input, "o<j>" forward result, "g" out_grad,
+    // Operand tokens: "x<i>" input, "o<j>" forward result, "g" out_grad, "-" absent,
     // "i:1,2" an int64 full_int_array, "f:0.5" an f64 [1] full.
     std::vector<std::string> forwardOperands;
     std::vector<std::pair<DType, Dims>> forwardResults;
@@ -59,6 +59,7 @@ Built build(const GradCase& gc, const std::map<std::string, Tensor>& inputs, con
         if (t[0] == 'x') return xs.at(std::stoi(t.substr(1)));
         if (t[0] == 'o') return outs.at(std::stoi(t.substr(1)));
         if (t == "g") return gv;
+        if (t == "-") return kNoId;  // an absent optional operand
         std::vector<int64_t> v;
         std::string rest = t.substr(2);
         for (size_t at = 0; at < rest.size();) {
@@ -288,6 +289,74 @@ std::vector<GradCase> cases() {
     c.push_back({"dropout", "pd_op.dropout", "pd_op.dropout_grad", {in("x", {4, 5})}, {"x0"}, {{F, {4, 5}}, {DType::UInt8, {4, 5}}},
                  {{"p", Attribute::float64(0.3)}, {"is_test", Attribute::boolean(false)}, {"mode", Attribute::string("upscale_in_train")}},
                  {"o1", "g"}, {0}});
+    // -- grads of group/instance/rms norm, interpolation, flash attention, rotary embedding
+    c.push_back({"group_norm", "pd_op.group_norm", "pd_op.group_norm_grad", {in("x", {2, 4, 1, 3}), in("w", {4}), in("b", {4})},
+                 {"x0", "x1", "x2"}, {{F, {2, 4, 1, 3}}, {F, {2, 2}}, {F, {2, 2}}},
+                 {{"epsilon", Attribute::float64(1e-5)}, {"groups", Attribute::int32(2)}, {"data_format", Attribute::string("NCHW")}},
+                 {"x0", "x1", "x2", "o0", "o1", "o2", "g"}, {0, 1, 2}});
+    c.push_back({"instance_norm", "pd_op.instance_norm", "pd_op.instance_norm_grad", {in("x", {2, 2, 1, 3}), in("w", {2}), in("b", {2})},
+                 {"x0", "x1", "x2"}, {{F, {2, 2, 1, 3}}, {F, {4}}, {F, {4}}}, {{"epsilon", Attribute::float64(1e-5)}},
+                 {"x0", "x1", "o1", "o2", "g"}, {0, 1, 2}});
+    std::vector<NamedAttribute> rmsAttrs = {{"epsilon", Attribute::float64(1e-6)}, {"begin_norm_axis", Attribute::int32(1)}};
+    c.push_back({"rms_norm", "pd_op.rms_norm", "pd_op.rms_norm_grad", {in("x", {2, 3}), in("w", {3})},
+                 {"x0", "-", "-", "x1", "-"}, {{F, {2, 3}}, {F, {2, 3}}, {F, {2}}}, rmsAttrs,
+                 {"x0", "-", "-", "x1", "-", "o2", "g"}, {0, 1}});
+    // bias and residual enter through x' = x + bias + residual; norm_bias is added after
+    c.push_back({"rms_norm residual", "pd_op.rms_norm", "pd_op.rms_norm_grad",
+                 {in("x", {2, 3}), in("bias", {3}), in("res", {2, 3}), in("w", {3}), in("nb", {3})},
+                 {"x0", "x1", "x2", "x3", "x4"}, {{F, {2, 3}}, {F, {2, 3}}, {F, {2}}}, rmsAttrs,
+                 {"x0", "x1", "x2", "x3", "x4", "o2", "g"}, {0, 3, 4}});
+    for (auto [method, align, mode] : {std::tuple{"bilinear", false, 0}, {"bilinear", true, 1}, {"bilinear", false, 1},
+                                       {"nearest", false, 1}, {"nearest", true, 1}}) {
+        std::string op = std::string("pd_op.") + method + "_interp";
+        c.push_back({std::string(method) + "_interp" + (align ? " align_corners" : "") + " mode " + std::to_string(mode), op, op + "_grad",
+                     {in("x", {1, 2, 3, 3})}, {"x0", "-", "-", "-"}, {{F, {1, 2, 5, 4}}},
+                     {{"data_format", Attribute::string("NCHW")}, {"out_h", Attribute::int32(5)}, {"out_w", Attribute::int32(4)},
+                      {"interp_method", Attribute::string(method)}, {"align_corners", Attribute::boolean(align)},
+                      {"align_mode", Attribute::int32(mode)}},
+                     {"x0", "-", "-", "-", "g"}, {0}});
+    }
+    for (bool causal : {false, true}) {
+        // grouped heads (2 query heads share one k/v head), sq != sk
+        c.push_back({std::string("flash_attn") + (causal ? " causal" : ""), "pd_op.flash_attn", "pd_op.flash_attn_grad",
+                     {in("q", {2, 3, 2, 2}), in("k", {2, 4, 1, 2}), in("v", {2, 4, 1, 2})}, {"x0", "x1", "x2", "-", "-"},
+                     {{F, {2, 3, 2, 2}}, {F, {0}}, {F, {2, 2, 3}}, {DType::Int64, {2}}},
+                     {{"dropout", Attribute::float64(0)}, {"causal", Attribute::boolean(causal)}},
+                     {"x0", "x1", "x2", "o0", "o2", "o3", "-", "g"}, {0, 1, 2}});
+    }
+    Input mask = in("mask", {3, 4}); mask.differentiable = false;
+    c.push_back({"flash_attn mask", "pd_op.flash_attn", "pd_op.flash_attn_grad",
+                 {in("q", {1, 3, 1, 2}), in("k", {1, 4, 1, 2}), in("v", {1, 4, 1, 2}), mask}, {"x0", "x1", "x2", "-", "x3"},
+                 {{F, {1, 3, 1, 2}}, {F, {0}}, {F, {1, 1, 3}}, {DType::Int64, {2}}},
+                 {{"dropout", Attribute::float64(0)}, {"causal", Attribute::boolean(false)}},
+                 {"x0", "x1", "x2", "o0", "o2", "o3", "x3", "g"}, {0, 1, 2}});
+    for (bool neox : {true, false}) {
+        // independent random sin/cos (not a true rotation): the grad must be the exact transpose
+        Input sn = in("sin", {1, 3, 1, 4}), cs = in("cos", {1, 3, 1, 4});
+        sn.differentiable = cs.differentiable = false;
+        c.push_back({std::string("fused_rotary_position_embedding") + (neox ? " neox" : " interleaved"),
+                     "pd_op.fused_rotary_position_embedding", "pd_op.fused_rotary_position_embedding_grad",
+                     {in("q", {2, 3, 2, 4}), sn, cs}, {"x0", "-", "-", "x1", "x2", "-"}, {{F, {2, 3, 2, 4}}},
+                     {{"use_neox_rotary_style", Attribute::boolean(neox)}, {"time_major", Attribute::boolean(false)},
+                      {"rotary_emb_base", Attribute::float64(10000.0)}},
+                     {"x1", "x2", "-", "g", "-", "-"}, {0}});
+    }
+    // generated sin/cos, rows picked by position_ids, time-major layout [seq, batch, heads, dim]
+    c.push_back({"fused_rotary_position_embedding position_ids", "pd_op.fused_rotary_position_embedding",
+                 "pd_op.fused_rotary_position_embedding_grad",
+                 {in("q", {3, 2, 1, 4}), fixed("pos", DType::Int64, {2, 3}, {5, 0, 2, 1, 7, 3})}, {"x0", "-", "-", "-", "-", "x1"},
+                 {{F, {3, 2, 1, 4}}},
+                 {{"use_neox_rotary_style", Attribute::boolean(true)}, {"time_major", Attribute::boolean(true)},
+                  {"rotary_emb_base", Attribute::float64(100.0)}},
+                 {"-", "-", "x1", "g", "-", "-"}, {0}});
+    for (const char* tri : {"tril", "triu"})
+        c.push_back({tri, std::string("pd_op.") + tri, std::string("pd_op.") + tri + "_grad", {in("x", {2, 3, 4})}, {"x0"}, {{F, {2, 3, 4}}},
+                     {{"diagonal", Attribute::int32(1)}}, {"g"}, {0}});
+    for (int axis : {-1, 0})
+        c.push_back({"topk axis " + std::to_string(axis), "pd_op.topk", "pd_op.topk_grad", {in("x", {3, 4})}, {"x0", "i:2"},
+                     {{F, axis == 0 ? Dims{2, 4} : Dims{3, 2}}, {DType::Int64, axis == 0 ? Dims{2, 4} : Dims{3, 2}}},
+                     {{"axis", Attribute::int32(axis)}, {"largest", Attribute::boolean(axis != 0)}, {"sorted", Attribute::boolean(true)}},
+                     {"x0", "o1", "g", "i:2"}, {0}});
     return c;
 }
 

@@ -55,6 +55,12 @@ struct Builder {
     ValueId ints(std::vector<int64_t> v) {
         return op("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
     }
+    std::vector<ValueId> ops(const std::string& name, std::vector<ValueId> operands, std::vector<std::pair<DType, std::vector<int64_t>>> results,
+                             std::vector<NamedAttribute> attrs = {}) {
+        std::vector<TypeId> types;
+        for (const auto& [t, d] : results) types.push_back(p.types.tensor(t, d));
+        return p.ops[p.appendOp(0, name, operands, types, std::move(attrs))].results;
+    }
     void fetch(ValueId v) {
         p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.values[v].type}, {{"name", Attribute::string("out")}});
     }
@@ -107,6 +113,66 @@ Program attentionProgram() {
     ValueId mean = b.op("pd_op.mean", {mul, b.ints({1, 3})}, f, {2, 2}, {{"keepdim", Attribute::boolean(false)}});
     b.fetch(mean);
     return std::move(b.p);
+}
+
+// group/instance/rms norm, interpolation, flash attention and rotary embedding, forward and
+// grad; `bad` names one op and attribute to break (empty: a valid program).
+Program trainingKernelsProgram(const std::string& badOp = {}, NamedAttribute bad = {}) {
+    Builder b;
+    const DType f = DType::Float32, i64 = DType::Int64;
+    auto attrs = [&](const std::string& op, std::vector<NamedAttribute> a) {
+        if (op != badOp) return a;
+        for (NamedAttribute& e : a) if (e.name == bad.name) { e.value = bad.value; return a; }
+        a.push_back(bad);
+        return a;
+    };
+    ValueId x = b.data("x", f, {2, 4, 3, 3}), w = b.data("w", f, {4}), bias = b.data("b", f, {4});
+    auto gnA = attrs("pd_op.group_norm", {{"epsilon", Attribute::float32(1e-5)}, {"groups", Attribute::int32(2)}, {"data_format", Attribute::string("NCHW")}});
+    auto gn = b.ops("pd_op.group_norm", {x, w, bias}, {{f, {2, 4, 3, 3}}, {f, {2, 2}}, {f, {2, 2}}}, gnA);
+    auto gng = b.ops("pd_op.group_norm_grad", {x, w, bias, gn[0], gn[1], gn[2], gn[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, gnA);
+    auto inA = attrs("pd_op.instance_norm", {{"epsilon", Attribute::float32(1e-5)}});
+    auto in = b.ops("pd_op.instance_norm", {gng[0], w, bias}, {{f, {2, 4, 3, 3}}, {f, {8}}, {f, {8}}}, inA);
+    auto ing = b.ops("pd_op.instance_norm_grad", {gng[0], w, in[1], in[2], in[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, inA);
+    auto itA = attrs("pd_op.bilinear_interp", {{"data_format", Attribute::string("NCHW")}, {"out_h", Attribute::int32(4)}, {"out_w", Attribute::int32(5)},
+                                               {"interp_method", Attribute::string("bilinear")}, {"align_corners", Attribute::boolean(false)},
+                                               {"align_mode", Attribute::int32(0)}});
+    ValueId up = b.op("pd_op.bilinear_interp", {ing[0], kNoId, kNoId, kNoId}, f, {2, 4, 4, 5}, itA);
+    ValueId upg = b.op("pd_op.bilinear_interp_grad", {ing[0], kNoId, kNoId, kNoId, up}, f, {2, 4, 3, 3}, itA);
+    auto nA = attrs("pd_op.nearest_interp", {{"out_h", Attribute::int32(6)}, {"out_w", Attribute::int32(6)}, {"interp_method", Attribute::string("nearest")},
+                                             {"align_corners", Attribute::boolean(false)}});
+    ValueId nn = b.op("pd_op.nearest_interp", {upg, kNoId, kNoId, kNoId}, f, {2, 4, 6, 6}, nA);
+    ValueId nng = b.op("pd_op.nearest_interp_grad", {upg, kNoId, kNoId, kNoId, nn}, f, {2, 4, 3, 3}, nA);
+    // [2, 4, 9] -> q [2, 4, 3, 3] ... attention over 4 tokens, 3 heads of 3; rms_norm over the last axis
+    ValueId rs = b.op("pd_op.reshape", {nng, b.ints({2, 4, 3, 3})}, f, {2, 4, 3, 3});
+    ValueId rw = b.data("rw", f, {3});
+    auto rA = attrs("pd_op.rms_norm", {{"epsilon", Attribute::float32(1e-6)}, {"begin_norm_axis", Attribute::int32(3)}});
+    auto rn = b.ops("pd_op.rms_norm", {rs, kNoId, kNoId, rw, kNoId}, {{f, {2, 4, 3, 3}}, {f, {2, 4, 3, 3}}, {f, {24}}}, rA);
+    auto rng = b.ops("pd_op.rms_norm_grad", {rs, kNoId, kNoId, rw, kNoId, rn[2], rn[0]}, {{f, {2, 4, 3, 3}}, {f, {3}}}, rA);
+    ValueId q = b.data("q", f, {2, 4, 3, 4}), sn = b.data("sin", f, {1, 4, 1, 4}), cs = b.data("cos", f, {1, 4, 1, 4});
+    ValueId pos = b.op("pd_op.full", {}, i64, {2, 4}, {{"shape", Attribute::intArray({2, 4})}, {"value", Attribute::float32(1)}});
+    auto roA = attrs("pd_op.fused_rotary_position_embedding", {{"use_neox_rotary_style", Attribute::boolean(true)}, {"time_major", Attribute::boolean(false)},
+                                                               {"rotary_emb_base", Attribute::float32(10000)}});
+    ValueId rq = b.ops("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, cs, pos}, {{f, {2, 4, 3, 4}}}, roA)[0];
+    ValueId rqg = b.ops("pd_op.fused_rotary_position_embedding_grad", {sn, cs, pos, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}}, roA)[0];
+    auto faA = attrs("pd_op.flash_attn_grad", {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}});
+    auto fa = b.ops("pd_op.flash_attn", {rqg, rq, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}, {f, {0}}, {f, {2, 3, 4}}, {i64, {2}}},
+                    {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}, {"return_softmax", Attribute::boolean(false)},
+                     {"is_test", Attribute::boolean(false)}});
+    auto fag = b.ops("pd_op.flash_attn_grad", {rqg, rq, rq, fa[0], fa[2], fa[3], kNoId, fa[0]}, {{f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}}, faA);
+    b.fetch(rng[0]);
+    b.fetch(rng[1]);
+    b.fetch(fag[0]);
+    return std::move(b.p);
+}
+
+// The check pass's error for `p` (empty when it passed); nothing runs.
+std::string checkError(const Program& p) {
+    try {
+        checkProgram(p, RunLimits{});
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return {};
 }
 
 // Replaces one integer of an int attribute, a constant's value, a declared dim, or drops
@@ -263,6 +329,66 @@ private slots:
         ProgramCheck check = checkProgram(p, RunLimits{});  // x not resident: it dies after op 2
         QCOMPARE(check.peakBytes, int64_t(3 * 256 * 256 * 4));
         QCOMPARE(check.largestBytes, int64_t(256 * 256 * 4));
+    }
+    void trainingKernelAttributesAreChecked() {
+        QCOMPARE(checkError(trainingKernelsProgram()), std::string());
+        struct Bad { const char* op; NamedAttribute attr; std::vector<const char*> parts; };
+        const std::vector<Bad> cases = {
+            {"pd_op.group_norm", {"groups", Attribute::int32(3)}, {"pd_op.group_norm ", "attribute groups = 3", "4 channels"}},
+            {"pd_op.group_norm", {"groups", Attribute::int32(0)}, {"pd_op.group_norm ", "attribute groups = 0"}},
+            {"pd_op.group_norm", {"data_format", Attribute::string("NHWC")}, {"pd_op.group_norm", "attribute data_format"}},
+            {"pd_op.instance_norm", {"epsilon", Attribute::float32(-1)}, {"pd_op.instance_norm", "attribute epsilon"}},
+            {"pd_op.rms_norm", {"begin_norm_axis", Attribute::int32(7)}, {"pd_op.rms_norm", "attribute begin_norm_axis = 7"}},
+            {"pd_op.bilinear_interp", {"align_mode", Attribute::int32(2)}, {"pd_op.bilinear_interp", "attribute align_mode = 2"}},
+            {"pd_op.bilinear_interp", {"interp_method", Attribute::string("nearest")}, {"pd_op.bilinear_interp", "attribute interp_method"}},
+            {"pd_op.nearest_interp", {"out_h", Attribute::int32(-5)}, {"pd_op.nearest_interp", "attribute out_h = -5"}},
+            {"pd_op.flash_attn_grad", {"dropout", Attribute::float32(0.25)}, {"pd_op.flash_attn_grad", "attribute dropout"}},
+            {"pd_op.fused_rotary_position_embedding", {"rotary_emb_base", Attribute::float32(0)}, {}},  // sin/cos given: unused
+        };
+        for (const Bad& c : cases) {
+            std::string e = checkError(trainingKernelsProgram(c.op, c.attr));
+            if (c.parts.empty()) { QCOMPARE(e, std::string()); continue; }
+            if (e.empty()) QFAIL(qPrintable(QString("%1 with a bad %2 passed the check").arg(c.op, c.attr.name.c_str())));
+            QVERIFY2(e.rfind("op ", 0) == 0, e.c_str());  // names the op index first
+            for (const char* part : c.parts)
+                QVERIFY2(e.find(part) != std::string::npos, qPrintable(QString("error \"%1\" lacks \"%2\"").arg(e.c_str(), part)));
+        }
+        // operand-level checks: an odd head_dim, sin without cos
+        Builder b;
+        ValueId q = b.data("q", DType::Float32, {1, 2, 1, 3}), sn = b.data("sin", DType::Float32, {1, 2, 1, 3});
+        b.op("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, sn, kNoId}, DType::Float32, {1, 2, 1, 3});
+        std::string e = checkError(b.p);
+        QVERIFY2(e.find("pd_op.fused_rotary_position_embedding") != std::string::npos && e.find("head_dim 3") != std::string::npos, e.c_str());
+        Builder b2;
+        ValueId q2 = b2.data("q", DType::Float32, {1, 2, 1, 4}), s2 = b2.data("sin", DType::Float32, {1, 2, 1, 4});
+        b2.op("pd_op.fused_rotary_position_embedding", {q2, kNoId, kNoId, s2, kNoId, kNoId}, DType::Float32, {1, 2, 1, 4});
+        e = checkError(b2.p);
+        QVERIFY2(e.find("(sin, cos) must be given together") != std::string::npos, e.c_str());
+    }
+    void trainingKernelsRunAndMutationsNeverCrash() {
+        CpuExecutor ex;
+        RunResult r = ex.run(trainingKernelsProgram(), {}, {});
+        QCOMPARE(r.fetches.size(), size_t(3));
+        std::mt19937_64 rng(99);
+        RunOptions limits;
+        limits.maxElementsPerValue = 1 << 20;
+        limits.maxTotalBytes = 64 << 20;
+        int ran = 0, refused = 0;
+        for (int trial = 0; trial < 1500; ++trial) {
+            Program p = trainingKernelsProgram();
+            int n = 1 + static_cast<int>(rng() % 3);
+            for (int m = 0; m < n; ++m) mutate(p, rng);
+            try {
+                ex.run(p, {}, limits);
+                ++ran;
+            } catch (const Error& e) {
+                ++refused;
+                QVERIFY(std::string(e.what()).size() > 5);
+            }
+        }
+        qInfo() << "mutated training-kernel programs: ran" << ran << "refused" << refused;
+        QVERIFY(ran > 20);
+        QVERIFY(refused > 100);
     }
     void unmutatedTemplatesRun() {
         CpuExecutor ex;

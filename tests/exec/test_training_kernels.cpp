@@ -232,6 +232,127 @@ private slots:
         expectNear(values(r, 2), {2, 3});
         expectNear(values(r, 3), {0, std::log(2.0)});
     }
+    void normGrads() {
+        // x = {0, 1, 5}: mean 2, var 14/3, xhat = {-2, -1, 3} * inv; with y_grad = {1, 0, 0}:
+        // dx = inv * (e0 - 1/3 - xhat * xhat0 / 3) = inv * {8, -10, 2} / 21.
+        const double inv = std::sqrt(3.0 / 14.0);
+        P b;
+        ValueId x = b.data("x", F, {1, 1, 1, 3}, {0, 1, 5});
+        ValueId w = b.data("w", F, {1}, {1});
+        ValueId bias = b.data("b", F, {1}, {0});
+        ValueId g = b.data("g", F, {1, 1, 1, 3}, {1, 0, 0});
+        std::vector<NamedAttribute> ga = {{"epsilon", Attribute::float32(0)}, {"groups", Attribute::int32(1)}, {"data_format", Attribute::string("NCHW")}};
+        auto gn = b.op("pd_op.group_norm", {x, w, bias}, {b.t(F, {1, 1, 1, 3}), b.t(F, {1, 1}), b.t(F, {1, 1})}, ga);
+        auto gg = b.op("pd_op.group_norm_grad", {x, w, bias, gn[0], gn[1], gn[2], g}, {b.t(F, {1, 1, 1, 3}), b.t(F, {1}), b.t(F, {1})}, ga);
+        for (ValueId r : gg) b.fetch(r);
+        auto in = b.op("pd_op.instance_norm", {x, w, bias}, {b.t(F, {1, 1, 1, 3}), b.t(F, {1}), b.t(F, {1})}, {{"epsilon", Attribute::float32(0)}});
+        auto ig = b.op("pd_op.instance_norm_grad", {x, w, in[1], in[2], g}, {b.t(F, {1, 1, 1, 3}), b.t(F, {1}), b.t(F, {1})},
+                       {{"epsilon", Attribute::float32(0)}});
+        for (ValueId r : ig) b.fetch(r);
+        // rms: x = {3, 4}, w = {2, 1}, inv = 1/sqrt(12.5); out_grad {1, 0}:
+        // dx = inv * g * w - x * inv^3 * (g.w.x) / 2 = inv * {1.28, -0.96}; dw = g * x * inv.
+        ValueId z = b.data("z", F, {1, 2}, {3, 4});
+        ValueId zw = b.data("zw", F, {2}, {2, 1});
+        ValueId zg = b.data("zg", F, {1, 2}, {1, 0});
+        std::vector<NamedAttribute> ra = {{"epsilon", Attribute::float32(0)}, {"begin_norm_axis", Attribute::int32(1)}};
+        auto rms = b.op("pd_op.rms_norm", {z, kNoId, kNoId, zw, kNoId}, {b.t(F, {1, 2}), b.t(F, {1, 2}), b.t(F, {1})}, ra);
+        auto rg = b.op("pd_op.rms_norm_grad", {z, kNoId, kNoId, zw, kNoId, rms[2], zg}, {b.t(F, {1, 2}), b.t(F, {2})}, ra);
+        for (ValueId r : rg) b.fetch(r);
+        RunResult r = b.run();
+        for (size_t base : {size_t(0), size_t(3)}) {
+            expectNear(values(r, base), {inv * 8 / 21, -inv * 10 / 21, inv * 2 / 21}, 1e-6);
+            expectNear(values(r, base + 1), {-2 * inv}, 1e-6);
+            expectNear(values(r, base + 2), {1});
+        }
+        const double rinv = 1 / std::sqrt(12.5);
+        expectNear(values(r, 6), {1.28 * rinv, -0.96 * rinv}, 1e-6);
+        expectNear(values(r, 7), {3 * rinv, 0}, 1e-6);
+    }
+    void interpolateGrads() {
+        P b;
+        ValueId x = b.data("x", F, {1, 1, 2, 2}, {1, 2, 3, 4});
+        std::vector<double> ones(16, 1.0);
+        ValueId g = b.data("g", F, {1, 1, 4, 4}, ones);
+        // nearest 2x2 -> 4x4: every input pixel feeds 4 outputs
+        b.fetch(b.op("pd_op.nearest_interp_grad", {x, kNoId, kNoId, kNoId, g}, {b.t(F, {1, 1, 2, 2})},
+                     {{"out_h", Attribute::int32(4)}, {"out_w", Attribute::int32(4)}, {"interp_method", Attribute::string("nearest")},
+                      {"align_corners", Attribute::boolean(false)}})[0]);
+        // bilinear 1x2 -> 1x4 (half-pixel): out = {x0, .75 x0 + .25 x1, .25 x0 + .75 x1, x1}
+        ValueId z = b.data("z", F, {1, 1, 1, 2}, {0, 1});
+        ValueId zg = b.data("zg", F, {1, 1, 1, 4}, {1, 2, 3, 4});
+        b.fetch(b.op("pd_op.bilinear_interp_grad", {z, kNoId, kNoId, kNoId, zg}, {b.t(F, {1, 1, 1, 2})},
+                     {{"out_h", Attribute::int32(1)}, {"out_w", Attribute::int32(4)}, {"align_corners", Attribute::boolean(false)},
+                      {"align_mode", Attribute::int32(0)}})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {4, 4, 4, 4});
+        expectNear(values(r, 1), {1 + 2 * 0.75 + 3 * 0.25, 2 * 0.25 + 3 * 0.75 + 4});
+    }
+    void flashAttentionGrad() {
+        // q = {1, 1}, k = {0, 0}: P = 1/2 everywhere, out = {3, 3}; out_grad = {1, 0}:
+        // dV = P^T dO = {.5, .5}; dS_0 = P (dO.V - dO.O) = .5 * ({2, 4} - 3); dK = dS^T q; dQ = dS k = 0.
+        P b;
+        ValueId q = b.data("q", F, {1, 2, 1, 1}, {1, 1});
+        ValueId k = b.data("k", F, {1, 2, 1, 1}, {0, 0});
+        ValueId v = b.data("v", F, {1, 2, 1, 1}, {2, 4});
+        ValueId g = b.data("g", F, {1, 2, 1, 1}, {1, 0});
+        std::vector<NamedAttribute> a = {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(false)},
+                                         {"return_softmax", Attribute::boolean(false)}, {"is_test", Attribute::boolean(false)}};
+        auto f = b.op("pd_op.flash_attn", {q, k, v, kNoId, kNoId}, {b.t(F, {1, 2, 1, 1}), b.t(F, {0}), b.t(F, {1, 1, 2}), b.t(I64, {2})}, a);
+        auto gr = b.op("pd_op.flash_attn_grad", {q, k, v, f[0], f[2], f[3], kNoId, g},
+                       {b.t(F, {1, 2, 1, 1}), b.t(F, {1, 2, 1, 1}), b.t(F, {1, 2, 1, 1})},
+                       {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(false)}});
+        for (ValueId r : gr) b.fetch(r);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {0, 0});
+        expectNear(values(r, 1), {-0.5, 0.5});
+        expectNear(values(r, 2), {0.5, 0.5});
+    }
+    void rotaryEmbedding() {
+        // cos = 0, sin = 1: neox out = {-x2, -x3, x0, x1}; interleaved out = {-x1, x0, -x3, x2};
+        // the grad applies the transpose: neox {g2, g3, -g0, -g1}.
+        P b;
+        ValueId q = b.data("q", F, {1, 1, 1, 4}, {1, 2, 3, 4});
+        ValueId kk = b.data("k", F, {1, 1, 2, 4}, {1, 0, 0, 0, 0, 0, 0, 1});
+        ValueId sn = b.data("sin", F, {1, 1, 1, 4}, {1, 1, 1, 1});
+        ValueId cs = b.data("cos", F, {1, 1, 1, 4}, {0, 0, 0, 0});
+        auto attrs = [](bool neox) {
+            return std::vector<NamedAttribute>{{"use_neox_rotary_style", Attribute::boolean(neox)}, {"time_major", Attribute::boolean(false)},
+                                               {"rotary_emb_base", Attribute::float32(10000)}};
+        };
+        auto neox = b.op("pd_op.fused_rotary_position_embedding", {q, kk, kNoId, sn, cs, kNoId},
+                         {b.t(F, {1, 1, 1, 4}), b.t(F, {1, 1, 2, 4}), kNullType}, attrs(true));
+        b.fetch(neox[0]);
+        b.fetch(neox[1]);
+        b.fetch(b.op("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, cs, kNoId}, {b.t(F, {1, 1, 1, 4})}, attrs(false))[0]);
+        b.fetch(b.op("pd_op.fused_rotary_position_embedding_grad", {sn, cs, kNoId, q, kNoId, kNoId}, {b.t(F, {1, 1, 1, 4})}, attrs(true))[0]);
+        // generated sin/cos: head_dim 2, position 1 -> theta = 1 rad
+        ValueId p = b.data("p", F, {1, 1, 1, 2}, {1, 0});
+        ValueId pos = b.data("pos", I64, {1, 1}, {1});
+        b.fetch(b.op("pd_op.fused_rotary_position_embedding", {p, kNoId, kNoId, kNoId, kNoId, pos}, {b.t(F, {1, 1, 1, 2})}, attrs(true))[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {-3, -4, 1, 2});
+        expectNear(values(r, 1), {0, 0, 1, 0, 0, -1, 0, 0});
+        expectNear(values(r, 2), {-2, 1, -4, 3});
+        expectNear(values(r, 3), {3, 4, -1, -2});
+        expectNear(values(r, 4), {std::cos(1.0), std::sin(1.0)}, 1e-6);
+    }
+    void triTopkGrads() {
+        P b;
+        ValueId g = b.data("g", F, {2, 2}, {1, 2, 3, 4});
+        b.fetch(b.op("pd_op.tril_grad", {g}, {b.t(F, {2, 2})}, {{"diagonal", Attribute::int32(0)}})[0]);
+        b.fetch(b.op("pd_op.triu_grad", {g}, {b.t(F, {2, 2})}, {{"diagonal", Attribute::int32(1)}})[0]);
+        // topk k=2 of {5, 1, 7, 3} picks indices {2, 0}: their grads land there
+        ValueId x = b.data("x", F, {1, 4}, {5, 1, 7, 3});
+        auto tk = b.op("pd_op.topk", {x, b.ints({2})}, {b.t(F, {1, 2}), b.t(I64, {1, 2})},
+                       {{"axis", Attribute::int32(-1)}, {"largest", Attribute::boolean(true)}, {"sorted", Attribute::boolean(true)}});
+        ValueId og = b.data("og", F, {1, 2}, {10, 20});
+        b.fetch(b.op("pd_op.topk_grad", {x, tk[1], og, b.ints({2})}, {b.t(F, {1, 4})},
+                     {{"axis", Attribute::int32(-1)}, {"largest", Attribute::boolean(true)}, {"sorted", Attribute::boolean(true)}})[0]);
+        RunResult r = b.run();
+        expectNear(values(r, 0), {1, 0, 3, 4});
+        expectNear(values(r, 1), {0, 2, 0, 0});
+        expectNear(values(r, 2), {20, 0, 10, 0});
+    }
     void requiredOpsAreCovered() {
         // Ops of CNN, RNN and transformer/LLM training programs (forward and grad) that the
         // CPU executor must run; Paddle's names.
@@ -254,7 +375,10 @@ private slots:
                  "pd_op.scatter", "pd_op.scatter_grad", "pd_op.matmul", "pd_op.matmul_grad", "pd_op.dropout",
                  "pd_op.dropout_grad", "pd_op.transpose", "pd_op.transpose_grad", "pd_op.reshape", "pd_op.reshape_grad",
                  "pd_op.slice", "pd_op.slice_grad", "pd_op.expand", "pd_op.expand_grad", "pd_op.where", "pd_op.where_grad",
-                 "pd_op.bilinear_interp", "pd_op.nearest_interp", "pd_op.flash_attn"})
+                 "pd_op.bilinear_interp", "pd_op.nearest_interp", "pd_op.flash_attn", "pd_op.group_norm_grad",
+                 "pd_op.instance_norm_grad", "pd_op.rms_norm_grad", "pd_op.bilinear_interp_grad", "pd_op.nearest_interp_grad",
+                 "pd_op.flash_attn_grad", "pd_op.fused_rotary_position_embedding", "pd_op.fused_rotary_position_embedding_grad",
+                 "pd_op.tril_grad", "pd_op.triu_grad", "pd_op.topk_grad"})
             QVERIFY2(supported.count(op), op);
     }
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "model/Diagnostic.h"
 
@@ -109,8 +110,8 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     : program_(std::move(program)), spec_(spec) {
     const Program& p = *program_;
     const size_t nValues = p.values.size();
-    if (nValues) (void)p.uses(0);          // warm the lazy caches once (thread safety)
-    if (!p.ops.empty()) (void)p.indexInBlock(p.globalBlock().ops.empty() ? 0 : p.globalBlock().ops[0]);
+    // Workers share the program read-only: its use lists must exist before they start.
+    if (!p.isFinished()) throw std::logic_error("Analysis needs a finished program (call Program::finish())");
 
     const auto& gops = p.globalBlock().ops;
     const int64_t n = int64_t(gops.size());

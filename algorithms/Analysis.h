@@ -6,7 +6,7 @@
 // weights) is computed per solve from these arrays (see FlowNetwork.h).
 //
 // Thread safety: an Analysis is immutable after construction; all const members may be
-// called concurrently. The constructor warms the program's lazy caches (uses, indices).
+// called concurrently. The program must be finished (Program::finish()).
 #include <cstdint>
 #include <memory>
 #include <mutex>

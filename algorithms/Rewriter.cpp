@@ -131,7 +131,7 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
         order.push_back(op);
     }
     np.blocks[Program::kGlobalBlock].ops = std::move(order);
-    np.invalidateCaches();
+    np.finish();
     res.program = std::move(program);
     return res;
 }

@@ -109,9 +109,6 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
             res.rewrittenMemory = profileMemory(*rw.program, resident, a.fwdEnd());
             res.timings.memoryMs = msSince(t);
         }
-        // Warm the lazy use/index caches now: the result is shared read-only across threads.
-        if (!rw.program->values.empty()) (void)rw.program->uses(0);
-        if (!rw.program->globalBlock().ops.empty()) (void)rw.program->indexInBlock(rw.program->globalBlock().ops[0]);
         res.rewritten = std::move(rw.program);
     }
     return finish();

@@ -53,6 +53,7 @@ Chain makeChain(int forwardOps) {
     }
     c.spec.inputs = {chain.front()};
     c.spec.outputs = {chain.back()};
+    p.finish();
     c.text = printProgram(p);
     return c;
 }

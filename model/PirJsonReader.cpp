@@ -477,7 +477,7 @@ Program parsePirJson(std::string_view json, const std::string& fileName) {
     if (!blocks || !blocks->IsArray() || blocks->Empty()) builder.fail("program has no blocks");
     builder.path_.emplace_back(size_t(0));
     builder.block((*blocks)[0], Program::kGlobalBlock, 0);
-    prog.invalidateCaches();
+    prog.finish();
     return prog;
 }
 

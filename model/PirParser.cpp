@@ -189,7 +189,7 @@ private:
         if (undefinedUses_ > 0)
             prog.warnings.push_back(std::to_string(undefinedUses_) +
                                     " value(s) used but not defined in the text; loaded as inputs of the global block");
-        prog.invalidateCaches();
+        prog.finish();
     }
 
     // region-list ::= region ('else' region)*

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <stdexcept>
 
 namespace rx {
 
@@ -52,7 +53,8 @@ Program::Program(const Program& o, size_t extraOps, size_t extraValues)
     : blocks(o.blocks), types(o.types), generation(o.generation), warnings(o.warnings), fragment(o.fragment),
       operandTypeOverrides(o.operandTypeOverrides), opNames_(o.opNames_), opNameIds_(o.opNameIds_),
       nextNumericName_(o.nextNumericName_) {
-    // Every data member but the lazy caches (rebuilt on demand); keep in step with Program.h.
+    // Every data member but the finish() tables: the copy is unfinished, as the caller is about
+    // to append to it. Keep in step with Program.h.
     ops.reserve(o.ops.size() + extraOps);
     ops.assign(o.ops.begin(), o.ops.end());
     values.reserve(o.values.size() + extraValues);
@@ -107,7 +109,7 @@ OpId Program::createOp(std::string_view name, std::span<const ValueId> operands,
         values.push_back(std::move(v));
     }
     ops.push_back(std::move(op));
-    invalidateCaches();
+    markUnfinished();
     return id;
 }
 
@@ -135,7 +137,7 @@ ValueId Program::addBlockArgument(BlockId block, TypeId type, std::string name, 
     const auto id = static_cast<ValueId>(values.size());
     values.push_back(std::move(v));
     (isKeyword ? blocks[block].kwargs : blocks[block].args).push_back(id);
-    invalidateCaches();
+    markUnfinished();
     return id;
 }
 
@@ -160,7 +162,7 @@ void Program::insertOpBefore(OpId op, OpId before) {
     list.insert(std::find(list.begin(), list.end(), before), op);
     ops[op].parentBlock = b;
     setResultBlocks(*this, op, b);
-    invalidateCaches();
+    markUnfinished();
 }
 
 void Program::appendExistingOp(OpId op, BlockId block) {
@@ -168,19 +170,19 @@ void Program::appendExistingOp(OpId op, BlockId block) {
     blocks[block].ops.push_back(op);
     ops[op].parentBlock = block;
     setResultBlocks(*this, op, block);
-    invalidateCaches();
+    markUnfinished();
 }
 
 void Program::setOperand(OpId op, uint32_t index, ValueId v) {
     ops[op].operands[index] = v;
     if (!operandTypeOverrides.empty()) operandTypeOverrides.erase(op);
-    usesValid_ = false;
+    markUnfinished();
 }
 
 void Program::eraseOp(OpId op) {
     detach(*this, op);
     ops[op].dead = true;
-    invalidateCaches();
+    markUnfinished();
 }
 
 size_t Program::liveOpCount() const {
@@ -190,20 +192,37 @@ size_t Program::liveOpCount() const {
     return n;
 }
 
-void Program::rebuildIndex() const {
+void Program::finish() {
+    buildIndex();
+    buildUses();
+    finished_ = true;
+}
+
+void Program::requireFinished(const char* call) const {
+    if (!finished_)
+        throw std::logic_error(std::string("Program::") + call +
+                               " called on an unfinished program (call Program::finish() after building or editing it)");
+    if (indexInBlock_.size() != ops.size() || useOffsets_.size() != values.size() + 1)
+        throw std::logic_error(std::string("Program::") + call +
+                               " called after ops or values were added by hand since Program::finish()");
+}
+
+void Program::buildIndex() {
     indexInBlock_.assign(ops.size(), kNoId);
     for (const Block& b : blocks)
         for (size_t i = 0; i < b.ops.size(); ++i) indexInBlock_[b.ops[i]] = static_cast<uint32_t>(i);
-    indexValid_ = true;
 }
 
 uint32_t Program::indexInBlock(OpId op) const {
-    if (!indexValid_ || indexInBlock_.size() != ops.size()) rebuildIndex();
+    requireFinished("indexInBlock()");
+    if (op >= indexInBlock_.size())
+        throw std::out_of_range("Program::indexInBlock(): op " + std::to_string(op) + " out of range (" +
+                                std::to_string(ops.size()) + " ops)");
     return indexInBlock_[op];
 }
 
 OpId Program::ancestorInBlock(OpId op, BlockId block) const {
-    while (op != kNoId) {
+    while (op != kNoId && op < ops.size()) {
         const BlockId b = ops[op].parentBlock;
         if (b == block) return op;
         if (b == kNoId) return kNoId;
@@ -212,14 +231,14 @@ OpId Program::ancestorInBlock(OpId op, BlockId block) const {
     return kNoId;
 }
 
-void Program::rebuildUses() const {
+void Program::buildUses() {
     // Pre-order walk from the global block gives "program order" for nested uses too.
     std::vector<uint32_t> counts(values.size() + 1, 0);
     struct FlatUse { Use use; ValueId value; };
     std::vector<FlatUse> flat;
     flat.reserve(ops.size() * 2);
     std::vector<std::pair<BlockId, size_t>> stack;
-    stack.push_back({kGlobalBlock, 0});
+    if (!blocks.empty()) stack.push_back({kGlobalBlock, 0});
     while (!stack.empty()) {
         auto& [b, i] = stack.back();
         if (i >= blocks[b].ops.size()) {
@@ -245,11 +264,13 @@ void Program::rebuildUses() const {
     useEntries_.assign(flat.size(), Use{});
     std::vector<uint32_t> fill(useOffsets_.begin(), useOffsets_.end() - 1);
     for (const FlatUse& f : flat) useEntries_[fill[f.value]++] = f.use;
-    usesValid_ = true;
 }
 
 std::span<const Use> Program::uses(ValueId v) const {
-    if (!usesValid_ || useOffsets_.size() != values.size() + 1) rebuildUses();
+    requireFinished("uses()");
+    if (v >= values.size())
+        throw std::out_of_range("Program::uses(): value " + std::to_string(v) + " out of range (" +
+                                std::to_string(values.size()) + " values)");
     return {useEntries_.data() + useOffsets_[v], useEntries_.data() + useOffsets_[v + 1]};
 }
 

@@ -134,17 +134,29 @@ public:
     std::string nextValueName();
     void noteValueName(std::string_view name);  // keeps nextValueName() fresh
 
-    // ---- mutation (all invalidate the use index) ----
+    // ---- mutation (each marks the program unfinished; call finish() when done) ----
     void insertOpBefore(OpId op, OpId before);     // op must be unplaced or is moved
     void appendExistingOp(OpId op, BlockId block);
     void moveOpBefore(OpId op, OpId before) { insertOpBefore(op, before); }
     void setOperand(OpId op, uint32_t index, ValueId v);
     void eraseOp(OpId op);                         // detaches and marks dead; results stay (unused)
 
+    // ---- sealing ----
+    // Builds the use lists and in-block indices once the program is complete. Builders call
+    // it last (readers, rewriter, zoo, test builders); after it, the const queries below
+    // read immutable data, so a finished program may be shared across threads. Any mutator
+    // (and any edit of the public storage, which the caller must follow with finish())
+    // makes the program unfinished again.
+    void finish();
+    // True between finish() and the next mutation through the API.
+    bool isFinished() const { return finished_; }
+
     // ---- queries ----
-    // Position of op inside its block (O(1) after the first call following a mutation).
+    // Position of op inside its block; kNoId for an unplaced op. Needs a finished program
+    // (throws std::logic_error otherwise) and a valid op id (std::out_of_range).
     uint32_t indexInBlock(OpId op) const;
-    // Uses of v, in program order of the using op (nested uses in pre-order). Built lazily.
+    // Uses of v, in program order of the using op (nested uses in pre-order). Same
+    // preconditions as indexInBlock().
     std::span<const Use> uses(ValueId v) const;
     // The ancestor of `op` that is a direct child of `block`, or kNoId.
     OpId ancestorInBlock(OpId op, BlockId block) const;
@@ -152,11 +164,13 @@ public:
     // Size in bytes per docs/ALGORITHM.md §5 (-1 dims left out; vectors summed).
     int64_t valueBytes(ValueId v) const { return types.bytes(values[v].type); }
 
-    void invalidateCaches() { usesValid_ = false; indexValid_ = false; }
-
 private:
-    void rebuildUses() const;
-    void rebuildIndex() const;
+    void markUnfinished() { finished_ = false; }
+    // Throws std::logic_error naming `call` unless finished (and the storage still has the
+    // sizes finish() saw: an op or value appended by hand since then is caught here).
+    void requireFinished(const char* call) const;
+    void buildUses();
+    void buildIndex();
 
     std::vector<std::string> opNames_;
     // Transparent lookup: interning a name already seen allocates nothing.
@@ -167,12 +181,12 @@ private:
     std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> opNameIds_;
     int64_t nextNumericName_ = 0;
 
-    // CSR use lists
-    mutable bool usesValid_ = false;
-    mutable std::vector<uint32_t> useOffsets_;
-    mutable std::vector<Use> useEntries_;
-    mutable bool indexValid_ = false;
-    mutable std::vector<uint32_t> indexInBlock_;
+    // Built by finish(), read-only afterwards. CSR use lists: value v's uses are
+    // useEntries_[useOffsets_[v] .. useOffsets_[v + 1]).
+    bool finished_ = false;
+    std::vector<uint32_t> useOffsets_;
+    std::vector<Use> useEntries_;
+    std::vector<uint32_t> indexInBlock_;
 };
 
 }  // namespace rx

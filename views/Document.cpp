@@ -104,8 +104,6 @@ bool Document::openText(const QString& text, const QString& displayName, QString
 void Document::installProgram(std::shared_ptr<Program> program, const QString& path, double parseMs) {
     // Spec first: a malformed spec file is an error of this load, and nothing changes.
     ui::LoadedSpec loaded = ui::loadOrDetectSpec(*program, QFileInfo(path).exists() ? path.toStdString() : std::string());
-    program->uses(0 < program->values.size() ? 0 : 0);  // warm the lazy caches on this thread
-    program->indexInBlock(program->globalBlock().ops.empty() ? 0 : program->globalBlock().ops[0]);
     ++generation_;
     path_ = path;
     program_ = std::move(program);

@@ -889,7 +889,6 @@ int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
 std::shared_ptr<Program> BudgetPlanner::rewrite(const BudgetPlan& plan) const {
     RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
     if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
-    if (!rw.program->values.empty()) (void)rw.program->uses(0);
     return rw.program;
 }
 

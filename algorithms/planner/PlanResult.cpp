@@ -30,8 +30,6 @@ std::shared_ptr<SolveResult> solveResultFor(const BudgetPlanner& planner, const 
     }
     RewriteResult rw = partitionJointGraph(planner.analysis(), plan.plan);
     if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
-    if (!rw.program->values.empty()) (void)rw.program->uses(0);
-    if (!rw.program->globalBlock().ops.empty()) (void)rw.program->indexInBlock(rw.program->globalBlock().ops[0]);
     r->rewrittenMemory = profileMemory(*rw.program, planner.analysis().spec().inputs, planner.analysis().fwdEnd());
     r->clones = std::move(rw.clones);
     r->cloneOf = std::move(rw.cloneOf);

@@ -777,7 +777,7 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     for (OpId op : g.ops) if (p.opName(op) == "builtin.parameter") order.push_back(op);
     for (OpId op : g.ops) if (p.opName(op) != "builtin.parameter") order.push_back(op);
     p.blocks[Program::kGlobalBlock].ops = std::move(order);
-    p.invalidateCaches();
+    p.finish();
     int64_t next = 0;
     for (OpId op : g.ops)
         for (ValueId r : p.ops[op].results) p.values[r].name = "%" + std::to_string(next++);

@@ -35,6 +35,7 @@ Program chain(int64_t dataElems, int64_t midElems) {
     const OpId d = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{a});
     const OpId e = p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.ops[d].results[0]}, std::vector<TypeId>{b});
     p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.ops[e].results[0]}, std::vector<TypeId>{b});
+    p.finish();
     return p;
 }
 

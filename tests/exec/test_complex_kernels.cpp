@@ -283,6 +283,7 @@ private slots:
         b.fetch(b.op("pd_op.as_real", {dx}, {f})[0]);
         b.fetch(b.op("pd_op.as_real", {dw}, {f})[0]);
         auto program = std::make_shared<Program>(b.p);
+        program->finish();
         RecomputeSpec spec;
         spec.fwdOpEndIdx = fwdEnd;
         spec.backwardOpStartIdx = bwdStart;

@@ -147,6 +147,7 @@ private Q_SLOTS:
         Program p;
         const TypeId t = p.types.tensor(DType::Float32, {2});
         for (int i = 0; i < 3; ++i) p.appendOp(0, "pd_op.full", {}, std::vector<TypeId>{t});
+        p.finish();
         const std::string typo = errorOf([&] {
             parseSpecJson("{\"fwd_op_end_idx\": 0, \"backward_op_start_idx\": 1, \"grad_output\": []}", p, "s.json");
         });

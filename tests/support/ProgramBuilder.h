@@ -20,6 +20,9 @@ struct ProgramBuilder {
     std::vector<ValueId> ops(std::string_view name, std::vector<ValueId> operands, std::vector<TypeId> types,
                              std::vector<NamedAttribute> attrs = {}) {
         lastOp = p.appendOp(Program::kGlobalBlock, name, operands, types, std::move(attrs));
+        // Kept finished after every op: test programs are small, and tests query them (and
+        // hand them to analyses) at any point while building.
+        p.finish();
         return p.ops[lastOp].results;
     }
     ValueId op(std::string_view name, std::vector<ValueId> operands, TypeId type,

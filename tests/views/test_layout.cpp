@@ -39,6 +39,7 @@ Program makeProgram(int forwardOps) {
                                    std::vector<TypeId>{t});
         grad = p.ops[op].results[0];
     }
+    p.finish();
     return p;
 }
 

@@ -18,6 +18,7 @@ std::shared_ptr<const Program> oneOpProgram(const char* opName) {
     const OpId op = p.appendOp(0, opName, std::vector<ValueId>{x}, std::vector<TypeId>{t}, {});
     const ValueId y = p.ops[op].results[0];
     p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{y}, std::vector<TypeId>{t}, {{"name", Attribute::string("y")}});
+    p.finish();
     return std::make_shared<const Program>(std::move(p));
 }
 

@@ -1,4 +1,5 @@
 #include "algorithms/MemoryModel.h"
+#include "algorithms/LastUse.h"
 
 #include <algorithm>
 
@@ -43,27 +44,7 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
         prof.residentBytes = *sum;
     }
 
-    // Last use of every value by global position, walking operands directly (a use inside a
-    // region counts at its top-level op); no use index needed, so a fresh program is cheap.
-    std::vector<uint32_t> lastUse(program.values.size(), 0);
-    std::vector<BlockId> stack;
-    for (size_t i = 0; i < n; ++i) {
-        const Operation& top = program.ops[gops[i]];
-        for (ValueId x : top.operands)
-            if (x != kNoId) lastUse[x] = uint32_t(i);
-        for (const auto& region : top.regions)
-            for (BlockId blk : region) stack.push_back(blk);
-        while (!stack.empty()) {
-            const BlockId blk = stack.back();
-            stack.pop_back();
-            for (OpId inner : program.blocks[blk].ops) {
-                for (ValueId x : program.ops[inner].operands)
-                    if (x != kNoId) lastUse[x] = uint32_t(i);
-                for (const auto& region : program.ops[inner].regions)
-                    for (BlockId b2 : region) stack.push_back(b2);
-            }
-        }
-    }
+    const std::vector<uint32_t> lastUse = lastUseByGlobalIndex(program);
     // delta[i]: bytes allocated at op i minus bytes freed after op i-1.
     std::vector<int64_t> delta(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {

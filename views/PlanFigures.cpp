@@ -1,5 +1,6 @@
 // Lifetimes, roles and FLOP estimates behind the explorer's summary and memory view.
 #include "views/PlanFigures.h"
+#include "algorithms/LastUse.h"
 
 #include <algorithm>
 
@@ -34,26 +35,7 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
     for (OpId c : options.clones)
         if (c < isClone.size()) isClone[c] = 1;
 
-    // Last use by global position; a use inside a region counts at its top-level op (as MemoryModel).
-    std::vector<uint32_t> lastUse(program.values.size(), 0);
-    std::vector<BlockId> stack;
-    for (size_t i = 0; i < n; ++i) {
-        const Operation& top = program.ops[gops[i]];
-        for (ValueId x : top.operands)
-            if (x != kNoId) lastUse[x] = uint32_t(i);
-        for (const auto& region : top.regions)
-            for (BlockId blk : region) stack.push_back(blk);
-        while (!stack.empty()) {
-            const BlockId blk = stack.back();
-            stack.pop_back();
-            for (OpId inner : program.blocks[blk].ops) {
-                for (ValueId x : program.ops[inner].operands)
-                    if (x != kNoId) lastUse[x] = uint32_t(i);
-                for (const auto& region : program.ops[inner].regions)
-                    for (BlockId b2 : region) stack.push_back(b2);
-            }
-        }
-    }
+    const std::vector<uint32_t> lastUse = lastUseByGlobalIndex(program);
     for (size_t i = 0; i < n; ++i) {
         const OpId op = gops[i];
         const std::string_view name = program.opName(op);

@@ -110,6 +110,8 @@ void Document::installProgram(std::shared_ptr<Program> program, const QString& p
     spec_ = loaded.spec;
     specDetected_ = loaded.detected;
     result_.reset();
+    failed_.reset();
+    shownPlan_.clear();
     lastError_.clear();
     parseMs_ = parseMs;
     selection_ = {};
@@ -255,6 +257,7 @@ void Document::onSolveFinished() {
         }
     }
     if (!r->ok()) {
+        failed_ = r;
         Q_EMIT logMessage(tr("Solve failed: %1").arg(QString::fromStdString(r->error)));
         Q_EMIT solveFailed(QString::fromStdString(r->error));
         return;
@@ -267,6 +270,8 @@ void Document::onSolveFinished() {
             if (a[v].side != b[v].side) changed.push_back(ValueId(v));
     }
     result_ = r;
+    failed_.reset();
+    shownPlan_.clear();
     Q_EMIT logMessage(tr("Solved: cut %1, %2 saved, %3 ops recomputed, %4 ms")
                         .arg(QString::fromStdString(r->plan.cutValueText()))
                         .arg(r->plan.savedValues.size())
@@ -285,6 +290,7 @@ void Document::showPlan(std::shared_ptr<const SolveResult> result, const QString
             if (a[v].side != b[v].side) changed.push_back(ValueId(v));
     }
     result_ = std::move(result);
+    shownPlan_ = description;
     Q_EMIT logMessage(tr("Showing %1").arg(description));
     Q_EMIT resultChanged(changed);
 }

@@ -71,6 +71,11 @@ public:
     QString valueName(ValueId v) const;
     ValueId findValue(const QString& name) const;
 
+    // What showPlan() was told while its plan is the result shown; empty for the config's own solve.
+    const QString& shownPlanDescription() const { return shownPlan_; }
+    // The newest solve that failed (its network and ∞ path, for the flow view); null after a success.
+    std::shared_ptr<const SolveResult> failedResult() const { return failed_; }
+
 Q_SIGNALS:
     void programChanged();
     void specChanged();
@@ -107,6 +112,8 @@ private:
     quint64 runningGeneration_ = 0;
     bool solving_ = false;
     bool rerunAfter_ = false;
+    QString shownPlan_;
+    std::shared_ptr<const SolveResult> failed_;
 };
 
 }  // namespace rx

@@ -5,8 +5,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QShowEvent>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace rx {
 
@@ -267,11 +270,17 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
     layout->setSpacing(0);
     QHBoxLayout* bl;
     QWidget* bar = makeBar(this, bl);
-    auto* hint = new QLabel(tr("Double-click a value to split it into v_in → v_out"), bar);
+    scopeCombo_ = new QComboBox(bar);
+    scopeCombo_->setObjectName("flowScope");
+    scopeCombo_->setToolTip(tr("Which part of the network to draw: one layer (follows the selection), the "
+                               "selection's surroundings, or the whole network"));
+    scopeCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    auto* hint = new QLabel(tr("v_in \u2022\u2192 v_out box per value, in forward order"), bar);
     hint->setObjectName("hint");
     info_ = new QLabel(bar);
     whole_ = barButton(tr("Show whole network"), tr("Every value, not only the cut's neighbourhood"), bar);
     auto* fit = barButton(tr("Fit"), tr("Fit to window (F)"), bar);
+    bl->addWidget(scopeCombo_);
     bl->addWidget(hint);
     bl->addStretch(1);
     bl->addWidget(info_);
@@ -282,12 +291,35 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
     canvas_->setObjectName("flowCanvas");
     layout->addWidget(canvas_, 1);
     connect(fit, &QToolButton::clicked, canvas_, &GraphCanvas::fit);
+    // The scoped picture is laid out for the window's shape: a resize lays it out again.
+    refit_ = new QTimer(this);
+    refit_->setSingleShot(true);
+    refit_->setInterval(120);
+    connect(refit_, &QTimer::timeout, this, [this] {
+        if (isVisible() && !scope_.empty() && canvas_->viewport()->size() != laidOutFor_) rebuild(true);
+    });
+    canvas_->viewport()->installEventFilter(this);
     connect(whole_, &QToolButton::clicked, this, [this] {
         state_.whole = true;
         rebuild(true);
     });
+    connect(scopeCombo_, &QComboBox::activated, this, [this](int index) {
+        const int data = scopeCombo_->itemData(index).toInt();
+        if (data >= 0) showLayer(data);
+        else if (data == -2) showAroundSelection();
+        else showWhole();
+    });
     connect(doc_, &Document::programChanged, this, [this] {
         state_ = FlowViewState{};
+        scopeKind_ = ScopeKind::Layer;
+        layer_ = -1;
+        layerChosen_ = false;
+        resetLayers();
+        dirty_ = true;
+        if (isVisible()) rebuild(true);
+    });
+    connect(doc_, &Document::specChanged, this, [this] {
+        resetLayers();
         dirty_ = true;
         if (isVisible()) rebuild(true);
     });
@@ -295,41 +327,195 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
         dirty_ = true;
         if (isVisible()) rebuild(false);
     });
+    connect(doc_, &Document::solveFailed, this, [this] {  // an ∞ path is worth drawing
+        dirty_ = true;
+        if (isVisible()) rebuild(true);
+    });
     connect(doc_, &Document::selectionChanged, this, &FlowView::onSelection);
     connect(canvas_, &GraphCanvas::keyActivated, this, [this](ModelKey k) { doc_->select(k, this); });
     connect(canvas_, &GraphCanvas::keyDoubleClicked, this, [this](ModelKey k) {
-        if (k.kind != ModelKey::Kind::Value) return;
-        if (!state_.expanded.erase(k.id)) state_.expanded.insert(k.id);
+        if (k.kind != ModelKey::Kind::Value || scopeKind_ != ScopeKind::Whole || scope_.size()) return;
+        if (!state_.expanded.erase(k.id)) state_.expanded.insert(k.id);  // the dot picture splits pairs
         rebuild(true);
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
-        canvas_->selectKey(doc_->selection());
+        canvas_->selectKey(doc_->selection(), false);
     });
+}
+
+void FlowView::resetLayers() {
+    layers_ = LayerPartition{};
+    if (doc_->hasProgram()) {
+        const ProgramSplit s = doc_->split();
+        layers_ = detectLayers(doc_->program(), s.fwdOpEndIdx, s.backwardOpStartIdx);
+    }
+    fillScopeCombo();
+}
+
+void FlowView::fillScopeCombo() {
+    scopeCombo_->blockSignals(true);
+    scopeCombo_->clear();
+    for (size_t g = 0; g < layers_.groups.size(); ++g)
+        if (layers_.groups[g].fwdEnd > layers_.groups[g].fwdBegin)
+            scopeCombo_->addItem(tr("Layer: %1").arg(QString::fromStdString(layers_.groups[g].name)), int(g));
+    scopeCombo_->addItem(tr("Around the selection"), -2);
+    scopeCombo_->addItem(tr("Whole network"), -3);
+    const int want = scopeKind_ == ScopeKind::Layer ? layer_ : scopeKind_ == ScopeKind::Around ? -2 : -3;
+    const int at = scopeCombo_->findData(want);
+    if (at >= 0) scopeCombo_->setCurrentIndex(at);
+    scopeCombo_->blockSignals(false);
+}
+
+int FlowView::groupOfValueOrOp(ModelKey key) const {
+    if (!doc_->hasProgram()) return -1;
+    int64_t pos = -1;
+    if (key.kind == ModelKey::Kind::Op) pos = topLevelPosition(doc_->program(), key.id);
+    if (key.kind == ModelKey::Kind::Value) pos = valuePosition(doc_->program(), key.id);
+    if (pos < 0 || size_t(pos) >= layers_.groupOfPos.size()) return -1;
+    const int g = layers_.groupOfPos[pos];
+    return g >= 0 && size_t(g) < layers_.groups.size() && layers_.groups[g].fwdEnd > layers_.groups[g].fwdBegin ? g : -1;
+}
+
+int FlowView::defaultLayer(const SolveResult& r) const {
+    // The first layer the plan saves something in: where the cut is.
+    int best = -1;
+    for (ValueId v : r.plan.savedValues) {
+        const int g = groupOfValueOrOp(ModelKey{ModelKey::Kind::Value, v});
+        if (g >= 0 && layers_.groups[g].kind == LayerGroup::Kind::Layer && (best < 0 || g < best)) best = g;
+    }
+    if (best >= 0) return best;
+    for (size_t g = 0; g < layers_.groups.size(); ++g)
+        if (layers_.groups[g].kind == LayerGroup::Kind::Layer) return int(g);
+    return -1;
+}
+
+void FlowView::showLayer(int group) {
+    if (group < 0 || size_t(group) >= layers_.groups.size()) return;
+    scopeKind_ = ScopeKind::Layer;
+    layer_ = group;
+    layerChosen_ = true;
+    fillScopeCombo();
+    rebuild(true);
+}
+
+void FlowView::showAroundSelection() {
+    scopeKind_ = ScopeKind::Around;
+    around_ = doc_->selection();
+    fillScopeCombo();
+    rebuild(true);
+}
+
+void FlowView::showWhole() {
+    scopeKind_ = ScopeKind::Whole;
+    layerChosen_ = true;
+    fillScopeCombo();
+    rebuild(true);
 }
 
 void FlowView::rebuild(bool force) {
     auto r = doc_->result();
-    if (!r || !r->ok() || !r->network) {
+    auto failed = doc_->failedResult();
+    const bool failing = failed && failed->network && !failed->cut.infinitePath.empty() && doc_->hasProgram();
+    std::shared_ptr<const SolveResult> shown = failing ? failed : r;
+    scope_.clear();
+    if (!shown || !shown->network || !doc_->hasProgram() || (!failing && !shown->ok())) {
         canvas_->showGraph(VisualGraph{});
         return;
     }
-    size_t total = 0;
-    VisualGraph g = buildFlowGraph(doc_->program(), *r, state_, &total);
-    whole_->setEnabled(!state_.whole && total > FlowViewState::kMaxPairs);
+    const Program& p = doc_->program();
+    const FlowNetwork& net = *shown->network;
+    ScopedFlowOptions opt;
+    const QSize vs = canvas_->viewport()->size();
+    laidOutFor_ = vs;
+    if (vs.width() > 100 && vs.height() > 100) opt.aspect = std::clamp(double(vs.width()) / vs.height(), 0.6, 4.0);
+    opt.plan.budgetPlan = !failing && !doc_->shownPlanDescription().isEmpty();
+    opt.plan.planLabel = doc_->shownPlanDescription();
+    constexpr size_t kScopedWholeLimit = 400;  // beyond: the dot picture of the cut's neighbourhood
+    if (failing) {
+        const std::vector<ValueId> path = infinitePathValues(net, failed->cut);
+        scope_ = path;
+        if (!path.empty()) {  // the path and what surrounds its first value
+            const OpId def = p.values[path.front()].definingOp;
+            for (ValueId v : flowValuesAround(p, net, def, 12)) scope_.push_back(v);
+        }
+        opt.scopeName = tr("\u221E path");
+    } else if (scopeKind_ == ScopeKind::Layer) {
+        if (!layerChosen_ || layer_ < 0 || size_t(layer_) >= layers_.groups.size()) {
+            layer_ = defaultLayer(*shown);
+            const size_t total = flowValuesOfGroup(p, net, layers_, -1).size();
+            if (layer_ < 0 || total <= 300) {  // small networks are readable whole
+                scopeKind_ = ScopeKind::Whole;
+                layer_ = layer_ < 0 ? -1 : layer_;
+            }
+            fillScopeCombo();
+        }
+        if (scopeKind_ == ScopeKind::Layer) {
+            scope_ = flowValuesOfGroup(p, net, layers_, layer_);
+            opt.scopeName = QString::fromStdString(layers_.groups[layer_].name);
+        }
+    } else if (scopeKind_ == ScopeKind::Around) {
+        OpId op = kNoId;
+        if (around_.kind == ModelKey::Kind::Op) op = around_.id;
+        if (around_.kind == ModelKey::Kind::Value && around_.id < p.values.size()) op = p.values[around_.id].definingOp;
+        scope_ = flowValuesAround(p, net, op, 30);
+        opt.scopeName = around_.kind == ModelKey::Kind::Value ? tr("around %1").arg(doc_->valueName(around_.id))
+                        : op != kNoId ? tr("around op %1").arg(QString::fromUtf8(p.opName(op).data(), int(p.opName(op).size())))
+                                      : tr("around the selection (select an op or value)");
+    }
+    VisualGraph g;
+    if (!failing && scopeKind_ == ScopeKind::Whole) {
+        std::vector<ValueId> all = flowValuesOfGroup(p, net, layers_, -1);
+        if (all.size() <= kScopedWholeLimit) {
+            scope_ = std::move(all);
+            opt.scopeName = tr("whole network");
+        }
+    }
+    if (!failing && scopeKind_ == ScopeKind::Whole && scope_.empty()) {
+        size_t total = 0;
+        g = buildFlowGraph(p, *shown, state_, &total);
+        whole_->setVisible(true);
+        whole_->setEnabled(!state_.whole && total > FlowViewState::kMaxPairs);
+    } else {
+        g = buildScopedFlowGraph(p, *shown, scope_, opt);
+        whole_->setVisible(false);
+    }
     dirty_ = false;
     if (!force) canvas_->restyle(g);
     else canvas_->showGraph(std::move(g), false);
 }
 
+bool FlowView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == canvas_->viewport() && event->type() == QEvent::Resize && !scope_.empty()) refit_->start();
+    return QWidget::eventFilter(watched, event);
+}
+
+void FlowView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_ && doc_->result()) rebuild(true);
+}
+
 void FlowView::onSelection(ModelKey key, QObject* origin) {
     if (origin == this) return;
-    if (dirty_ && isVisible()) rebuild(true);
-    if (key.kind == ModelKey::Kind::Value && !canvas_->nodeItem(key) && doc_->result() && doc_->result()->network &&
-        doc_->result()->network->inNode(key.id) != kNoId && !state_.whole) {
+    // Follow the selection: its layer (program tab, outline, memory view) or its surroundings.
+    if (scopeKind_ == ScopeKind::Layer && (key.kind == ModelKey::Kind::Op || key.kind == ModelKey::Kind::Value)) {
+        const int g = groupOfValueOrOp(key);
+        if (g >= 0 && g != layer_) {
+            layer_ = g;
+            layerChosen_ = true;
+            fillScopeCombo();
+            dirty_ = true;
+        }
+    } else if (scopeKind_ == ScopeKind::Around && key.valid() && key.kind != ModelKey::Kind::NetEdge) {
+        around_ = key;
+        dirty_ = true;
+    } else if (scopeKind_ == ScopeKind::Whole && scope_.empty() && key.kind == ModelKey::Kind::Value &&
+               !canvas_->nodeItem(key) && doc_->result() && doc_->result()->network &&
+               doc_->result()->network->inNode(key.id) != kNoId && !state_.whole) {
         state_.focus.insert(key.id);
-        if (isVisible()) rebuild(true);
+        dirty_ = true;
     }
+    if (dirty_ && isVisible()) rebuild(true);
     canvas_->selectKey(key);
 }
 

@@ -13,6 +13,7 @@ class QComboBox;
 class QCheckBox;
 class QLabel;
 class QToolButton;
+class QTimer;
 
 namespace rx {
 
@@ -63,16 +64,46 @@ public:
     FlowView(Document* doc, QWidget* parent = nullptr);
     GraphCanvas* canvas() const { return canvas_; }
 
+    // What the picture is restricted to. Layer: one group of layers(); Around: the selection's
+    // surroundings; Whole: every value (the cut neighbourhood beyond kMaxPairs).
+    enum class ScopeKind { Layer, Around, Whole };
+    ScopeKind scopeKind() const { return scopeKind_; }
+    int currentLayer() const { return layer_; }  // group index in layers(); -1 = none
+    void showLayer(int group);
+    void showAroundSelection();
+    void showWhole();
+    const LayerPartition& layers() const { return layers_; }
+    // The values drawn by the scoped picture (empty for the whole-network picture).
+    const std::vector<ValueId>& scopeValues() const { return scope_; }
+    QComboBox* scopeCombo() const { return scopeCombo_; }
+
+protected:
+    void showEvent(QShowEvent* event) override;  // a scope changed while hidden draws now
+    bool eventFilter(QObject* watched, QEvent* event) override;  // re-fits the picture to a resized window
+
 private:
     void rebuild(bool force);
     void onSelection(ModelKey key, QObject* origin);
+    void resetLayers();
+    void fillScopeCombo();
+    int groupOfValueOrOp(ModelKey key) const;
+    int defaultLayer(const SolveResult& r) const;
 
     Document* doc_;
     GraphCanvas* canvas_;
     QLabel* info_;
+    QComboBox* scopeCombo_;
     QToolButton* whole_;
     FlowViewState state_;
+    LayerPartition layers_;
+    ScopeKind scopeKind_ = ScopeKind::Layer;
+    int layer_ = -1;
+    bool layerChosen_ = false;   // false: follow the default (first layer with a cut arc)
+    ModelKey around_;
+    std::vector<ValueId> scope_;
     bool dirty_ = true;
+    QTimer* refit_ = nullptr;
+    QSize laidOutFor_;
 };
 
 }  // namespace rx

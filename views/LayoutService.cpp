@@ -118,7 +118,8 @@ void LayoutService::workerLoop() {
         LayoutResult result;
         try {
             result = job.request.engine == LayoutEngine::Layered ? layoutLayered(job.request)
-                                                                 : runGraphviz(job.request);
+                     : job.request.engine == LayoutEngine::Preset ? layoutPreset(job.request)
+                                                                  : runGraphviz(job.request);
         } catch (const std::exception& e) {
             result.ok = false;
             result.error = QString::fromUtf8(e.what());
@@ -382,6 +383,43 @@ LayoutResult LayoutService::layoutLayered(const LayoutRequest& req) {
     }
     for (auto& r : out.clusterRect)
         if (!r.isNull()) r.adjust(-12, -12, 12, 12);
+    out.ok = true;
+    return out;
+}
+
+LayoutResult LayoutService::layoutPreset(const LayoutRequest& req) {
+    LayoutResult out;
+    const size_t n = req.nodes.size();
+    if (req.presetCenter.size() != n) {
+        out.error = QStringLiteral("preset layout: %1 centres for %2 nodes").arg(req.presetCenter.size()).arg(n);
+        return out;
+    }
+    out.nodeCenter = req.presetCenter;
+    QRectF bounds;
+    for (size_t i = 0; i < n; ++i) {
+        const QRectF r(out.nodeCenter[i] - QPointF(req.nodes[i].width / 2, req.nodes[i].height / 2),
+                       QSizeF(req.nodes[i].width, req.nodes[i].height));
+        bounds = i == 0 ? r : bounds.united(r);
+    }
+    out.bounds = bounds;
+    out.edgePath.resize(req.edges.size());
+    out.edgeIsPolyline.assign(req.edges.size(), true);
+    out.edgeArrowTip.resize(req.edges.size());
+    auto clip = [](QPointF c, QPointF toward, const LayoutNode& nd) {
+        const QPointF d = toward - c;
+        const double sx = d.x() == 0 ? 1e9 : (nd.width / 2) / std::abs(d.x());
+        const double sy = d.y() == 0 ? 1e9 : (nd.height / 2) / std::abs(d.y());
+        return c + d * std::min({sx, sy, 1.0});
+    };
+    for (size_t i = 0; i < req.edges.size(); ++i) {
+        const auto& e = req.edges[i];
+        if (e.from < 0 || e.to < 0 || size_t(e.from) >= n || size_t(e.to) >= n) continue;
+        const QPointF a = out.nodeCenter[e.from], b = out.nodeCenter[e.to];
+        const QPointF pb = clip(b, a, req.nodes[e.to]);
+        out.edgePath[i] = {clip(a, b, req.nodes[e.from]), pb};
+        out.edgeArrowTip[i] = pb;
+    }
+    out.clusterRect.assign(req.clusters.size(), QRectF());
     out.ok = true;
     return out;
 }

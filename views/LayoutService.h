@@ -39,6 +39,8 @@ public:
     // Runs a layout on the calling thread. Graphviz engines only on the worker thread; the
     // Layered engine is pure C++ and safe anywhere.
     static LayoutResult layoutLayered(const LayoutRequest& request);
+    // The Preset engine: the caller placed the nodes; edges are straight, clipped to the boxes.
+    static LayoutResult layoutPreset(const LayoutRequest& request);
 
 Q_SIGNALS:
     void started(quint64 job, const QString& channel);

@@ -15,6 +15,7 @@ enum class LayoutEngine : uint8_t {
     DotLines,   // dot with splines=line: faster routing for medium graphs
     Sfdp,       // multilevel force-directed: big graphs, no ranks
     Layered,    // in-house longest-path layering, O(V+E): whole huge graphs, instant
+    Preset,     // node centres given by the caller (LayoutRequest::presetCenter); straight edges
 };
 
 struct LayoutNode {
@@ -39,6 +40,7 @@ struct LayoutRequest {
     bool leftToRight = false;       // rankdir LR instead of TB
     double nodeSep = 18;            // points
     double rankSep = 30;            // points
+    std::vector<QPointF> presetCenter;  // Preset engine: one centre per node
 };
 
 struct LayoutResult {

@@ -84,6 +84,7 @@ struct VisualGraph {
     QString title;
     LayoutEngine engine = LayoutEngine::Dot;
     bool leftToRight = false;
+    std::vector<QPointF> presetCenter;  // LayoutEngine::Preset: where each node goes
 
     LayoutRequest toRequest() const {
         LayoutRequest r;
@@ -94,6 +95,7 @@ struct VisualGraph {
         for (const auto& c : clusters) r.clusters.push_back(c.label);
         r.engine = engine;
         r.leftToRight = leftToRight;
+        r.presetCenter = presetCenter;
         return r;
     }
 };

@@ -319,12 +319,13 @@ VisualGraph buildScopedFlowGraph(const Program& program, const SolveResult& resu
     // Geometry of one pair: v_in dot, capacity gap, v_out box.
     double capW = 0, nameW = 0;
     for (size_t i = 0; i < n; ++i) {
-        nameW = std::max(nameW, estimateTextWidth(QString::fromStdString(program.values[scope[i]].name), 8.5));
+        // Bold 8.5 pt titles run wider than estimateTextWidth's average glyph: never elide a name.
+        nameW = std::max(nameW, 1.45 * estimateTextWidth(QString::fromStdString(program.values[scope[i]].name), 8.5));
         if (info[i].weightArc >= 0)
             capW = std::max(capW, estimateTextWidth(QString::fromStdString(net.capacityText(net.arcs[info[i].weightArc])), 7.2));
     }
     const double inW = 16, outH = 24;
-    const double gap = std::clamp(capW + 14, 36.0, 90.0), outW = std::clamp(nameW + 22, 52.0, 130.0);
+    const double gap = std::clamp(capW + 14, 36.0, 90.0), outW = std::clamp(nameW + 16, 52.0, 150.0);
     const double colPitch = inW + gap + outW + 30, rowPitch = outH + 16, bandGap = 34;
 
     // Columns hold consecutive ranks (a rank taller than a column spills into the next);

@@ -314,12 +314,12 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
         scopeKind_ = ScopeKind::Layer;
         layer_ = -1;
         layerChosen_ = false;
-        resetLayers();
+        layersStale_ = true;
         dirty_ = true;
         if (isVisible()) rebuild(true);
     });
     connect(doc_, &Document::specChanged, this, [this] {
-        resetLayers();
+        layersStale_ = true;
         dirty_ = true;
         if (isVisible()) rebuild(true);
     });
@@ -345,6 +345,7 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
 }
 
 void FlowView::resetLayers() {
+    layersStale_ = false;
     layers_ = LayerPartition{};
     if (doc_->hasProgram()) {
         const ProgramSplit s = doc_->split();
@@ -423,6 +424,7 @@ void FlowView::rebuild(bool force) {
         canvas_->showGraph(VisualGraph{});
         return;
     }
+    if (layersStale_) resetLayers();
     const Program& p = doc_->program();
     const FlowNetwork& net = *shown->network;
     ScopedFlowOptions opt;
@@ -497,6 +499,7 @@ void FlowView::showEvent(QShowEvent* event) {
 
 void FlowView::onSelection(ModelKey key, QObject* origin) {
     if (origin == this) return;
+    if (layersStale_ && isVisible()) resetLayers();
     // Follow the selection: its layer (program tab, outline, memory view) or its surroundings.
     if (scopeKind_ == ScopeKind::Layer && (key.kind == ModelKey::Kind::Op || key.kind == ModelKey::Kind::Value)) {
         const int g = groupOfValueOrOp(key);

@@ -104,6 +104,7 @@ private:
     bool dirty_ = true;
     QTimer* refit_ = nullptr;
     QSize laidOutFor_;
+    bool layersStale_ = true;  // layers are detected when the tab first needs them
 };
 
 }  // namespace rx

@@ -1,7 +1,7 @@
 // recompute-explorer: the desktop app.
 //   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|profile|pareto]
 //                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark]
-//                      [--screenshot PNG] [--measure-first-picture N]
+//                      [--screenshot PNG] [--measure-first-picture N] [--expand-layer N] [--verify]
 // --screenshot renders the settled window offscreen (no display needed) and exits; it and
 // --measure-first-picture leave the user's settings untouched.
 // Without a program the last file opens, or the bundled example on first start.
@@ -35,6 +35,15 @@ long rssKiB() {
     std::string line;
     while (std::getline(f, line))
         if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return 0;
+}
+
+// Peak resident set of the process so far (VmHWM), in KiB.
+long peakRssKiB() {
+    std::ifstream f("/proc/self/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
     return 0;
 }
 
@@ -88,7 +97,14 @@ int main(int argc, char** argv) {
     QCommandLineOption shotOpt("screenshot", "Render the settled window offscreen to a PNG and quit", "png");
     QCommandLineOption measureOpt("measure-first-picture", "Generate a program of N ops, report time to first picture and memory, quit", "N");
     QCommandLineOption wholeOpt("whole", "Lay out the whole program graph (no overview)");
-    parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt, themeOpt});
+    QCommandLineOption expandOpt("expand-layer",
+                                 "Expand layer N's forward group in the program overview as a double-click does, print "
+                                 "the time to the overview's picture and to the expanded one (with --screenshot: before it)",
+                                 "N");
+    QCommandLineOption verifyOpt("verify", "Run Verify once solved, print its result, time and the peak memory (with "
+                                           "--screenshot: before it)");
+    parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt, themeOpt,
+                       expandOpt, verifyOpt});
     parser.process(app);  // unknown options: an error and exit code 1
     auto fail = [](const QString& message) {
         std::fprintf(stderr, "recompute-explorer: %s\n", qPrintable(message));
@@ -107,6 +123,13 @@ int main(int argc, char** argv) {
         return fail(QStringLiteral("--screenshot: '%1' must end in .png").arg(shotPath));
     if (parser.isSet(measureOpt) && parser.value(measureOpt).toInt() <= 0)
         return fail(QStringLiteral("--measure-first-picture: '%1' is not a positive op count").arg(parser.value(measureOpt)));
+
+    bool layerOk = false;
+    const int expandLayer = parser.value(expandOpt).toInt(&layerOk);
+    if (parser.isSet(expandOpt) && (!layerOk || expandLayer < 0))
+        return fail(QStringLiteral("--expand-layer: '%1' is not a layer number").arg(parser.value(expandOpt)));
+    QElapsedTimer sinceStart;
+    sinceStart.start();
 
     const bool scripted = parser.isSet(shotOpt) || parser.isSet(measureOpt);
     rx::MainWindow window(nullptr, !scripted);
@@ -166,10 +189,59 @@ int main(int argc, char** argv) {
         }
     }
     if (parser.isSet(wholeOpt)) window.programView()->showWholeGraph();
+    if (parser.isSet(expandOpt)) {
+        // The overview's first picture, then the layer's group double-clicked, as a user would.
+        auto* phase = new int(0);
+        auto* clock = new QElapsedTimer;
+        rx::GraphCanvas* canvas = window.programView()->canvas();
+        QObject::connect(canvas, &rx::GraphCanvas::layoutFinished, &window, [&, phase, clock, canvas, expandLayer](double, int nodes) {
+            if (*phase == 0) {
+                *phase = 1;
+                std::printf("overview picture %.0f ms after start (%d nodes)\n", sinceStart.nsecsElapsed() / 1e6, nodes);
+                const std::string wanted = "layer " + std::to_string(expandLayer);
+                const rx::LayerPartition& layers = window.programView()->layers();
+                for (const auto& seg : window.programView()->overview().segments()) {
+                    if (seg.expanded || seg.group < 0 || size_t(seg.group) >= layers.groups.size() ||
+                        layers.groups[seg.group].name != wanted)
+                        continue;
+                    *phase = 2;
+                    clock->start();
+                    Q_EMIT canvas->keyDoubleClicked(rx::ModelKey{rx::ModelKey::Kind::Group, seg.begin});
+                    break;
+                }
+                if (*phase == 1) {
+                    std::fprintf(stderr, "recompute-explorer: --expand-layer: no collapsed group of %s in the overview\n", wanted.c_str());
+                    app.exit(2);
+                }
+            } else if (*phase == 2) {
+                *phase = 3;
+                std::printf("layer %d expanded in %.0f ms (%d nodes)\n", expandLayer, clock->nsecsElapsed() / 1e6, nodes);
+            }
+            std::fflush(stdout);
+        });
+    }
+    if (parser.isSet(verifyOpt)) {
+        auto* clock = new QElapsedTimer;
+        QObject::connect(&window, &rx::MainWindow::verifyFinished, &window, [clock](bool, const QString& summary) {
+            std::printf("verify %.1f s: %s; peak RSS %.0f MiB\n", clock->nsecsElapsed() / 1e9, qPrintable(summary),
+                        peakRssKiB() / 1024.0);
+            std::fflush(stdout);
+        });
+        QTimer::singleShot(0, &window, [&, clock] {
+            doc->waitForSolve(300000);
+            clock->start();
+            window.verify();
+        });
+    }
     if (overlay == "size") window.programView()->setOverlay(rx::Overlay::Size);
     if (overlay == "weight") window.programView()->setOverlay(rx::Overlay::Weight);
     if (overlay == "distance") window.programView()->setOverlay(rx::Overlay::Distance);
     if (parser.isSet(tabOpt)) window.showTab(parser.value(tabOpt));
+    if (parser.isSet(shotOpt) && parser.value(tabOpt) == "flow")
+        QObject::connect(window.flowView()->canvas(), &rx::GraphCanvas::layoutFinished, &window, [&](double ms, int nodes) {
+            std::printf("flow picture %.0f ms after start (%d nodes, layout %.0f ms)\n", sinceStart.nsecsElapsed() / 1e6, nodes, ms);
+            std::fflush(stdout);
+        });
     if (parser.isSet(diffOpt)) window.textView()->setDiff(true);
     if (parser.isSet(selectOpt)) {
         QTimer::singleShot(300, &window, [&] {

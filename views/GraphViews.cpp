@@ -295,10 +295,14 @@ FlowView::FlowView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
     refit_ = new QTimer(this);
     refit_->setSingleShot(true);
     refit_->setInterval(120);
+    // The canvas widget's size, not its viewport's: scroll bars coming and going must not
+    // lay the picture out again (that would loop).
     connect(refit_, &QTimer::timeout, this, [this] {
-        if (isVisible() && !scope_.empty() && canvas_->viewport()->size() != laidOutFor_) rebuild(true);
+        const QSize now = canvas_->size();
+        const bool moved = std::abs(now.width() - laidOutFor_.width()) > 40 || std::abs(now.height() - laidOutFor_.height()) > 40;
+        if (isVisible() && !scope_.empty() && moved) rebuild(true);
     });
-    canvas_->viewport()->installEventFilter(this);
+    canvas_->installEventFilter(this);
     connect(whole_, &QToolButton::clicked, this, [this] {
         state_.whole = true;
         rebuild(true);
@@ -428,7 +432,7 @@ void FlowView::rebuild(bool force) {
     const Program& p = doc_->program();
     const FlowNetwork& net = *shown->network;
     ScopedFlowOptions opt;
-    const QSize vs = canvas_->viewport()->size();
+    const QSize vs = canvas_->size();
     laidOutFor_ = vs;
     if (vs.width() > 100 && vs.height() > 100) opt.aspect = std::clamp(double(vs.width()) / vs.height(), 0.6, 4.0);
     opt.plan.budgetPlan = !failing && !doc_->shownPlanDescription().isEmpty();
@@ -446,10 +450,8 @@ void FlowView::rebuild(bool force) {
         if (!layerChosen_ || layer_ < 0 || size_t(layer_) >= layers_.groups.size()) {
             layer_ = defaultLayer(*shown);
             const size_t total = flowValuesOfGroup(p, net, layers_, -1).size();
-            if (layer_ < 0 || total <= 300) {  // small networks are readable whole
-                scopeKind_ = ScopeKind::Whole;
-                layer_ = layer_ < 0 ? -1 : layer_;
-            }
+            if (layer_ < 0 || total <= 300) scopeKind_ = ScopeKind::Whole;  // small networks are readable whole
+            layerChosen_ = layer_ >= 0;  // chosen once per program; the selection moves it on
             fillScopeCombo();
         }
         if (scopeKind_ == ScopeKind::Layer) {
@@ -488,7 +490,7 @@ void FlowView::rebuild(bool force) {
 }
 
 bool FlowView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == canvas_->viewport() && event->type() == QEvent::Resize && !scope_.empty()) refit_->start();
+    if (watched == canvas_ && event->type() == QEvent::Resize && !scope_.empty()) refit_->start();
     return QWidget::eventFilter(watched, event);
 }
 

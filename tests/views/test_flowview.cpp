@@ -5,6 +5,8 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFontMetricsF>
+#include <QProcess>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <set>
@@ -216,6 +218,66 @@ private Q_SLOTS:
             if (n.key.kind == ModelKey::Kind::Value) drawn.insert(n.key.id);
         QCOMPARE(drawn, expected);
         QVERIFY(view.canvas()->graph().title.contains(QString::fromStdString(layers.groups[other].name)));
+    }
+
+    void aroundTheSelectionFollowsIt() {
+        QTemporaryDir dir;
+        const auto g = transformer(4);
+        const QString path = writeGenerated(dir.path(), g, "t4");
+        Document doc;
+        FlowView view(&doc);
+        view.resize(1400, 840);
+        view.show();
+        QString error;
+        QVERIFY2(doc.open(path, &error), qPrintable(error));
+        QVERIFY(doc.waitForSolve(60000));
+        QTRY_VERIFY(doc.result() && doc.result()->ok());
+        const FlowNetwork& net = *doc.result()->network;
+        std::vector<ValueId> inNet;
+        for (ValueId v = 0; v < doc.program().values.size(); ++v)
+            if (net.inNode(v) != kNoId && net.outNode(v) != kNoId) inNet.push_back(v);
+        QVERIFY(inNet.size() > 100);
+        for (ValueId v : {inNet[inNet.size() / 3], inNet[inNet.size() / 2]}) {
+            doc.select(ModelKey{ModelKey::Kind::Value, v}, nullptr);
+            if (view.scopeKind() != FlowView::ScopeKind::Around) {
+                const int at = view.scopeCombo()->findData(-2);
+                QVERIFY(at >= 0);
+                view.scopeCombo()->setCurrentIndex(at);
+                Q_EMIT view.scopeCombo()->activated(at);  // as a user picks it
+            }
+            QCOMPARE(view.scopeKind(), FlowView::ScopeKind::Around);
+            QTRY_VERIFY_WITH_TIMEOUT(!view.canvas()->isLayingOut() && view.canvas()->nodeItem(ModelKey{ModelKey::Kind::Value, v}), 10000);
+            QVERIFY(view.canvas()->graph().title.contains("around " + doc.valueName(v)));
+            const std::vector<ValueId>& scope = view.scopeValues();
+            QVERIFY(scope.size() > 3 && scope.size() < 200);
+            // In forward order, within the window around the value's op.
+            const int64_t at = valuePosition(doc.program(), v);
+            for (size_t i = 0; i < scope.size(); ++i) {
+                QVERIFY(std::abs(valuePosition(doc.program(), scope[i]) - at) <= 30);
+                if (i) QVERIFY(valuePosition(doc.program(), scope[i - 1]) <= valuePosition(doc.program(), scope[i]));
+            }
+        }
+    }
+
+    void expandLayerOptionPrintsItsTimes() {
+        QTemporaryDir dir;
+        const QString path = writeGenerated(dir.path(), transformer(4), "t4");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        p.setProcessEnvironment(env);
+        p.start(RX_EXPLORER_BIN, {path, "--expand-layer", "1", "--screenshot", dir.path() + "/s.png"});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(out.contains(QRegularExpression("overview picture \\d+ ms after start")), qPrintable(out));
+        QVERIFY2(out.contains(QRegularExpression("layer 1 expanded in \\d+ ms \\(\\d+ nodes\\)")), qPrintable(out));
+        QProcess bad;
+        bad.setProcessEnvironment(env);
+        bad.start(RX_EXPLORER_BIN, {path, "--expand-layer", "x", "--screenshot", dir.path() + "/s.png"});
+        QVERIFY(bad.waitForFinished(60000));
+        QVERIFY(bad.exitCode() != 0);
+        QVERIFY(QString::fromUtf8(bad.readAllStandardError()).contains("--expand-layer"));
     }
 
     void failedCutDrawsTheInfinitePath() {

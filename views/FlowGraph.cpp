@@ -465,7 +465,15 @@ VisualGraph buildScopedFlowGraph(const Program& program, const SolveResult& resu
     g.legend.push_back(LegendEntry{pal.background, pal.cut, planText});
     if (!result.cut.infinitePath.empty()) {
         QStringList names;
-        for (uint32_t node : result.cut.infinitePath) names << QString::fromStdString(net.nodeName(node, program));
+        const auto& path = result.cut.infinitePath;
+        for (size_t k = 0; k < path.size(); ++k) {
+            if (path.size() > 9 && k == 4) {  // a long path: its ends, and how long it is
+                names << QObject::tr("… %1 more …").arg(path.size() - 8);
+                k = path.size() - 5;
+                continue;
+            }
+            names << QString::fromStdString(net.nodeName(path[k], program));
+        }
         g.legend.push_back(LegendEntry{QColor("#d97706"), QColor("#d97706"), QObject::tr("\u221E path: %1").arg(names.join(QStringLiteral(" \u2192 "))), false, false, true});
     }
     if (!result.seedError.empty())

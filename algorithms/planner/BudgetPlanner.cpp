@@ -22,6 +22,7 @@ struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
 #include <limits>
 #include <unordered_set>
 
+#include "algorithms/LastUse.h"
 #include "algorithms/Rewriter.h"
 #include "algorithms/Solver.h"
 #include "algorithms/planner/Budget.h"
@@ -884,6 +885,86 @@ int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
         inR[candidateIndex_[op]] = 1;
     }
     return simulatePeak(inR);
+}
+
+int64_t BudgetPlanner::activationLowerBound() const {
+    const Program& p = *program_;
+    const auto gops = analysis_->globalOps();
+    const size_t n = gops.size();
+    const int64_t fwdEnd = analysis_->fwdEnd();
+    // Live ranges no plan changes. Clones read forward values only and sit before backward
+    // ops, so backward values keep their ranges; a recomputed forward original lives to its
+    // last use the rewriter does not redirect; an op no plan recomputes keeps its values.
+    std::vector<int64_t> delta(n + 2, 0);
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        const uint32_t d = defIndex_[v];
+        if (d == kNoId || resident_[v]) continue;
+        const int64_t b = p.valueBytes(v);
+        if (!b) continue;
+        uint32_t end = std::max(d, lastUse_[v]);
+        const OpId def = p.values[v].definingOp;
+        if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId &&
+            lastRedirectedUse_[v] != kNoId) {
+            end = std::max(d, lastFixedUse_[v]);
+            // An op is cloned once: original or clone holds the value from its first
+            // redirected backward use to its last.
+            uint32_t first = lastRedirectedUse_[v];
+            for (const Use& use : p.uses(v))
+                if (use.user == use.ancestor && analysis_->isBackwardRangeOp(use.user))
+                    first = std::min(first, analysis_->opIndex(use.user));
+            if (first > end) {
+                delta[first] += b;
+                delta[size_t(lastRedirectedUse_[v]) + 1] -= b;
+            } else {
+                end = std::max(end, lastRedirectedUse_[v]);
+            }
+        }
+        delta[d] += b;
+        delta[end + 1] -= b;
+    }
+    // Every operand of an op lies in one of these ranges, so the bound includes what the op reads.
+    int64_t live = 0, bound = 0;
+    for (size_t i = 0; i < n; ++i) {
+        live += delta[i];
+        bound = std::max(bound, live);
+    }
+    return bound;
+}
+
+PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
+    const RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
+    if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
+    const Program& q = *rw.program;
+    const MemoryProfile m = profileMemory(q, spec_.inputs, spec_.fwdOpEndIdx);
+    if (!m.ok()) throw Error(m.error);
+    const auto& gops = q.globalBlock().ops;
+    PeakBreakdown out;
+    out.peakOpIndex = m.peakOpIndex;
+    if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
+    out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
+    std::vector<uint8_t> resident(q.values.size(), 0), fetched(q.values.size(), 0), clone(q.ops.size(), 0);
+    for (ValueId v : spec_.inputs)
+        if (v < resident.size()) resident[v] = 1;
+    for (OpId op : gops) {
+        const std::string_view name = q.opName(op);
+        if (name == "builtin.parameter")
+            for (ValueId r : q.ops[op].results) resident[r] = 1;
+        if (name == "pd_op.fetch" || name == "builtin.shadow_output")
+            for (ValueId x : q.ops[op].operands)
+                if (x != kNoId && x < fetched.size()) fetched[x] = 1;
+    }
+    for (OpId c : rw.clones) clone[c] = 1;
+    const std::vector<uint32_t> last = lastUseByGlobalIndex(q);
+    for (size_t j = 0; j <= m.peakOpIndex && j < gops.size(); ++j)
+        for (ValueId r : q.ops[gops[j]].results) {
+            if (resident[r] || std::max<size_t>(j, last[r]) < m.peakOpIndex) continue;
+            const int64_t b = q.valueBytes(r);
+            if (clone[gops[j]]) out.recomputed += b;
+            else if (int64_t(j) <= rw.fwdOpEndIdx) out.forwardValues += b;
+            else if (fetched[r]) out.outputs += b;
+            else out.backwardTemporaries += b;
+        }
+    return out;
 }
 
 std::shared_ptr<Program> BudgetPlanner::rewrite(const BudgetPlan& plan) const {

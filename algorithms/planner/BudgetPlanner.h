@@ -52,6 +52,18 @@ struct SideChange {
     double flops = 0;    // recompute FLOPs more (+) or less (-) for its defining op
 };
 
+// What is alive at a plan's peak, by the liveness model on its rewritten program.
+struct PeakBreakdown {
+    uint32_t peakOpIndex = 0;        // in the rewritten program's global block
+    std::string peakOpName;
+    bool inBackward = false;         // the peak op comes after the forward
+    int64_t outputs = 0;             // backward values fetched (parameter gradients, loss)
+    int64_t backwardTemporaries = 0; // other backward values (activation gradients)
+    int64_t forwardValues = 0;       // forward originals still alive (saved, or in forward use)
+    int64_t recomputed = 0;          // clone results
+    int64_t activation() const { return outputs + backwardTemporaries + forwardValues + recomputed; }
+};
+
 struct PlannerOptions {
     int gridSteps = 14;          // λ grid: natural scale × 2^k, k = -gridSteps..gridSteps step 2
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
@@ -75,6 +87,14 @@ public:
 
     // The smallest activation peak among the plans this planner can reach (explores the λ grid).
     int64_t minimumActivationPeak();
+    // A lower bound on the activation peak of every plan that recomputes candidate ops only
+    // once each, as the rewriter does (the planner's plans, exact mode's too): at each op of
+    // the original program, backward values (their live ranges no plan moves), forward values
+    // to their last use no plan redirects, values no plan may recompute, and recomputable
+    // values from their first redirected backward use to their last (one clone per op).
+    int64_t activationLowerBound() const;
+    // What is alive at `plan`'s peak (rewrites it); throws rx::Error when the rewrite fails.
+    PeakBreakdown peakBreakdown(const BudgetPlan& plan) const;
     // Bytes for a fraction 0-1 between minimumActivationPeak() and the original's.
     int64_t budgetFromFraction(double fraction);
 

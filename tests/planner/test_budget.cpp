@@ -309,6 +309,44 @@ private slots:
         QVERIFY2(worstGap <= 0.05, "heuristic more than 5% above the optimum");
     }
 
+    void lowerBoundBelowEveryPlanAndReachedOnSmallPrograms() {
+        // The bound holds for every recompute set (exact mode enumerates them all) and is
+        // often the optimum itself; a bound above any real plan would be a wrong proof.
+        int programs = 0, tight = 0;
+        for (uint32_t seed = 1; seed <= 12; ++seed) {
+            const SmallProgram sp = randomProgram(seed, 9, 6);
+            PlannerOptions opts;
+            opts.maxExactOps = 14;
+            BudgetPlanner exact(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, opts);
+            if (exact.candidateOpCount() > opts.maxExactOps) continue;
+            const int64_t bound = exact.activationLowerBound();
+            const auto plans = exact.exactFrontier();
+            QVERIFY(!plans.empty());
+            for (const auto& p : plans) QVERIFY2(p.activationPeakBytes >= bound, "lower bound above a real plan");
+            ++programs;
+            if (plans.back().activationPeakBytes == bound) ++tight;
+        }
+        qInfo("lower bound equals the exact smallest peak on %d of %d programs", tight, programs);
+        QVERIFY(programs >= 8);
+        QVERIFY(tight >= 1);
+        // On a transformer: every frontier and reference plan at or above it; the peak's
+        // breakdown adds up to the plan's activation peak.
+        const auto g = smallTransformer(3);
+        BudgetPlanner planner(g.program, g.spec);
+        const int64_t bound = planner.activationLowerBound();
+        QVERIFY(bound > 0 && bound < planner.originalActivationPeak());
+        auto plans = planner.frontier(12);
+        plans.push_back(planner.fullCheckpointPlan());
+        plans.push_back(planner.pytorchStylePlan(0.0));
+        for (const auto& p : plans) {
+            QVERIFY2(p.activationPeakBytes >= bound, p.source.c_str());
+            const PeakBreakdown b = planner.peakBreakdown(p);
+            QCOMPARE(b.activation(), p.activationPeakBytes);
+        }
+        // At the lowest plan's peak the parameter gradients (fetched) are alive.
+        QVERIFY(planner.peakBreakdown(plans[plans.size() - 3]).outputs > 0);
+    }
+
     void unmeetableBudgetIsAClearError() {
         const auto g = smallTransformer(1);
         BudgetPlanner planner(g.program, g.spec);

@@ -23,6 +23,7 @@ struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
 #include <unordered_set>
 
 #include "algorithms/LastUse.h"
+#include "algorithms/Layers.h"
 #include "algorithms/Rewriter.h"
 #include "algorithms/Solver.h"
 #include "algorithms/planner/Budget.h"
@@ -94,7 +95,6 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
     original_ = profileMemory(p, spec_.inputs, spec_.fwdOpEndIdx);
     for (OpId op : p.globalBlock().ops) totalFlops_ += costs_.flops(op);
     buildCandidates();
-    findLayerInputs();
     prepareSimulation();
 }
 
@@ -287,37 +287,33 @@ void BudgetPlanner::buildCandidates() {
 }
 
 void BudgetPlanner::findLayerInputs() {
-    // A layer input: right after its defining forward op it is (nearly) the only forward
-    // activation alive by the forward's own uses (a residual stream between blocks).
+    // Layers as the explorer shows them (algorithms/Layers.h). A layer's inputs: forward
+    // activations defined before it (in another group) that its ops read: the residual
+    // stream between blocks, and whatever the block reads from the embedding.
+    if (layersDone_) return;
+    layersDone_ = true;
     const Program& p = *program_;
     const Analysis& a = *analysis_;
     const auto gops = a.globalOps();
-    const int64_t fwdEnd = a.fwdEnd();
-    std::vector<int64_t> lastFwdUse(p.values.size(), -1);
-    for (int64_t i = 0; i <= fwdEnd; ++i)
-        for (ValueId x : p.ops[gops[size_t(i)]].operands)
-            if (x != kNoId) lastFwdUse[x] = i;
-    std::vector<int64_t> freeAt(size_t(fwdEnd) + 2, 0);
-    int64_t live = 0;
-    for (int64_t i = 0; i <= fwdEnd; ++i) {
-        live -= freeAt[size_t(i)];  // values whose last forward use is op i die after it
-        const Operation& o = p.ops[gops[size_t(i)]];
-        ValueId single = kNoId;
-        for (ValueId r : o.results) {
-            if (resident_[r] || lastFwdUse[r] <= i) continue;
-            const int64_t b = p.valueBytes(r);
-            live += b;
-            freeAt[size_t(lastFwdUse[r])] += b;  // freed after its last forward use
-            if (single == kNoId || b > p.valueBytes(single)) single = r;
-        }
-        const int64_t aliveAfter = live;  // forward activations alive right after op i
-        if (single != kNoId && candidateIndex_[gops[size_t(i)]] != kNoId) {
-            const int64_t b = p.valueBytes(single);
-            if (b > 0 && (aliveAfter - b) * 16 <= b && neededByBackward_[single])
-                layerInputs_.push_back(single);
+    const LayerPartition layers = detectLayers(p, a.fwdEnd(), a.bwdStart());
+    inLayer_.assign(candidates_.size(), 0);
+    std::vector<uint8_t> taken(p.values.size(), 0);
+    for (const LayerGroup& g : layers.groups) {
+        if (g.kind != LayerGroup::Kind::Layer) continue;
+        for (uint32_t i = g.fwdBegin; i < g.fwdEnd && i < gops.size(); ++i) {
+            if (candidateIndex_[gops[i]] != kNoId) inLayer_[candidateIndex_[gops[i]]] = 1;
+            for (ValueId x : p.ops[gops[i]].operands) {
+                if (x == kNoId || x >= p.values.size() || resident_[x] || taken[x]) continue;
+                const uint32_t d = defIndex_[x];
+                if (d == kNoId || d >= g.fwdBegin || int64_t(d) > a.fwdEnd() || !p.valueBytes(x)) continue;
+                taken[x] = 1;
+                layerInputs_.push_back(x);
+            }
         }
     }
+    sortValuesByName(p, layerInputs_);
 }
+
 
 std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::vector<uint8_t>* banned) const {
     const Program& p = *program_;
@@ -870,12 +866,31 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
 }
 
 BudgetPlan BudgetPlanner::fullCheckpointPlan() {
+    // Save the layer inputs, recompute everything else inside layers, and save what the
+    // backward needs from outside them (ops there are never recomputed).
+    findLayerInputs();
     const Program& p = *program_;
     std::vector<int64_t> caps(p.values.size(), 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) caps[v] = p.valueBytes(v) + kAvoid;
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        // Values of ops no plan recomputes (dropout) are saved at their plain price.
+        const OpId d = p.values[v].definingOp;
+        const bool fixed = d == kNoId || candidateIndex_[d] == kNoId;
+        caps[v] = p.valueBytes(v) + (fixed ? 0 : kAvoid);
+    }
     for (ValueId v : layerInputs_) caps[v] = 1;
-    const std::vector<uint8_t> none(candidates_.size(), 0);
-    return makePlan(cutRecomputeSet(0.0, &none, &caps), "full-checkpoint");
+    std::vector<uint8_t> outside(candidates_.size(), 0);
+    for (uint32_t k = 0; k < candidates_.size(); ++k) {
+        outside[k] = !inLayer_[k];
+        if (outside[k])
+            for (ValueId r : p.ops[candidates_[k]].results) caps[r] = p.valueBytes(r);
+    }
+    // A layer input is never recomputed: recompute segments start at layer inputs and never
+    // reach across a layer boundary.
+    for (ValueId v : layerInputs_) {
+        const OpId d = p.values[v].definingOp;
+        if (d != kNoId && candidateIndex_[d] != kNoId) outside[candidateIndex_[d]] = 1;
+    }
+    return makePlan(cutRecomputeSet(0.0, &outside, &caps), "full-checkpoint");
 }
 
 int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {

@@ -123,8 +123,9 @@ public:
     BudgetPlan noRecomputePlan();
     // The peak of `plan`'s rewritten program the way the planner measures it (simulated).
     int64_t simulatedPeakOf(const BudgetPlan& plan) const;
-    // Values full checkpointing keeps: layer inputs (forward values alone alive at a point).
-    const std::vector<ValueId>& layerInputs() const { return layerInputs_; }
+    // Values full checkpointing keeps: the inputs of the layers algorithms/Layers.h finds
+    // (forward values defined before a layer and read inside it), by name.
+    const std::vector<ValueId>& layerInputs() { findLayerInputs(); return layerInputs_; }
 
     // The rewritten program of a plan (partitionJointGraph); throws rx::Error on failure.
     std::shared_ptr<Program> rewrite(const BudgetPlan& plan) const;
@@ -185,6 +186,8 @@ private:
     std::vector<int64_t> resultBytes_;        // by candidate: bytes of its results
     std::vector<OpId> coneOps_;              // forward ops some needed value depends on
     std::vector<ValueId> layerInputs_;
+    std::vector<uint8_t> inLayer_;           // by candidate: its op lies in a detected layer
+    bool layersDone_ = false;
     double lambdaScale_ = 1;
 
     // Simulation tables (by ValueId / candidate index), see simulatePeak.

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "algorithms/Layers.h"
 #include "algorithms/MemoryModel.h"
 #include "algorithms/exec/Verify.h"
 #include "algorithms/planner/Budget.h"
@@ -261,6 +262,52 @@ private slots:
         QCOMPARE(none.activationPeakBytes, planner.originalActivationPeak());
         QCOMPARE(none.recomputeFlops, 0.0);
         QVERIFY(planner.fullCheckpointPlan().activationPeakBytes < planner.originalActivationPeak());
+    }
+
+    void fullCheckpointSavesTheLayerInputs_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"transformer", "llama"}) QTest::newRow(m) << QString(m);
+    }
+
+    void fullCheckpointSavesTheLayerInputs() {
+        // Layers as the explorer detects them: a 12-layer stack saves its 12 layer inputs,
+        // and otherwise only values from outside the layers and dropout's (never recomputed); every op it recomputes is
+        // inside a layer; the rewrite runs bit-identically.
+        QFETCH(QString, model);
+        const auto g = smallTransformer(12, model.toStdString());
+        BudgetPlanner planner(g.program, g.spec);
+        const LayerPartition layers = detectLayers(*g.program, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(layers.layerCount(), size_t(12));
+        const Analysis& a = planner.analysis();
+        auto inLayer = [&](uint32_t pos) {
+            const int32_t grp = pos < layers.groupOfPos.size() ? layers.groupOfPos[pos] : -1;
+            return grp >= 0 && layers.groups[size_t(grp)].kind == LayerGroup::Kind::Layer;
+        };
+        const BudgetPlan full = planner.fullCheckpointPlan();
+        const std::vector<ValueId>& inputs = planner.layerInputs();
+        QVERIFY2(inputs.size() >= 12, std::to_string(inputs.size()).c_str());
+        int savedInputs = 0, savedInputsInLayers = 0, savedInside = 0;
+        for (ValueId v : full.savedValues) {
+            const bool isInput = std::find(inputs.begin(), inputs.end(), v) != inputs.end();
+            const OpId d = g.program->values[v].definingOp;
+            savedInputs += isInput;
+            savedInputsInLayers += isInput && d != kNoId && inLayer(a.opIndex(d));
+            // Values of ops never recomputed (dropout) are saved wherever they are.
+            const bool fixed = d == kNoId || g.program->ops[d].nameId == g.program->findOpName("pd_op.dropout");
+            if (!isInput && !fixed && inLayer(a.opIndex(d))) ++savedInside;
+        }
+        QCOMPARE(savedInside, 0);
+        // The residual stream entering layers 1-11 comes out of the layer before; layer 0's
+        // input (and LLaMA's rotary tables and mask) out of the embedding.
+        QCOMPARE(savedInputsInLayers, 11);
+        QVERIFY(savedInputs >= 12);
+        QVERIFY(!full.recomputeOps.empty());
+        for (OpId op : full.recomputeOps) QVERIFY(inLayer(a.opIndex(op)));
+        QVERIFY(full.activationPeakBytes < planner.originalActivationPeak());
+        exec::VerifyOptions vo;
+        vo.residentValues = g.spec.inputs;
+        const exec::VerifyReport r = exec::verifyPrograms(*g.program, *planner.rewrite(full), vo);
+        QVERIFY2(r.equivalent, r.summary().c_str());
     }
 
     void budgetPlansMatchTheExactOptimum() {

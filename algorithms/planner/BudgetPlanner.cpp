@@ -501,7 +501,10 @@ void BudgetPlanner::exploreGrid() {
     if (candidates_.empty()) return;
     evaluateLambda(0.0);
     // Every second power of two; refineAround bisects between the neighbours of a budget.
-    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += 2) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
+    // Large programs take every fourth power: each cut costs a Preflow over the whole cone,
+    // and refineAround's geometric bisection recovers the resolution around a budget.
+    const int step = candidates_.size() > options_.coarseGridAbove ? 4 : 2;
+    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
 }
 
 const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(int64_t budget, bool exactPool) const {

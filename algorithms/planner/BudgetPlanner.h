@@ -67,6 +67,7 @@ struct PeakBreakdown {
 struct PlannerOptions {
     int gridSteps = 14;          // λ grid: natural scale × 2^k, k = -gridSteps..gridSteps step 2
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
+    size_t coarseGridAbove = 10000;  // candidate ops above which the grid takes k step 4
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
 };

@@ -822,6 +822,45 @@ std::vector<uint8_t> BudgetPlanner::bansForPyTorch(bool allowlist) const {
     return banned;
 }
 
+std::vector<int64_t> BudgetPlanner::pytorchValueWeights() const {
+    // partitioners.py get_node_weight: size × 1.1^clamp(dist_from_bw, 1, 100), doubled when
+    // the value is not materialised (every user fuses with its producer: pointwise ops of the
+    // allowlist, neither compute-intensive nor random). dist_from_bw: graph distance to the
+    // nearest backward op (PyTorch: 0 for nodes outside the forward, else min over users + 1).
+    const Program& p = *program_;
+    const Analysis& a = *analysis_;
+    const auto gops = a.globalOps();
+    const std::vector<std::string> allowed = config_.effectiveRecomputableOps();
+    auto fusible = [&](OpId op) {
+        const std::string_view name = p.opName(op);
+        return contains(allowed, name) && !contains(config_.computeIntensiveOps, name) &&
+               !contains(config_.randomOps, name);
+    };
+    constexpr int64_t kFar = 1000000000;
+    std::vector<int64_t> dist(p.ops.size(), kFar);
+    for (size_t i = gops.size(); i-- > 0;) {
+        const OpId op = gops[i];
+        if (int64_t(i) > a.fwdEnd()) { dist[op] = 0; continue; }
+        for (ValueId r : p.ops[op].results)
+            for (const Use& use : p.uses(r))
+                if (use.ancestor != kNoId && use.ancestor < dist.size())
+                    dist[op] = std::min(dist[op], dist[use.ancestor] + 1);
+    }
+    std::vector<int64_t> weight(p.values.size(), 0);
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        const int64_t bytes = p.valueBytes(v);
+        const OpId d = p.values[v].definingOp;
+        if (d == kNoId || !bytes) { weight[v] = bytes; continue; }
+        bool materialized = !fusible(d);
+        for (const Use& use : p.uses(v))
+            if (use.ancestor == kNoId || !fusible(use.ancestor)) materialized = true;
+        const double w = double(bytes) * std::pow(1.1, double(std::clamp<int64_t>(dist[d], 1, 100))) *
+                         (materialized ? 1.0 : 2.0);
+        weight[v] = w >= double(kMaxFinite) ? kMaxFinite : std::max<int64_t>(1, int64_t(std::llround(w)));
+    }
+    return weight;
+}
+
 BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
     if (!(f >= 0 && f <= 1)) throw Error("a PyTorch memory budget must lie in 0.0-1.0, found " + std::to_string(f));
     const Program& p = *program_;
@@ -831,17 +870,18 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         return plan;
     };
     const std::vector<uint8_t> banDefault = bansForPyTorch(true), banAggressive = bansForPyTorch(false);
-    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, nullptr);
+    const std::vector<int64_t> weights = pytorchValueWeights();
+    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
     if (f >= 1) return finish(runtimeOptimized);
     if (f <= 0) {
         // Budget 0: save only what cannot be recomputed (PyTorch: the inputs).
         const std::vector<uint8_t> none(candidates_.size(), 0);
-        return finish(cutRecomputeSet(0.0, &none, nullptr));
+        return finish(cutRecomputeSet(0.0, &none, &weights));
     }
     const double maxAct = double(savedBytes(runtimeOptimized)), minAct = 0;
     if (maxAct <= minAct) return finish(runtimeOptimized);
     auto ratio = [&](const std::vector<uint8_t>& inR) { return (double(savedBytes(inR)) - minAct) / (maxAct - minAct); };
-    const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, nullptr);
+    const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, &weights);
     if (ratio(aggressive) < f) return finish(aggressive);
     // Knapsack over the banned compute-intensive ops: keep (ban) the ones with the most
     // runtime per normalised byte while they fit the budget; the rest may be recomputed.
@@ -865,7 +905,7 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         if (used + memory(k) <= f) used += memory(k);
         else banned[k] = 0;  // dont_ban
     }
-    return finish(cutRecomputeSet(0.0, &banned, nullptr));
+    return finish(cutRecomputeSet(0.0, &banned, &weights));
 }
 
 BudgetPlan BudgetPlanner::fullCheckpointPlan() {

@@ -120,6 +120,9 @@ public:
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
     BudgetPlan pytorchStylePlan(double memoryBudgetFraction);
+    // The price pytorchStylePlan's cuts pay to save each value (by ValueId), as PyTorch's
+    // get_node_weight: bytes × 1.1^clamp(dist_from_bw, 1, 100), × 2 when not materialised.
+    std::vector<int64_t> pytorchValueWeights() const;
     BudgetPlan fullCheckpointPlan();
     BudgetPlan noRecomputePlan();
     // The peak of `plan`'s rewritten program the way the planner measures it (simulated).

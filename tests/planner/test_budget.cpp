@@ -394,6 +394,37 @@ private slots:
         QVERIFY(planner.peakBreakdown(plans[plans.size() - 3]).outputs > 0);
     }
 
+    void pytorchWeightsFollowDistanceAndFusion() {
+        // x → a = exp(x) → b = tanh(a) → c = matmul(b, w); the backward reads c and a.
+        test::ProgramBuilder b;
+        const ValueId x = b.op("pd_op.data", {}, b.f32({8, 8}), {{"name", Attribute::string("x")}});
+        const ValueId w = b.op("builtin.parameter", {}, b.f32({8, 8}), {{"parameter_name", Attribute::string("w")}});
+        const ValueId va = b.op("pd_op.exp", {x}, b.f32({8, 8}));
+        const ValueId vb = b.op("pd_op.tanh", {va}, b.f32({8, 8}));
+        const ValueId vc = b.op("pd_op.matmul", {vb, w}, b.f32({8, 8}));
+        const ValueId loss = b.op("pd_op.mean", {vc}, b.f32({}));
+        const int fwdEnd = b.index();
+        const ValueId g = b.op("pd_op.full", {}, b.f32({8, 8}));
+        const int bwdStart = b.index();
+        const ValueId g1 = b.op("pd_op.multiply", {g, vc}, b.f32({8, 8}));
+        const ValueId g2 = b.op("pd_op.multiply", {g1, va}, b.f32({8, 8}));
+        b.noResult("pd_op.fetch", {g2});
+        RecomputeSpec spec = test::makeSpec(fwdEnd, bwdStart, {x}, {loss});
+        spec.backwardOpStartIdx = bwdStart;
+        BudgetPlanner planner(b.program, spec);
+        const std::vector<int64_t> weight = planner.pytorchValueWeights();
+        const double bytes = 8 * 8 * 4;
+        // c: one op from the backward, a matmul (materialised): size × 1.1.
+        QCOMPARE(weight[vc], int64_t(std::llround(bytes * 1.1)));
+        // b: two ops away, its user (matmul) does not fuse: size × 1.1².
+        QCOMPARE(weight[vb], int64_t(std::llround(bytes * 1.1 * 1.1)));
+        // a: read by the backward (distance 1), every user pointwise: not materialised, × 2.
+        QCOMPARE(weight[va], int64_t(std::llround(bytes * 1.1 * 2)));
+        // The plans built on them stay valid plans.
+        for (double f : {0.0, 0.5, 1.0}) QCOMPARE(realActivationPeak(planner, planner.pytorchStylePlan(f), spec),
+                                                  planner.pytorchStylePlan(f).activationPeakBytes);
+    }
+
     void unmeetableBudgetIsAClearError() {
         const auto g = smallTransformer(1);
         BudgetPlanner planner(g.program, g.spec);

@@ -425,6 +425,31 @@ private slots:
                                                   planner.pytorchStylePlan(f).activationPeakBytes);
     }
 
+    void coarseGridPlansStillFitAndEquivalent() {
+        // The grid large programs take (every fourth power of λ), forced on a small one: every
+        // budget still gets a fitting plan, never dearer than the no-recompute plan at the
+        // top, and bit-identical on the CPU executor.
+        const auto g = smallTransformer(3);
+        PlannerOptions coarse;
+        coarse.coarseGridAbove = 0;
+        coarse.exactBelow = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, coarse);
+        BudgetPlanner fine(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, PlannerOptions{});
+        QCOMPARE(planner.originalActivationPeak(), fine.originalActivationPeak());
+        for (double f : {0.0, 0.25, 0.5, 1.0}) {
+            const int64_t budget = fine.budgetFromFraction(f);
+            if (budget < planner.minimumActivationPeak()) continue;  // below the coarse grid's floor
+            const BudgetPlan p = planner.planForBudget(budget);
+            QVERIFY(p.activationPeakBytes <= budget);
+            QCOMPARE(realActivationPeak(planner, p, g.spec), p.activationPeakBytes);
+            exec::VerifyOptions vo;
+            vo.residentValues = g.spec.inputs;
+            const exec::VerifyReport r = exec::verifyPrograms(*g.program, *planner.rewrite(p), vo);
+            QVERIFY2(r.equivalent, r.summary().c_str());
+        }
+        QCOMPARE(planner.planForBudget(planner.originalActivationPeak()).recomputeFlops, 0.0);
+    }
+
     void unmeetableBudgetIsAClearError() {
         const auto g = smallTransformer(1);
         BudgetPlanner planner(g.program, g.spec);

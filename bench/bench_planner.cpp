@@ -36,13 +36,24 @@ double cutWithin(const planner::BudgetPlanner& p, const std::vector<planner::Bud
 void BM_Frontier20(benchmark::State& state, std::string name, int layers) {
     const auto g = model(name, layers);
     std::vector<planner::BudgetPlan> plans;
-    double within5 = 0, within40 = 0;
+    double within5 = 0, within40 = 0, floorCut = 0, seedCut = 0, torchCut = 0, lowestCut = 0;
     for (auto _ : state) {
         planner::BudgetPlanner p(g.program, g.spec);
         plans = p.frontier(20);
         within5 = cutWithin(p, plans, 0.05);
         within40 = cutWithin(p, plans, 0.40);
+        state.PauseTiming();  // reference figures, outside the frontier's time
+        auto cut = [&](int64_t peak) { return 100.0 * (1.0 - double(peak) / double(p.originalActivationPeak())); };
+        floorCut = cut(p.activationLowerBound());
+        lowestCut = cut(plans.empty() ? p.originalActivationPeak() : plans.back().activationPeakBytes);
+        seedCut = cut(p.seedPlan().activationPeakBytes);
+        torchCut = cut(p.pytorchStylePlan(0.5).activationPeakBytes);
+        state.ResumeTiming();
     }
+    state.counters["lower_bound_cut_pct"] = floorCut;
+    state.counters["lowest_plan_cut_pct"] = lowestCut;
+    state.counters["seed_cut_pct"] = seedCut;
+    state.counters["pytorch_style_0.5_cut_pct"] = torchCut;
     state.counters["ops"] = double(g.program->globalBlock().ops.size());
     state.counters["plans"] = double(plans.size());
     state.counters["cut_pct_within_5pct_flops"] = within5;

@@ -322,4 +322,38 @@ ValueId Document::findValue(const QString& name) const {
     return ui::findValueByName(*program_, name.toStdString());
 }
 
+namespace {
+
+// A plan shown from elsewhere (the Pareto panel), undone by showing the one before it.
+class PlanCommand : public QUndoCommand {
+public:
+    PlanCommand(Document* doc, std::shared_ptr<const SolveResult> before, std::shared_ptr<const SolveResult> after,
+                const QString& text, qint64 mergeKey)
+        : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)), mergeKey_(mergeKey) {}
+    void undo() override { doc_->showPlan(before_, QObject::tr("the plan before %1").arg(text())); }
+    void redo() override { doc_->showPlan(after_, text()); }
+    static constexpr int kId = 0x504c414e;  // "PLAN": apart from ConfigCommand's knob ids
+    int id() const override { return mergeKey_ >= 0 ? kId : -1; }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* o = static_cast<const PlanCommand*>(other);
+        if (o->mergeKey_ != mergeKey_ || mergeKey_ < 0) return false;
+        after_ = o->after_;
+        setText(o->text());
+        setObsolete(after_ == before_);
+        return true;
+    }
+
+private:
+    Document* doc_;
+    std::shared_ptr<const SolveResult> before_, after_;
+    qint64 mergeKey_;
+};
+
+}  // namespace
+
+void Document::applyPlan(std::shared_ptr<const SolveResult> result, const QString& description, qint64 mergeKey) {
+    if (!result || !result->ok() || result == result_) return;
+    undo_.push(new PlanCommand(this, result_, std::move(result), description, mergeKey));
+}
+
 }  // namespace rx

@@ -61,6 +61,9 @@ public:
     // Shows a result computed elsewhere (a budget plan from the Pareto panel) in every view
     // until the next edit re-solves. Not an undo step: it changes no config.
     void showPlan(std::shared_ptr<const SolveResult> result, const QString& description);
+    // The same as one undo step: Ctrl+Z shows the plan shown before. Consecutive calls with
+    // the same `mergeKey` >= 0 (one drag of the budget slider) merge into one step.
+    void applyPlan(std::shared_ptr<const SolveResult> result, const QString& description, qint64 mergeKey = -1);
     bool isSolving() const { return solving_; }
     bool waitForSolve(int timeoutMs); // for tests and the CLI-like measurement mode
 

@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <algorithm>
 #include <cmath>
 
 #include "algorithms/planner/Budget.h"
@@ -26,6 +27,7 @@ struct ParetoPanel::Result {
     int64_t minPeak = 0, originalPeak = 0;
     std::string error;
     uint64_t generation = 0;
+    qint64 mergeKey = -1;  // the slider drag it answers
 };
 
 namespace {
@@ -84,8 +86,14 @@ ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
                                   QString::fromStdString(planner::humanBytes(p.activationPeakBytes)),
                                   QString::fromStdString(planner::humanFlops(p.recomputeFlops))));
         Q_EMIT budgetPlanned(p);
+        applyInBackground(p, r->mergeKey);
     });
-    connect(slider_, &QSlider::valueChanged, this, &ParetoPanel::replanForSlider);
+    // One press-drag-release of the slider is one undo step; each keyboard step is its own.
+    connect(slider_, &QSlider::sliderPressed, this, [this] { ++dragSerial_; });
+    connect(slider_, &QSlider::valueChanged, this, [this](int permille) {
+        if (!slider_->isSliderDown()) ++dragSerial_;
+        replanForSlider(permille);
+    });
     applyWatcher_ = new QFutureWatcher<std::shared_ptr<const SolveResult>>(this);
     connect(applyWatcher_, &QFutureWatcherBase::finished, this, [this] {
         auto r = applyWatcher_->result();
@@ -99,7 +107,8 @@ void ParetoPanel::attach(Document* document) {
     connect(this, &ParetoPanel::planResultReady, document,
             [this](std::shared_ptr<const SolveResult> r, const QString& description) {
                 shownPlan_ = r;
-                document_->showPlan(std::move(r), description);
+                applied_.push_back(r);
+                document_->applyPlan(std::move(r), description, applyMergeKey_);
             });
     followDocument();
 }
@@ -107,7 +116,8 @@ void ParetoPanel::attach(Document* document) {
 void ParetoPanel::followDocument() {
     if (!document_ || !document_->hasProgram()) return;
     const auto result = document_->result();
-    if (result && result != shownPlan_ && result->ok()) seedResult_ = result;
+    // The seed's result is the base of every applied plan; an undo may bring back a plan.
+    if (result && !appliedHere(result) && result->ok()) seedResult_ = result;
     const bool changed = document_->programPtr() != program_ || document_->config() != config_ ||
                          document_->spec().fwdOpEndIdx != spec_.fwdOpEndIdx ||
                          document_->spec().backwardOpStartIdx != spec_.backwardOpStartIdx;
@@ -248,11 +258,23 @@ void ParetoPanel::choosePlan(size_t index) {
                               QString::fromStdString(planner::humanBytes(p.activationPeakBytes)),
                               QString::fromStdString(planner::humanFlops(p.recomputeFlops))));
     Q_EMIT planChosen(p);
+    applyInBackground(p, -1);
+}
+
+bool ParetoPanel::appliedHere(const std::shared_ptr<const SolveResult>& result) const {
+    // By owner: an expired entry never matches a new result at a reused address.
+    return std::any_of(applied_.begin(), applied_.end(), [&](const std::weak_ptr<const SolveResult>& w) {
+        return !w.owner_before(result) && !result.owner_before(w);
+    });
+}
+
+void ParetoPanel::applyInBackground(const planner::BudgetPlan& p, qint64 mergeKey) {
     if (!seedResult_ || !program_) return;
     // The views' SolveResult for this plan, off the UI thread (rewrites the program).
     applyDescription_ = tr("the %1 plan (activation peak %2)")
                             .arg(QString::fromStdString(p.source),
                                  QString::fromStdString(planner::humanBytes(p.activationPeakBytes)));
+    applyMergeKey_ = mergeKey;
     auto prog = program_;
     auto sp = spec_;
     auto cfg = config_;
@@ -271,12 +293,14 @@ void ParetoPanel::replanForSlider(int permille) {
     if (!program_ || plans_.empty()) return;
     const int64_t budget = minPeak_ + int64_t(std::llround(double(originalPeak_ - minPeak_) * permille / 1000.0));
     const uint64_t gen = generation_;
+    const qint64 key = dragSerial_;
     auto prog = program_;
     auto sp = spec_;
     auto cfg = config_;
-    budgetWatcher_->setFuture(QtConcurrent::run([prog, sp, cfg, gen, budget]() {
+    budgetWatcher_->setFuture(QtConcurrent::run([prog, sp, cfg, gen, budget, key]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
+        r->mergeKey = key;
         try {
             planner::BudgetPlanner planner(prog, sp, cfg);
             r->plans.push_back(planner.planForBudget(budget));

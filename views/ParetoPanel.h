@@ -46,8 +46,8 @@ public:
     void choosePlan(size_t index);
 
     // Follows a document: re-plans when its program, spec or config changes (while the
-    // panel is shown) and applies a clicked plan to it (Document::showPlan), so every view
-    // shows that plan.
+    // panel is shown) and applies a clicked or slider plan to it as an undo step
+    // (Document::applyPlan; one drag of the slider is one step), so every view shows it.
     void attach(Document* document);
 
 Q_SIGNALS:
@@ -67,6 +67,9 @@ private:
     void showFrontier();
     void replanForSlider(int permille);
     void pointClicked(const QPointF& point);
+    // Builds the views' SolveResult for `plan` off the UI thread, then applies it.
+    void applyInBackground(const planner::BudgetPlan& plan, qint64 mergeKey);
+    bool appliedHere(const std::shared_ptr<const SolveResult>& result) const;
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;
@@ -86,6 +89,9 @@ private:
     Document* document_ = nullptr;
     std::shared_ptr<const SolveResult> seedResult_, shownPlan_;
     QString applyDescription_;
+    qint64 applyMergeKey_ = -1;   // of the apply in flight: -1 a click, else the slider drag
+    qint64 dragSerial_ = 0;       // bumped per slider press (and per step not dragged)
+    std::vector<std::weak_ptr<const SolveResult>> applied_;  // results this panel applied
     bool stale_ = false;
 };
 

@@ -22,6 +22,8 @@ struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
 #include <limits>
 #include <unordered_set>
 
+#include "algorithms/LastUse.h"
+#include "algorithms/Layers.h"
 #include "algorithms/Rewriter.h"
 #include "algorithms/Solver.h"
 #include "algorithms/planner/Budget.h"
@@ -93,7 +95,6 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
     original_ = profileMemory(p, spec_.inputs, spec_.fwdOpEndIdx);
     for (OpId op : p.globalBlock().ops) totalFlops_ += costs_.flops(op);
     buildCandidates();
-    findLayerInputs();
     prepareSimulation();
 }
 
@@ -286,37 +287,33 @@ void BudgetPlanner::buildCandidates() {
 }
 
 void BudgetPlanner::findLayerInputs() {
-    // A layer input: right after its defining forward op it is (nearly) the only forward
-    // activation alive by the forward's own uses (a residual stream between blocks).
+    // Layers as the explorer shows them (algorithms/Layers.h). A layer's inputs: forward
+    // activations defined before it (in another group) that its ops read: the residual
+    // stream between blocks, and whatever the block reads from the embedding.
+    if (layersDone_) return;
+    layersDone_ = true;
     const Program& p = *program_;
     const Analysis& a = *analysis_;
     const auto gops = a.globalOps();
-    const int64_t fwdEnd = a.fwdEnd();
-    std::vector<int64_t> lastFwdUse(p.values.size(), -1);
-    for (int64_t i = 0; i <= fwdEnd; ++i)
-        for (ValueId x : p.ops[gops[size_t(i)]].operands)
-            if (x != kNoId) lastFwdUse[x] = i;
-    std::vector<int64_t> freeAt(size_t(fwdEnd) + 2, 0);
-    int64_t live = 0;
-    for (int64_t i = 0; i <= fwdEnd; ++i) {
-        live -= freeAt[size_t(i)];  // values whose last forward use is op i die after it
-        const Operation& o = p.ops[gops[size_t(i)]];
-        ValueId single = kNoId;
-        for (ValueId r : o.results) {
-            if (resident_[r] || lastFwdUse[r] <= i) continue;
-            const int64_t b = p.valueBytes(r);
-            live += b;
-            freeAt[size_t(lastFwdUse[r])] += b;  // freed after its last forward use
-            if (single == kNoId || b > p.valueBytes(single)) single = r;
-        }
-        const int64_t aliveAfter = live;  // forward activations alive right after op i
-        if (single != kNoId && candidateIndex_[gops[size_t(i)]] != kNoId) {
-            const int64_t b = p.valueBytes(single);
-            if (b > 0 && (aliveAfter - b) * 16 <= b && neededByBackward_[single])
-                layerInputs_.push_back(single);
+    const LayerPartition layers = detectLayers(p, a.fwdEnd(), a.bwdStart());
+    inLayer_.assign(candidates_.size(), 0);
+    std::vector<uint8_t> taken(p.values.size(), 0);
+    for (const LayerGroup& g : layers.groups) {
+        if (g.kind != LayerGroup::Kind::Layer) continue;
+        for (uint32_t i = g.fwdBegin; i < g.fwdEnd && i < gops.size(); ++i) {
+            if (candidateIndex_[gops[i]] != kNoId) inLayer_[candidateIndex_[gops[i]]] = 1;
+            for (ValueId x : p.ops[gops[i]].operands) {
+                if (x == kNoId || x >= p.values.size() || resident_[x] || taken[x]) continue;
+                const uint32_t d = defIndex_[x];
+                if (d == kNoId || d >= g.fwdBegin || int64_t(d) > a.fwdEnd() || !p.valueBytes(x)) continue;
+                taken[x] = 1;
+                layerInputs_.push_back(x);
+            }
         }
     }
+    sortValuesByName(p, layerInputs_);
 }
+
 
 std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::vector<uint8_t>* banned) const {
     const Program& p = *program_;
@@ -504,7 +501,10 @@ void BudgetPlanner::exploreGrid() {
     if (candidates_.empty()) return;
     evaluateLambda(0.0);
     // Every second power of two; refineAround bisects between the neighbours of a budget.
-    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += 2) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
+    // Large programs take every fourth power: each cut costs a Preflow over the whole cone,
+    // and refineAround's geometric bisection recovers the resolution around a budget.
+    const int step = candidates_.size() > options_.coarseGridAbove ? 4 : 2;
+    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
 }
 
 const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(int64_t budget, bool exactPool) const {
@@ -822,6 +822,45 @@ std::vector<uint8_t> BudgetPlanner::bansForPyTorch(bool allowlist) const {
     return banned;
 }
 
+std::vector<int64_t> BudgetPlanner::pytorchValueWeights() const {
+    // partitioners.py get_node_weight: size × 1.1^clamp(dist_from_bw, 1, 100), doubled when
+    // the value is not materialised (every user fuses with its producer: pointwise ops of the
+    // allowlist, neither compute-intensive nor random). dist_from_bw: graph distance to the
+    // nearest backward op (PyTorch: 0 for nodes outside the forward, else min over users + 1).
+    const Program& p = *program_;
+    const Analysis& a = *analysis_;
+    const auto gops = a.globalOps();
+    const std::vector<std::string> allowed = config_.effectiveRecomputableOps();
+    auto fusible = [&](OpId op) {
+        const std::string_view name = p.opName(op);
+        return contains(allowed, name) && !contains(config_.computeIntensiveOps, name) &&
+               !contains(config_.randomOps, name);
+    };
+    constexpr int64_t kFar = 1000000000;
+    std::vector<int64_t> dist(p.ops.size(), kFar);
+    for (size_t i = gops.size(); i-- > 0;) {
+        const OpId op = gops[i];
+        if (int64_t(i) > a.fwdEnd()) { dist[op] = 0; continue; }
+        for (ValueId r : p.ops[op].results)
+            for (const Use& use : p.uses(r))
+                if (use.ancestor != kNoId && use.ancestor < dist.size())
+                    dist[op] = std::min(dist[op], dist[use.ancestor] + 1);
+    }
+    std::vector<int64_t> weight(p.values.size(), 0);
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        const int64_t bytes = p.valueBytes(v);
+        const OpId d = p.values[v].definingOp;
+        if (d == kNoId || !bytes) { weight[v] = bytes; continue; }
+        bool materialized = !fusible(d);
+        for (const Use& use : p.uses(v))
+            if (use.ancestor == kNoId || !fusible(use.ancestor)) materialized = true;
+        const double w = double(bytes) * std::pow(1.1, double(std::clamp<int64_t>(dist[d], 1, 100))) *
+                         (materialized ? 1.0 : 2.0);
+        weight[v] = w >= double(kMaxFinite) ? kMaxFinite : std::max<int64_t>(1, int64_t(std::llround(w)));
+    }
+    return weight;
+}
+
 BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
     if (!(f >= 0 && f <= 1)) throw Error("a PyTorch memory budget must lie in 0.0-1.0, found " + std::to_string(f));
     const Program& p = *program_;
@@ -831,17 +870,18 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         return plan;
     };
     const std::vector<uint8_t> banDefault = bansForPyTorch(true), banAggressive = bansForPyTorch(false);
-    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, nullptr);
+    const std::vector<int64_t> weights = pytorchValueWeights();
+    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
     if (f >= 1) return finish(runtimeOptimized);
     if (f <= 0) {
         // Budget 0: save only what cannot be recomputed (PyTorch: the inputs).
         const std::vector<uint8_t> none(candidates_.size(), 0);
-        return finish(cutRecomputeSet(0.0, &none, nullptr));
+        return finish(cutRecomputeSet(0.0, &none, &weights));
     }
     const double maxAct = double(savedBytes(runtimeOptimized)), minAct = 0;
     if (maxAct <= minAct) return finish(runtimeOptimized);
     auto ratio = [&](const std::vector<uint8_t>& inR) { return (double(savedBytes(inR)) - minAct) / (maxAct - minAct); };
-    const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, nullptr);
+    const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, &weights);
     if (ratio(aggressive) < f) return finish(aggressive);
     // Knapsack over the banned compute-intensive ops: keep (ban) the ones with the most
     // runtime per normalised byte while they fit the budget; the rest may be recomputed.
@@ -865,16 +905,35 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         if (used + memory(k) <= f) used += memory(k);
         else banned[k] = 0;  // dont_ban
     }
-    return finish(cutRecomputeSet(0.0, &banned, nullptr));
+    return finish(cutRecomputeSet(0.0, &banned, &weights));
 }
 
 BudgetPlan BudgetPlanner::fullCheckpointPlan() {
+    // Save the layer inputs, recompute everything else inside layers, and save what the
+    // backward needs from outside them (ops there are never recomputed).
+    findLayerInputs();
     const Program& p = *program_;
     std::vector<int64_t> caps(p.values.size(), 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) caps[v] = p.valueBytes(v) + kAvoid;
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        // Values of ops no plan recomputes (dropout) are saved at their plain price.
+        const OpId d = p.values[v].definingOp;
+        const bool fixed = d == kNoId || candidateIndex_[d] == kNoId;
+        caps[v] = p.valueBytes(v) + (fixed ? 0 : kAvoid);
+    }
     for (ValueId v : layerInputs_) caps[v] = 1;
-    const std::vector<uint8_t> none(candidates_.size(), 0);
-    return makePlan(cutRecomputeSet(0.0, &none, &caps), "full-checkpoint");
+    std::vector<uint8_t> outside(candidates_.size(), 0);
+    for (uint32_t k = 0; k < candidates_.size(); ++k) {
+        outside[k] = !inLayer_[k];
+        if (outside[k])
+            for (ValueId r : p.ops[candidates_[k]].results) caps[r] = p.valueBytes(r);
+    }
+    // A layer input is never recomputed: recompute segments start at layer inputs and never
+    // reach across a layer boundary.
+    for (ValueId v : layerInputs_) {
+        const OpId d = p.values[v].definingOp;
+        if (d != kNoId && candidateIndex_[d] != kNoId) outside[candidateIndex_[d]] = 1;
+    }
+    return makePlan(cutRecomputeSet(0.0, &outside, &caps), "full-checkpoint");
 }
 
 int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
@@ -884,6 +943,86 @@ int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
         inR[candidateIndex_[op]] = 1;
     }
     return simulatePeak(inR);
+}
+
+int64_t BudgetPlanner::activationLowerBound() const {
+    const Program& p = *program_;
+    const auto gops = analysis_->globalOps();
+    const size_t n = gops.size();
+    const int64_t fwdEnd = analysis_->fwdEnd();
+    // Live ranges no plan changes. Clones read forward values only and sit before backward
+    // ops, so backward values keep their ranges; a recomputed forward original lives to its
+    // last use the rewriter does not redirect; an op no plan recomputes keeps its values.
+    std::vector<int64_t> delta(n + 2, 0);
+    for (ValueId v = 0; v < p.values.size(); ++v) {
+        const uint32_t d = defIndex_[v];
+        if (d == kNoId || resident_[v]) continue;
+        const int64_t b = p.valueBytes(v);
+        if (!b) continue;
+        uint32_t end = std::max(d, lastUse_[v]);
+        const OpId def = p.values[v].definingOp;
+        if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId &&
+            lastRedirectedUse_[v] != kNoId) {
+            end = std::max(d, lastFixedUse_[v]);
+            // An op is cloned once: original or clone holds the value from its first
+            // redirected backward use to its last.
+            uint32_t first = lastRedirectedUse_[v];
+            for (const Use& use : p.uses(v))
+                if (use.user == use.ancestor && analysis_->isBackwardRangeOp(use.user))
+                    first = std::min(first, analysis_->opIndex(use.user));
+            if (first > end) {
+                delta[first] += b;
+                delta[size_t(lastRedirectedUse_[v]) + 1] -= b;
+            } else {
+                end = std::max(end, lastRedirectedUse_[v]);
+            }
+        }
+        delta[d] += b;
+        delta[end + 1] -= b;
+    }
+    // Every operand of an op lies in one of these ranges, so the bound includes what the op reads.
+    int64_t live = 0, bound = 0;
+    for (size_t i = 0; i < n; ++i) {
+        live += delta[i];
+        bound = std::max(bound, live);
+    }
+    return bound;
+}
+
+PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
+    const RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
+    if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
+    const Program& q = *rw.program;
+    const MemoryProfile m = profileMemory(q, spec_.inputs, spec_.fwdOpEndIdx);
+    if (!m.ok()) throw Error(m.error);
+    const auto& gops = q.globalBlock().ops;
+    PeakBreakdown out;
+    out.peakOpIndex = m.peakOpIndex;
+    if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
+    out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
+    std::vector<uint8_t> resident(q.values.size(), 0), fetched(q.values.size(), 0), clone(q.ops.size(), 0);
+    for (ValueId v : spec_.inputs)
+        if (v < resident.size()) resident[v] = 1;
+    for (OpId op : gops) {
+        const std::string_view name = q.opName(op);
+        if (name == "builtin.parameter")
+            for (ValueId r : q.ops[op].results) resident[r] = 1;
+        if (name == "pd_op.fetch" || name == "builtin.shadow_output")
+            for (ValueId x : q.ops[op].operands)
+                if (x != kNoId && x < fetched.size()) fetched[x] = 1;
+    }
+    for (OpId c : rw.clones) clone[c] = 1;
+    const std::vector<uint32_t> last = lastUseByGlobalIndex(q);
+    for (size_t j = 0; j <= m.peakOpIndex && j < gops.size(); ++j)
+        for (ValueId r : q.ops[gops[j]].results) {
+            if (resident[r] || std::max<size_t>(j, last[r]) < m.peakOpIndex) continue;
+            const int64_t b = q.valueBytes(r);
+            if (clone[gops[j]]) out.recomputed += b;
+            else if (int64_t(j) <= rw.fwdOpEndIdx) out.forwardValues += b;
+            else if (fetched[r]) out.outputs += b;
+            else out.backwardTemporaries += b;
+        }
+    return out;
 }
 
 std::shared_ptr<Program> BudgetPlanner::rewrite(const BudgetPlan& plan) const {

@@ -52,9 +52,22 @@ struct SideChange {
     double flops = 0;    // recompute FLOPs more (+) or less (-) for its defining op
 };
 
+// What is alive at a plan's peak, by the liveness model on its rewritten program.
+struct PeakBreakdown {
+    uint32_t peakOpIndex = 0;        // in the rewritten program's global block
+    std::string peakOpName;
+    bool inBackward = false;         // the peak op comes after the forward
+    int64_t outputs = 0;             // backward values fetched (parameter gradients, loss)
+    int64_t backwardTemporaries = 0; // other backward values (activation gradients)
+    int64_t forwardValues = 0;       // forward originals still alive (saved, or in forward use)
+    int64_t recomputed = 0;          // clone results
+    int64_t activation() const { return outputs + backwardTemporaries + forwardValues + recomputed; }
+};
+
 struct PlannerOptions {
     int gridSteps = 14;          // λ grid: natural scale × 2^k, k = -gridSteps..gridSteps step 2
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
+    size_t coarseGridAbove = 10000;  // candidate ops above which the grid takes k step 4
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
 };
@@ -75,6 +88,14 @@ public:
 
     // The smallest activation peak among the plans this planner can reach (explores the λ grid).
     int64_t minimumActivationPeak();
+    // A lower bound on the activation peak of every plan that recomputes candidate ops only
+    // once each, as the rewriter does (the planner's plans, exact mode's too): at each op of
+    // the original program, backward values (their live ranges no plan moves), forward values
+    // to their last use no plan redirects, values no plan may recompute, and recomputable
+    // values from their first redirected backward use to their last (one clone per op).
+    int64_t activationLowerBound() const;
+    // What is alive at `plan`'s peak (rewrites it); throws rx::Error when the rewrite fails.
+    PeakBreakdown peakBreakdown(const BudgetPlan& plan) const;
     // Bytes for a fraction 0-1 between minimumActivationPeak() and the original's.
     int64_t budgetFromFraction(double fraction);
 
@@ -99,12 +120,16 @@ public:
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
     BudgetPlan pytorchStylePlan(double memoryBudgetFraction);
+    // The price pytorchStylePlan's cuts pay to save each value (by ValueId), as PyTorch's
+    // get_node_weight: bytes × 1.1^clamp(dist_from_bw, 1, 100), × 2 when not materialised.
+    std::vector<int64_t> pytorchValueWeights() const;
     BudgetPlan fullCheckpointPlan();
     BudgetPlan noRecomputePlan();
     // The peak of `plan`'s rewritten program the way the planner measures it (simulated).
     int64_t simulatedPeakOf(const BudgetPlan& plan) const;
-    // Values full checkpointing keeps: layer inputs (forward values alone alive at a point).
-    const std::vector<ValueId>& layerInputs() const { return layerInputs_; }
+    // Values full checkpointing keeps: the inputs of the layers algorithms/Layers.h finds
+    // (forward values defined before a layer and read inside it), by name.
+    const std::vector<ValueId>& layerInputs() { findLayerInputs(); return layerInputs_; }
 
     // The rewritten program of a plan (partitionJointGraph); throws rx::Error on failure.
     std::shared_ptr<Program> rewrite(const BudgetPlan& plan) const;
@@ -165,6 +190,8 @@ private:
     std::vector<int64_t> resultBytes_;        // by candidate: bytes of its results
     std::vector<OpId> coneOps_;              // forward ops some needed value depends on
     std::vector<ValueId> layerInputs_;
+    std::vector<uint8_t> inLayer_;           // by candidate: its op lies in a detected layer
+    bool layersDone_ = false;
     double lambdaScale_ = 1;
 
     // Simulation tables (by ValueId / candidate index), see simulatePeak.

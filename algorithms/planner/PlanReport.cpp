@@ -78,6 +78,8 @@ void original(Writer& w, const BudgetPlanner& planner) {
     key(w, "activation_peak_bytes"); w.Int64(planner.originalActivationPeak());
     key(w, "resident_bytes"); w.Int64(planner.originalMemory().residentBytes);
     key(w, "flops"); w.Double(planner.totalFlops());
+    // No plan of the candidate ops goes below this (BudgetPlanner::activationLowerBound).
+    key(w, "activation_lower_bound_bytes"); w.Int64(planner.activationLowerBound());
     w.EndObject();
 }
 

@@ -143,6 +143,23 @@ int runPareto(const ParetoArgs& a) {
                   << "), peak " << humanBytes(pl.peakBytes) << ", recompute " << humanFlops(pl.recomputeFlops) << " (+"
                   << pct(pl.recomputeFlops, total) << "), " << pl.savedValues.size() << " saved\n";
     }
+    // The floor: no plan goes below the lower bound; what fills the lowest plan's peak.
+    const int64_t floor = planner.activationLowerBound();
+    const BudgetPlan* lowest = nullptr;
+    for (size_t i = 0; i < frontierCount; ++i)
+        if (!lowest || plans[i].activationPeakBytes < lowest->activationPeakBytes) lowest = &plans[i];
+    std::cout << "  floor: no plan goes below an activation peak of " << humanBytes(floor) << " ("
+              << pct(double(floor - planner.originalActivationPeak()), double(planner.originalActivationPeak()))
+              << ", lower bound)";
+    if (lowest) {
+        const PeakBreakdown b = planner.peakBreakdown(*lowest);
+        std::cout << "; the lowest plan, " << humanBytes(lowest->activationPeakBytes) << ", peaks at op "
+                  << b.peakOpIndex << " (" << b.peakOpName << (b.inBackward ? ", backward" : ", forward")
+                  << ") holding outputs (gradients) " << humanBytes(b.outputs) << ", backward temporaries "
+                  << humanBytes(b.backwardTemporaries) << ", forward values " << humanBytes(b.forwardValues)
+                  << ", recomputed " << humanBytes(b.recomputed);
+    }
+    std::cout << "\n";
     if (report) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
         writeFileAtomic(*report, report->ends_with(".csv") ? paretoCsv(planner, plans)

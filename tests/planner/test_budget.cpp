@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "algorithms/Layers.h"
 #include "algorithms/MemoryModel.h"
 #include "algorithms/exec/Verify.h"
 #include "algorithms/planner/Budget.h"
@@ -263,6 +264,52 @@ private slots:
         QVERIFY(planner.fullCheckpointPlan().activationPeakBytes < planner.originalActivationPeak());
     }
 
+    void fullCheckpointSavesTheLayerInputs_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"transformer", "llama"}) QTest::newRow(m) << QString(m);
+    }
+
+    void fullCheckpointSavesTheLayerInputs() {
+        // Layers as the explorer detects them: a 12-layer stack saves its 12 layer inputs,
+        // and otherwise only values from outside the layers and dropout's (never recomputed); every op it recomputes is
+        // inside a layer; the rewrite runs bit-identically.
+        QFETCH(QString, model);
+        const auto g = smallTransformer(12, model.toStdString());
+        BudgetPlanner planner(g.program, g.spec);
+        const LayerPartition layers = detectLayers(*g.program, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(layers.layerCount(), size_t(12));
+        const Analysis& a = planner.analysis();
+        auto inLayer = [&](uint32_t pos) {
+            const int32_t grp = pos < layers.groupOfPos.size() ? layers.groupOfPos[pos] : -1;
+            return grp >= 0 && layers.groups[size_t(grp)].kind == LayerGroup::Kind::Layer;
+        };
+        const BudgetPlan full = planner.fullCheckpointPlan();
+        const std::vector<ValueId>& inputs = planner.layerInputs();
+        QVERIFY2(inputs.size() >= 12, std::to_string(inputs.size()).c_str());
+        int savedInputs = 0, savedInputsInLayers = 0, savedInside = 0;
+        for (ValueId v : full.savedValues) {
+            const bool isInput = std::find(inputs.begin(), inputs.end(), v) != inputs.end();
+            const OpId d = g.program->values[v].definingOp;
+            savedInputs += isInput;
+            savedInputsInLayers += isInput && d != kNoId && inLayer(a.opIndex(d));
+            // Values of ops never recomputed (dropout) are saved wherever they are.
+            const bool fixed = d == kNoId || g.program->ops[d].nameId == g.program->findOpName("pd_op.dropout");
+            if (!isInput && !fixed && inLayer(a.opIndex(d))) ++savedInside;
+        }
+        QCOMPARE(savedInside, 0);
+        // The residual stream entering layers 1-11 comes out of the layer before; layer 0's
+        // input (and LLaMA's rotary tables and mask) out of the embedding.
+        QCOMPARE(savedInputsInLayers, 11);
+        QVERIFY(savedInputs >= 12);
+        QVERIFY(!full.recomputeOps.empty());
+        for (OpId op : full.recomputeOps) QVERIFY(inLayer(a.opIndex(op)));
+        QVERIFY(full.activationPeakBytes < planner.originalActivationPeak());
+        exec::VerifyOptions vo;
+        vo.residentValues = g.spec.inputs;
+        const exec::VerifyReport r = exec::verifyPrograms(*g.program, *planner.rewrite(full), vo);
+        QVERIFY2(r.equivalent, r.summary().c_str());
+    }
+
     void budgetPlansMatchTheExactOptimum() {
         // Every exact frontier point as a budget: the heuristic finds a plan as cheap.
         int compared = 0, optimal = 0, infeasible = 0, autoChecked = 0;
@@ -307,6 +354,100 @@ private slots:
         // of the smallest peak) on the rest. Measured: 33 of 37 optimal, worst gap 1.8%.
         QVERIFY2(optimal * 10 >= compared * 8, "heuristic optimal on fewer than 80% of budgets");
         QVERIFY2(worstGap <= 0.05, "heuristic more than 5% above the optimum");
+    }
+
+    void lowerBoundBelowEveryPlanAndReachedOnSmallPrograms() {
+        // The bound holds for every recompute set (exact mode enumerates them all) and is
+        // often the optimum itself; a bound above any real plan would be a wrong proof.
+        int programs = 0, tight = 0;
+        for (uint32_t seed = 1; seed <= 12; ++seed) {
+            const SmallProgram sp = randomProgram(seed, 9, 6);
+            PlannerOptions opts;
+            opts.maxExactOps = 14;
+            BudgetPlanner exact(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, opts);
+            if (exact.candidateOpCount() > opts.maxExactOps) continue;
+            const int64_t bound = exact.activationLowerBound();
+            const auto plans = exact.exactFrontier();
+            QVERIFY(!plans.empty());
+            for (const auto& p : plans) QVERIFY2(p.activationPeakBytes >= bound, "lower bound above a real plan");
+            ++programs;
+            if (plans.back().activationPeakBytes == bound) ++tight;
+        }
+        qInfo("lower bound equals the exact smallest peak on %d of %d programs", tight, programs);
+        QVERIFY(programs >= 8);
+        QVERIFY(tight >= 1);
+        // On a transformer: every frontier and reference plan at or above it; the peak's
+        // breakdown adds up to the plan's activation peak.
+        const auto g = smallTransformer(3);
+        BudgetPlanner planner(g.program, g.spec);
+        const int64_t bound = planner.activationLowerBound();
+        QVERIFY(bound > 0 && bound < planner.originalActivationPeak());
+        auto plans = planner.frontier(12);
+        plans.push_back(planner.fullCheckpointPlan());
+        plans.push_back(planner.pytorchStylePlan(0.0));
+        for (const auto& p : plans) {
+            QVERIFY2(p.activationPeakBytes >= bound, p.source.c_str());
+            const PeakBreakdown b = planner.peakBreakdown(p);
+            QCOMPARE(b.activation(), p.activationPeakBytes);
+        }
+        // At the lowest plan's peak the parameter gradients (fetched) are alive.
+        QVERIFY(planner.peakBreakdown(plans[plans.size() - 3]).outputs > 0);
+    }
+
+    void pytorchWeightsFollowDistanceAndFusion() {
+        // x → a = exp(x) → b = tanh(a) → c = matmul(b, w); the backward reads c and a.
+        test::ProgramBuilder b;
+        const ValueId x = b.op("pd_op.data", {}, b.f32({8, 8}), {{"name", Attribute::string("x")}});
+        const ValueId w = b.op("builtin.parameter", {}, b.f32({8, 8}), {{"parameter_name", Attribute::string("w")}});
+        const ValueId va = b.op("pd_op.exp", {x}, b.f32({8, 8}));
+        const ValueId vb = b.op("pd_op.tanh", {va}, b.f32({8, 8}));
+        const ValueId vc = b.op("pd_op.matmul", {vb, w}, b.f32({8, 8}));
+        const ValueId loss = b.op("pd_op.mean", {vc}, b.f32({}));
+        const int fwdEnd = b.index();
+        const ValueId g = b.op("pd_op.full", {}, b.f32({8, 8}));
+        const int bwdStart = b.index();
+        const ValueId g1 = b.op("pd_op.multiply", {g, vc}, b.f32({8, 8}));
+        const ValueId g2 = b.op("pd_op.multiply", {g1, va}, b.f32({8, 8}));
+        b.noResult("pd_op.fetch", {g2});
+        RecomputeSpec spec = test::makeSpec(fwdEnd, bwdStart, {x}, {loss});
+        spec.backwardOpStartIdx = bwdStart;
+        BudgetPlanner planner(b.program, spec);
+        const std::vector<int64_t> weight = planner.pytorchValueWeights();
+        const double bytes = 8 * 8 * 4;
+        // c: one op from the backward, a matmul (materialised): size × 1.1.
+        QCOMPARE(weight[vc], int64_t(std::llround(bytes * 1.1)));
+        // b: two ops away, its user (matmul) does not fuse: size × 1.1².
+        QCOMPARE(weight[vb], int64_t(std::llround(bytes * 1.1 * 1.1)));
+        // a: read by the backward (distance 1), every user pointwise: not materialised, × 2.
+        QCOMPARE(weight[va], int64_t(std::llround(bytes * 1.1 * 2)));
+        // The plans built on them stay valid plans.
+        for (double f : {0.0, 0.5, 1.0}) QCOMPARE(realActivationPeak(planner, planner.pytorchStylePlan(f), spec),
+                                                  planner.pytorchStylePlan(f).activationPeakBytes);
+    }
+
+    void coarseGridPlansStillFitAndEquivalent() {
+        // The grid large programs take (every fourth power of λ), forced on a small one: every
+        // budget still gets a fitting plan, never dearer than the no-recompute plan at the
+        // top, and bit-identical on the CPU executor.
+        const auto g = smallTransformer(3);
+        PlannerOptions coarse;
+        coarse.coarseGridAbove = 0;
+        coarse.exactBelow = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, coarse);
+        BudgetPlanner fine(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, PlannerOptions{});
+        QCOMPARE(planner.originalActivationPeak(), fine.originalActivationPeak());
+        for (double f : {0.0, 0.25, 0.5, 1.0}) {
+            const int64_t budget = fine.budgetFromFraction(f);
+            if (budget < planner.minimumActivationPeak()) continue;  // below the coarse grid's floor
+            const BudgetPlan p = planner.planForBudget(budget);
+            QVERIFY(p.activationPeakBytes <= budget);
+            QCOMPARE(realActivationPeak(planner, p, g.spec), p.activationPeakBytes);
+            exec::VerifyOptions vo;
+            vo.residentValues = g.spec.inputs;
+            const exec::VerifyReport r = exec::verifyPrograms(*g.program, *planner.rewrite(p), vo);
+            QVERIFY2(r.equivalent, r.summary().c_str());
+        }
+        QCOMPARE(planner.planForBudget(planner.originalActivationPeak()).recomputeFlops, 0.0);
     }
 
     void unmeetableBudgetIsAClearError() {

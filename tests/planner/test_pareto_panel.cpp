@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QScatterSeries>
 #include <QSlider>
+#include <QUndoStack>
 #include <QValueAxis>
 
 #include "algorithms/planner/PlanResult.h"
@@ -109,6 +110,57 @@ private Q_SLOTS:
         QCOMPARE(doc.result()->rewrittenMemory.peakBytes, panel.plans()[last].peakBytes);
         // The panel does not re-plan for its own result.
         QVERIFY(!panel.busy());
+    }
+
+    void appliedPlansAreUndoSteps() {
+        const auto g = program();
+        Document doc;
+        QVERIFY(doc.openText(QString::fromStdString(printProgramForTest(*g.program)), "t.pir"));
+        doc.solveNow();
+        QVERIFY(doc.waitForSolve(30000));
+        const auto seed = doc.result();
+        ParetoPanel panel;
+        panel.show();
+        QSignalSpy ready(&panel, &ParetoPanel::frontierReady);
+        panel.attach(&doc);
+        QVERIFY(ready.wait(30000));
+        QVERIFY(panel.frontierCount() >= 3);
+        QUndoStack* stack = doc.undoStack();
+        const int base = stack->count();
+        QSignalSpy changed(&doc, &Document::resultChanged);
+        auto waitApplied = [&](int count) {
+            while (changed.size() < count)
+                if (!changed.wait(30000)) return false;
+            return true;
+        };
+        // Two clicked points: two undo steps; undoing both brings the seed's plan back.
+        const size_t last = panel.frontierCount() - 1;
+        panel.choosePlan(last);
+        QVERIFY(waitApplied(1));
+        QCOMPARE(doc.result()->plan.recomputeOps, panel.plans()[last].recomputeOps);
+        panel.choosePlan(1);
+        QVERIFY(waitApplied(2));
+        QCOMPARE(doc.result()->plan.recomputeOps, panel.plans()[1].recomputeOps);
+        QCOMPARE(stack->count(), base + 2);
+        stack->undo();
+        QCOMPARE(doc.result()->plan.recomputeOps, panel.plans()[last].recomputeOps);
+        stack->undo();
+        QCOMPARE(doc.result(), seed);
+        QVERIFY(!panel.busy());  // showing an earlier plan again re-plans nothing
+        // A slider drag of 5 steps, each applied: one undo step, undone in one Ctrl+Z.
+        panel.budgetSlider()->setSliderDown(true);
+        int expected = changed.size();
+        for (int v : {900, 700, 500, 300, 100}) {
+            panel.budgetSlider()->setValue(v);
+            QVERIFY(waitApplied(++expected));
+        }
+        panel.budgetSlider()->setSliderDown(false);
+        QCOMPARE(stack->count(), base + 1);  // the two undone clicks gave way to one drag
+        QVERIFY(doc.result() != seed);
+        stack->undo();
+        QCOMPARE(doc.result(), seed);
+        stack->redo();
+        QVERIFY(doc.result()->plan.recomputeOps != seed->plan.recomputeOps);
     }
 
 private:

@@ -36,7 +36,9 @@ std::vector<uint8_t> reach(const FlowNetwork& net, const Adjacency& adj, uint32_
                            Pred use, std::vector<uint32_t>* parentArc = nullptr) {
     std::vector<uint8_t> mark(net.nodes.size(), 0);
     if (parentArc) parentArc->assign(net.nodes.size(), kNoId);
-    std::vector<uint32_t> queue{start};
+    std::vector<uint32_t> queue;
+    queue.reserve(net.nodes.size());  // one allocation: growth copied the queue ~20 times
+    queue.push_back(start);
     mark[start] = 1;
     for (size_t q = 0; q < queue.size(); ++q) {
         const uint32_t x = queue[q];
@@ -172,7 +174,9 @@ MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const M
         for (uint32_t k = 0; k < solved.size(); ++k) { inL[fi[solved[k].v]++] = k; outL[fo[solved[k].u]++] = k; }
     }
     std::vector<uint8_t> reaches(count, 0);
-    std::vector<uint32_t> queue{1};
+    std::vector<uint32_t> queue;
+    queue.reserve(count);
+    queue.push_back(1);
     reaches[1] = 1;
     for (size_t q = 0; q < queue.size(); ++q) {
         const uint32_t w = queue[q];

@@ -120,6 +120,9 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     cls_.assign(nValues, ValueClass::Other);
     flags_.assign(nValues, 0);
     dist_.assign(nValues, kNoDistance);
+    splitNameId_ = p.findOpName("builtin.split");
+    sliceNameId_ = p.findOpName("builtin.slice");
+    combineNameId_ = p.findOpName("builtin.combine");
     defName_.resize(nValues);
     for (ValueId v = 0; v < nValues; ++v) {
         const OpId def = p.values[v].definingOp;
@@ -334,19 +337,26 @@ void Analysis::computeProducerGraph() {
         for (uint32_t k = consOff_[i]; k < consOff_[i + 1]; ++k) prod_[fill[cons_[k]]++] = uint32_t(i);
 }
 
+bool Analysis::isSplitOrSliceOp(OpId op) const {
+    const uint32_t id = program_->ops[op].nameId;
+    return id != kNoId && (id == splitNameId_ || id == sliceNameId_);
+}
+
 int64_t Analysis::realInputsSize(ValueId v) const {
     const Program& p = *program_;
     const OpId def = p.values[v].definingOp;
     if (def == kNoId) return -1;
     const Operation* op = &p.ops[def];
-    if (isSplitOrSlice(p.opName(def))) {
+    if (isSplitOrSliceOp(def)) {
         if (op->operands.empty() || op->operands[0] == kNoId) return -1;
         const OpId real = p.values[op->operands[0]].definingOp;
         if (real == kNoId) return -1;
         op = &p.ops[real];
     }
-    const uint32_t combineId = p.findOpName("builtin.combine");
-    std::vector<ValueId> set;
+    const uint32_t combineId = combineNameId_;
+    // Reused per thread: this runs for every forward value of every solve.
+    static thread_local std::vector<ValueId> set;
+    set.clear();
     for (ValueId x : op->operands) {
         if (x == kNoId) continue;
         const OpId d = p.values[x].definingOp;
@@ -370,7 +380,7 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
     const OpId def = p.values[v].definingOp;
     if (def == kNoId) return r;
     const Operation* op = &p.ops[def];
-    if (isSplitOrSlice(p.opName(def))) {
+    if (isSplitOrSliceOp(def)) {
         // define_op.operands_source()[0].get_defining_op().operands_source()
         if (op->operands.empty()) {
             r.message = "IndexError: list index out of range";
@@ -390,7 +400,7 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
     // cal_value_node_size(i) for every real input: is_vector_value_node reads i.type(), which
     // fails for a null value (an optional operand left out, e.g. dropout's seed tensor) and a
     // value of null type: "ValueError: value node illegal: {value}".
-    const uint32_t combineId = p.findOpName("builtin.combine");
+    const uint32_t combineId = combineNameId_;
     auto check = [&](ValueId x, const Operation& owner, size_t slot) {
         if (r.raises()) return;
         if (x == kNoId || p.values[x].type == kNullType) {
@@ -417,7 +427,7 @@ uint32_t Analysis::realDefineOpNameId(ValueId v) const {
     const Program& p = *program_;
     const OpId def = p.values[v].definingOp;
     if (def == kNoId) return kNoId;
-    if (isSplitOrSlice(p.opName(def))) {
+    if (isSplitOrSliceOp(def)) {
         const auto& ops = p.ops[def].operands;
         if (ops.empty() || ops[0] == kNoId) return kNoId;
         return defNameId(ops[0]);

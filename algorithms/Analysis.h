@@ -159,6 +159,10 @@ private:
     std::vector<uint8_t> flags_;     // by ValueId
     std::vector<int64_t> dist_;      // by ValueId
     std::vector<uint32_t> defName_;  // by ValueId: name id of the defining op (hot in the network build)
+    // Name ids of the ops the real-input rules look through (kNoId when the program has none),
+    // so that the per-value rules of every solve compare ids, not strings.
+    uint32_t splitNameId_ = kNoId, sliceNameId_ = kNoId, combineNameId_ = kNoId;
+    bool isSplitOrSliceOp(OpId op) const;
     std::vector<ValueId> graphValues_;
 
     // CSR: users (unfiltered and filtered), forward user ops

@@ -46,10 +46,8 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
         }
         types.clear();
         for (ValueId r : o.results) types.push_back(orig.values[r].type);
-        std::vector<NamedAttribute> attrs;
-        attrs.reserve(o.attributes.size() + 3);  // room for op_role, chunk_id and the mark
-        attrs = o.attributes;
-        const OpId clone = np.createOp(orig.opName(op), operands, types, std::move(attrs));
+        const OpId clone = np.createOp(orig.opName(op), operands, types);
+        np.ops[clone].attributes = o.attributes;  // shared until the marks below copy it
         for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.ops[clone].results[k];
 
         OpId first = kNoId;

@@ -1,8 +1,11 @@
-// The one solve report writer (SolveReport.h), streamed through rapidjson::PrettyWriter.
+// The one solve report writer (SolveReport.h): rapidjson::PrettyWriter's layout, written in
+// blocks (PrettyJson below).
 #include "algorithms/SolveReport.h"
 
-#include <rapidjson/prettywriter.h>
+#include <rapidjson/internal/dtoa.h>
 
+#include <charconv>
+#include <cmath>
 #include <string_view>
 
 #include "model/FileIO.h"
@@ -10,25 +13,138 @@
 namespace rx {
 namespace {
 
+// Byte for byte what rapidjson::PrettyWriter (4-space indent, `"key": value`, `[]`/`{}` when
+// empty, its escapes and its shortest-round-trip doubles) writes, appended to a buffer in
+// pieces and handed to the sink about every MiB. The report is mostly short strings and
+// small numbers, where PrettyWriter's one call per character was a tenth of a whole solve.
+template <class Sink>
+class PrettyJson {
+public:
+    explicit PrettyJson(Sink& sink) : sink_(sink) { buf_.reserve(kChunk + 4096); }
+
+    void StartObject() { open('{', false); }
+    void EndObject() { close('}'); }
+    void StartArray() { open('[', true); }
+    void EndArray() { close(']'); }
+    void Key(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
+    void String(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
+    void Int64(int64_t v) {
+        prefix();
+        char b[24];
+        buf_.append(b, std::to_chars(b, b + sizeof b, v).ptr);
+    }
+    void Double(double d) {
+        prefix();
+        if (!std::isfinite(d)) {  // PrettyWriter writes nothing (broken JSON); null reads back
+            buf_ += "null";
+            return;
+        }
+        char b[32];
+        buf_.append(b, rapidjson::internal::dtoa(d, b));
+    }
+    void Bool(bool b) {
+        prefix();
+        buf_ += b ? std::string_view("true") : std::string_view("false");
+    }
+    void RawValue(const char* s, size_t n) { prefix(); buf_.append(s, n); }
+    // The rest of the buffer to the sink; call once at the end.
+    void flush() {
+        if (!buf_.empty()) sink_.write(buf_);
+        buf_.clear();
+    }
+
+private:
+    static constexpr size_t kChunk = size_t(1) << 20;
+    struct Level {
+        bool inArray;
+        uint32_t count;  // values so far; in an object keys and values both count
+    };
+
+    void open(char c, bool array) {
+        prefix();
+        buf_ += c;
+        levels_.push_back({array, 0});
+    }
+    void close(char c) {
+        const bool empty = levels_.back().count == 0;
+        levels_.pop_back();
+        if (!empty) {
+            buf_ += '\n';
+            indent();
+        }
+        buf_ += c;
+        if (buf_.size() >= kChunk) flush();
+    }
+    // PrettyWriter::PrettyPrefix: separator, line break and indent before a value or key.
+    void prefix() {
+        if (levels_.empty()) return;
+        Level& l = levels_.back();
+        if (l.inArray) {
+            buf_ += l.count ? std::string_view(",\n") : std::string_view("\n");
+            indent();
+        } else if (l.count % 2) {
+            buf_ += ": ";
+        } else {
+            buf_ += l.count ? std::string_view(",\n") : std::string_view("\n");
+            indent();
+        }
+        ++l.count;
+    }
+    void indent() { buf_.append(levels_.size() * 4, ' '); }
+    // PrettyWriter's escapes: control characters (\b \t \n \f \r, else \u00XX), '"' and
+    // '\\'; everything else (UTF-8 included) as is.
+    void quoted(std::string_view s) {
+        buf_ += '"';
+        size_t run = 0;
+        for (size_t i = 0; i < s.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(s[i]);
+            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            buf_.append(s.data() + run, i - run);
+            run = i + 1;
+            buf_ += '\\';
+            switch (c) {
+            case '"': buf_ += '"'; break;
+            case '\\': buf_ += '\\'; break;
+            case '\b': buf_ += 'b'; break;
+            case '\t': buf_ += 't'; break;
+            case '\n': buf_ += 'n'; break;
+            case '\f': buf_ += 'f'; break;
+            case '\r': buf_ += 'r'; break;
+            default: {
+                static const char kHex[] = "0123456789ABCDEF";
+                buf_ += "u00";
+                buf_ += kHex[c >> 4];
+                buf_ += kHex[c & 15];
+            }
+            }
+        }
+        buf_.append(s.data() + run, s.size() - run);
+        buf_ += '"';
+    }
+
+    Sink& sink_;
+    std::string buf_;
+    std::vector<Level> levels_;
+};
+
 struct StringOut {
     std::string& text;
-    using Ch = char;
-    void Put(char c) { text.push_back(c); }
-    void Flush() {}
+    void write(std::string_view piece) { text.append(piece); }
 };
 
 template <class Out>
 class ReportWriter {
 public:
     explicit ReportWriter(Out& out) : w_(out) {}
+    void flush() { w_.flush(); }
 
-    void key(std::string_view k) { w_.Key(k.data(), rapidjson::SizeType(k.size())); }
-    void string(std::string_view s) { w_.String(s.data(), rapidjson::SizeType(s.size())); }
+    void key(std::string_view k) { w_.Key(k.data(), k.size()); }
+    void string(std::string_view s) { w_.String(s.data(), s.size()); }
     void integer(int64_t n) { w_.Int64(n); }
     // An exact decimal (cut values and weights are exact in units of 1/scale).
     void exact(int64_t units, int64_t scale) {
         const std::string text = FlowNetwork::unitsText(units, scale);
-        w_.RawValue(text.data(), text.size(), rapidjson::kNumberType);
+        w_.RawValue(text.data(), text.size());
     }
     void names(const Program& p, const std::vector<ValueId>& values) {
         w_.StartArray();
@@ -164,7 +280,7 @@ public:
     }
 
 private:
-    rapidjson::PrettyWriter<Out> w_;
+    PrettyJson<Out> w_;
 };
 
 }  // namespace
@@ -172,14 +288,18 @@ private:
 std::string solveReportJson(const SolveReportInput& input) {
     std::string text;
     StringOut out{text};
-    ReportWriter<StringOut>(out).report(input);
+    ReportWriter<StringOut> writer(out);
+    writer.report(input);
+    writer.flush();
     text.push_back('\n');
     return text;
 }
 
 void writeSolveReportFile(const std::string& path, const SolveReportInput& input) {
     AtomicFile file(path);
-    ReportWriter<AtomicFile>(file).report(input);
+    ReportWriter<AtomicFile> writer(file);
+    writer.report(input);
+    writer.flush();
     file.put('\n');
     file.commit();
 }

@@ -155,6 +155,7 @@ private:
         undefinedUses_ = 0;
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
+        attributeLists_.clear();  // a dict's meaning depends on the program's generation
         // Reserve for about one op per line: growth would copy (and page in) the arrays
         // twice over; unused reserve of these large blocks is never touched.
         const size_t lines = lex_.estimatedLines();
@@ -338,12 +339,22 @@ private:
         // Attributes.
         lex_.skipTrivia();
         if (lex_.at('{') && looksLikeAttributeDict(lex_.pos())) {
-            // Parsed into a reused buffer, then moved into an exactly sized vector: growth
-            // slack would cost more than the attributes themselves in large programs.
+            // Parsed into a reused buffer. Ops whose dict reads the same text share one
+            // list (AttributeList is copy-on-write): attributes are most of a program's
+            // memory and most dicts repeat ({stop_gradient:[false]}). Parsing is a pure
+            // function of the text, so the shared list is what parsing again would give.
+            const char* dictStart = lex_.pos();
             attributeScratch_.clear();
             parseAttributeDict(attributeScratch_);
-            op.attributes.reserve(attributeScratch_.size());
-            for (auto& a : attributeScratch_) op.attributes.push_back(std::move(a));
+            const std::string_view dictText(dictStart, static_cast<size_t>(lex_.pos() - dictStart));
+            auto [it, fresh] = attributeLists_.try_emplace(dictText);
+            if (fresh) {  // moved into an exactly sized vector: growth slack would cost more
+                std::vector<NamedAttribute> list;
+                list.reserve(attributeScratch_.size());
+                for (auto& a : attributeScratch_) list.push_back(std::move(a));
+                it->second = std::move(list);
+            }
+            op.attributes = it->second;
             lex_.skipTrivia();
         } else {
             op.syntax |= OpSyntax::kNoAttributeDict;
@@ -1002,6 +1013,7 @@ private:
     std::vector<std::string_view> pendingKeywords_;
     std::vector<TypeId> inputTypes_, outputTypes_;
     std::vector<NamedAttribute> attributeScratch_;
+    std::unordered_map<std::string_view, AttributeList> attributeLists_;  // by the dict's text
     std::unordered_map<std::string_view, TypeId> typeCache_;
     std::unordered_map<std::string_view, uint32_t> opNameCache_;
 };

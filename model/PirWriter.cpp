@@ -4,6 +4,7 @@
 
 #include "model/FileIO.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "model/Diagnostic.h"
@@ -191,10 +192,24 @@ private:
         return s;
     }
 
-    const std::string& name(ValueId v) const { return renumber_ ? names_[v] : prog_.values[v].name; }
+    // Renumbered names are kept as numbers (4 bytes a value, not a string each) and spelled
+    // as they are printed: %N, or %arg_N for block arguments.
+    static constexpr uint32_t kArgName = 0x80000000u, kUnnamed = 0xffffffffu;
+    void appendName(ValueId v) {
+        if (!renumber_) {
+            out_ += prog_.values[v].name;
+            return;
+        }
+        const uint32_t n = numbers_[v];
+        if (n == kUnnamed) return;
+        out_ += (n & kArgName) ? std::string_view("%arg_") : std::string_view("%");
+        char buf[16];
+        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n & ~kArgName);
+        out_.append(buf, end);
+    }
 
     void computeNames() {
-        names_.assign(prog_.values.size(), std::string());
+        numbers_.assign(prog_.values.size(), kUnnamed);
         size_t next = 0, nextArg = 0;
         // Pre-order, results before the op's regions: the order the printer meets names.
         std::vector<std::pair<BlockId, size_t>> stack{{Program::kGlobalBlock, 0}};
@@ -203,21 +218,21 @@ private:
             auto& [b, i] = stack.back();
             if (!argsNamed[b] && b != Program::kGlobalBlock) {
                 argsNamed[b] = true;
-                for (ValueId a : prog_.blocks[b].args) names_[a] = "%arg_" + std::to_string(nextArg++);
-                for (ValueId a : prog_.blocks[b].kwargs) names_[a] = "%arg_" + std::to_string(nextArg++);
+                for (ValueId a : prog_.blocks[b].args) numbers_[a] = kArgName | uint32_t(nextArg++);
+                for (ValueId a : prog_.blocks[b].kwargs) numbers_[a] = kArgName | uint32_t(nextArg++);
             }
             if (i >= prog_.blocks[b].ops.size()) {
                 stack.pop_back();
                 continue;
             }
             const Operation& op = prog_.ops[prog_.blocks[b].ops[i++]];
-            for (ValueId r : op.results) names_[r] = "%" + std::to_string(next++);
+            for (ValueId r : op.results) numbers_[r] = uint32_t(next++);
             for (auto r = op.regions.rbegin(); r != op.regions.rend(); ++r)
                 for (auto blk = r->rbegin(); blk != r->rend(); ++blk) stack.push_back({*blk, 0});
         }
         // Values a fragment uses without defining: numbered after everything else so they
         // cannot collide with the renumbered results.
-        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) names_[a] = "%" + std::to_string(next++);
+        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) numbers_[a] = uint32_t(next++);
     }
 
     void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }
@@ -243,7 +258,7 @@ private:
                 out_ += prog_.values[a].keyword.str();
                 out_ += '=';
             }
-            out_ += name(a);
+            appendName(a);
             if (blk.argTypesPrinted || !blk.argsPrinted) {
                 out_ += ": ";
                 out_ += printType(prog_.values[a].type);
@@ -292,7 +307,7 @@ private:
         out_ += '(';
         for (size_t i = 0; i < op.results.size(); ++i) {
             if (i) out_ += ", ";
-            out_ += name(op.results[i]);
+            appendName(op.results[i]);
         }
         out_ += ')';
     }
@@ -307,7 +322,8 @@ private:
                 out_ += op.operandKeywords[i];
                 out_ += '=';
             }
-            out_ += op.operands[i] == kNoId ? std::string_view("<<NULL VALUE>>") : std::string_view(name(op.operands[i]));
+            if (op.operands[i] == kNoId) out_ += "<<NULL VALUE>>";
+            else appendName(op.operands[i]);
         }
         out_ += ')';
     }
@@ -382,7 +398,7 @@ private:
     std::string out_;
     std::vector<std::string> typeText_;
     std::vector<bool> typeDone_;
-    std::vector<std::string> names_;
+    std::vector<uint32_t> numbers_;  // renumbered names, see appendName()
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/Attribute.h"
+#include "model/AttributeList.h"
 #include "model/Type.h"
 
 namespace rx {
@@ -43,7 +44,7 @@ struct Operation {
     std::vector<ValueId> operands;             // kNoId = <<NULL VALUE>>
     std::vector<std::string> operandKeywords;  // empty, or one per operand ("cond", "inputs")
     std::vector<ValueId> results;
-    std::vector<NamedAttribute> attributes;    // in printed order
+    AttributeList attributes;                  // in printed order; copy-on-write, shared by copies
     std::vector<std::vector<BlockId>> regions; // each region: its blocks in order
     BlockId parentBlock = kNoId;
     bool dead = false;                         // erased; slot kept so ids stay stable

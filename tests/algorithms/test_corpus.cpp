@@ -26,7 +26,7 @@ std::vector<std::string> names(const Program& p, const std::vector<ValueId>& vs)
 }
 void stripRecomputeMarks(Program& p) {
     for (Operation& op : p.ops)
-        std::erase_if(op.attributes, [](const NamedAttribute& a) {
+        std::erase_if(op.attributes.edit(), [](const NamedAttribute& a) {
             return a.name == "is_recompute_op" || a.name == "is_recompute_bw_op";
         });
 }

@@ -1,0 +1,153 @@
+// Memory layout of issue 8 part 5: ops with the same attribute dict share one list, copies
+// share until written (copy on write), the rewriter shares the ops it does not change, and
+// renumbered names print as before.
+#include <QtTest>
+
+#include <set>
+
+#include "algorithms/Solver.h"
+#include "algorithms/zoo/ModelZoo.h"
+#include "model/PirReader.h"
+#include "model/PirWriter.h"
+
+using namespace rx;
+
+namespace {
+
+const char* kFourOps =
+    "{\n"
+    "    (%0) = \"pd_op.data\" () {name:\"x\",stop_gradient:[false]} : () -> builtin.tensor<4xf32>\n"
+    "    (%1) = \"pd_op.sin\" (%0) {stop_gradient:[false]} : (builtin.tensor<4xf32>) -> builtin.tensor<4xf32>\n"
+    "    (%2) = \"pd_op.cos\" (%1) {stop_gradient:[false]} : (builtin.tensor<4xf32>) -> builtin.tensor<4xf32>\n"
+    "    (%3) = \"pd_op.exp\" (%2) {stop_gradient:[true]} : (builtin.tensor<4xf32>) -> builtin.tensor<4xf32>\n"
+    "}\n";
+
+// The generated transformer as a user's file would hold it: printed, then read back.
+Program readGenerated(int layers, RecomputeSpec* spec = nullptr) {
+    zoo::ZooOptions o;
+    o.layers = layers;
+    const zoo::GeneratedProgram g = zoo::generateModel(o);
+    if (spec) *spec = g.spec;  // value ids survive the round trip (names are kept)
+    return parsePir(printProgram(*g.program), "generated.pir");
+}
+
+}  // namespace
+
+class MemoryLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void sameDictSharesOneList() {
+        Program p = parsePir(kFourOps, "four.pir");
+        const auto& ops = p.globalBlock().ops;
+        QCOMPARE(ops.size(), size_t(4));
+        const Operation &data = p.ops[ops[0]], &sin = p.ops[ops[1]], &cos = p.ops[ops[2]], &exp = p.ops[ops[3]];
+        QVERIFY(sin.attributes.sharesStorageWith(cos.attributes));
+        QVERIFY(!sin.attributes.sharesStorageWith(exp.attributes));
+        QVERIFY(!sin.attributes.sharesStorageWith(data.attributes));
+        QCOMPARE(exp.attribute("stop_gradient")->elements.at(0).boolValue, true);
+        QCOMPARE(cos.attribute("stop_gradient")->elements.at(0).boolValue, false);
+
+        // Writing one op's attribute copies its list: the other op keeps its own value.
+        p.ops[ops[2]].setAttribute("stop_gradient", Attribute::array({Attribute::boolean(true)}));
+        QVERIFY(!p.ops[ops[1]].attributes.sharesStorageWith(p.ops[ops[2]].attributes));
+        QCOMPARE(p.ops[ops[1]].attribute("stop_gradient")->elements.at(0).boolValue, false);
+        QCOMPARE(p.ops[ops[2]].attribute("stop_gradient")->elements.at(0).boolValue, true);
+        p.finish();
+        const std::string text = printProgram(p);
+        QVERIFY(text.find("\"pd_op.sin\" (%0) {stop_gradient:[false]}") != std::string::npos);
+        QVERIFY(text.find("\"pd_op.cos\" (%1) {stop_gradient:[true]}") != std::string::npos);
+    }
+
+    void copyOnWrite() {
+        AttributeList empty;
+        QVERIFY(empty.empty());
+        QCOMPARE(empty.begin(), empty.end());
+        empty = std::vector<NamedAttribute>{};
+        QVERIFY(empty.empty());
+
+        AttributeList a = std::vector<NamedAttribute>{{"k", Attribute::int32(1)}};
+        AttributeList b = a;
+        QVERIFY(a.sharesStorageWith(b));
+        const AttributeList& readOnly = b;
+        QCOMPARE(readOnly[0].value.intValue, int64_t(1));  // a const read keeps the sharing
+        QVERIFY(a.sharesStorageWith(b));
+        QVERIFY(a == b);
+        b.push_back({"j", Attribute::int32(2)});
+        QVERIFY(!a.sharesStorageWith(b));
+        QCOMPARE(a.size(), size_t(1));
+        QCOMPARE(b.size(), size_t(2));
+        QVERIFY(!(a == b));
+        AttributeList c = a;
+        c[0].value.intValue = 7;  // mutable element access unshares too
+        QCOMPARE(a[0].value.intValue, int64_t(1));
+        QCOMPARE(c[0].value.intValue, int64_t(7));
+        std::erase_if(c.edit(), [](const NamedAttribute& x) { return x.name == "k"; });
+        QVERIFY(c.empty());
+        QCOMPARE(a.size(), size_t(1));
+    }
+
+    // A 12-layer transformer has a few hundred distinct dicts among thousands of ops.
+    void generatedProgramSharesMostLists() {
+        const Program p = readGenerated(12);
+        std::set<const NamedAttribute*> storages;
+        size_t withAttributes = 0;
+        for (OpId op : p.globalBlock().ops)
+            if (!p.ops[op].attributes.empty()) {
+                ++withAttributes;
+                storages.insert(p.ops[op].attributes.begin());
+            }
+        QVERIFY2(withAttributes > 3000, std::to_string(withAttributes).c_str());
+        QVERIFY2(storages.size() * 4 < withAttributes,
+                 (std::to_string(storages.size()) + " lists for " + std::to_string(withAttributes) + " ops").c_str());
+    }
+
+    // The rewritten program shares every list the rewrite does not touch; the marks land
+    // on the rewritten program only.
+    void rewriterSharesUntouchedOps() {
+        RecomputeSpec spec;
+        auto program = std::make_shared<Program>(readGenerated(2, &spec));
+        const RecomputeSolver solver(program, spec);
+        const SolveResult r = solver.solve(RecomputeConfig::seedDefaults());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QVERIFY(!r.plan.recomputeOps.empty());
+        QVERIFY(!r.clones.empty());
+        const Program& rw = *r.rewritten;
+        std::vector<uint8_t> recomputed(program->ops.size(), 0);
+        for (OpId op : r.plan.recomputeOps) recomputed[op] = 1;
+        size_t shared = 0;
+        for (OpId op = 0; op < program->ops.size(); ++op) {
+            const Operation& before = program->ops[op];
+            const Operation& after = rw.ops[op];
+            QVERIFY(!before.attribute("is_recompute_op"));
+            if (recomputed[op]) {
+                QVERIFY(after.attribute("is_recompute_op"));
+                QVERIFY(!after.attributes.sharesStorageWith(before.attributes));
+                QCOMPARE(after.attributes.size(), before.attributes.size() + 1);
+            } else if (!before.attributes.empty()) {
+                QVERIFY(after.attributes.sharesStorageWith(before.attributes));
+                ++shared;
+            }
+        }
+        QVERIFY(shared > program->ops.size() / 2);
+        for (OpId c : r.clones) QVERIFY(rw.ops[c].attribute("is_recompute_bw_op"));
+    }
+
+    // Renumbered names (kept as numbers by the writer): %N in print order, %arg_N for
+    // block arguments, and reading the text back gives the same text.
+    void renumberedNames() {
+        const std::string path = std::string(RX_SHARED_DIR) + "/corpus/pir-real/save-load-doc-while-op-early-fragment.pir";
+        const Program p = loadProgram(path);
+        WriteOptions wo;
+        wo.renumber = true;
+        const std::string once = printProgram(p, wo);
+        QVERIFY(once.find("(%0) = \"pd_op.full\"") != std::string::npos);
+        QVERIFY(once.find("^%arg_0") != std::string::npos);
+        QVERIFY(once.find("\"pd_op.add\" (%arg_0, %1)") != std::string::npos);
+        QVERIFY(once.find("\"cf.yield\" (%6, %5)") != std::string::npos);
+        const std::string twice = printProgram(parsePir(once, "renumbered.pir"), wo);
+        QCOMPARE(twice, once);
+    }
+};
+
+QTEST_GUILESS_MAIN(MemoryLayout)
+#include "test_memory_layout.moc"

@@ -1,0 +1,54 @@
+// The solve report's block writer gives exactly rapidjson::PrettyWriter's bytes: the report is
+// read back and written again with PrettyWriter, and the two texts compared.
+#include <QtTest>
+
+#include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "algorithms/SolveReport.h"
+#include "algorithms/zoo/ModelZoo.h"
+
+using namespace rx;
+
+namespace {
+
+std::string prettyWriterText(const std::string& json) {
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseFullPrecisionFlag>(json.c_str());
+    if (d.HasParseError()) return "parse error at " + std::to_string(d.GetErrorOffset());
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+    d.Accept(writer);
+    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+}  // namespace
+
+class ReportWriter : public QObject {
+    Q_OBJECT
+private slots:
+    void samePrettyBytesAsRapidJson() {
+        zoo::ZooOptions o;
+        o.layers = 2;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const RecomputeSolver solver(g.program, g.spec);
+        RecomputeConfig config = RecomputeConfig::seedDefaults();
+        config.pinnedSaved = {"%no_such_value"};  // a warning with the name in it
+        const SolveResult r = solver.solve(config);
+        QVERIFY2(r.ok(), r.error.c_str());
+        QVERIFY(!r.plan.savedValues.empty());
+        // Escapes of every kind in a string: quote, backslash, tab, newline, a control byte, UTF-8.
+        const std::string path = "dir/a\"b\\c\td\ne\x01" "f\xc3\xa9.pir";
+        const SolveReportInput input{*g.program, solver.analysis(), r, path, "detected", 1.25, true, &config};
+        const std::string text = solveReportJson(input);
+        QVERIFY(text.size() > 10000);
+        QVERIFY(text.find("\"program\": \"dir/a\\\"b\\\\c\\td\\ne\\u0001f\xc3\xa9.pir\"") != std::string::npos);
+        QVERIFY(text.find("\"distance_base\": 1.1,") != std::string::npos);
+        QVERIFY(text.find("\"pinned_recomputed\": [],") != std::string::npos);
+        QCOMPARE(text, prettyWriterText(text));
+    }
+};
+
+QTEST_GUILESS_MAIN(ReportWriter)
+#include "test_report_writer.moc"

@@ -145,6 +145,16 @@ void ProgramView::showWholeGraph() {
     rebuild(true);
 }
 
+PlanMarks ProgramView::marksWithMidHold() const {
+    PlanMarks m = doc_->planMarks();
+    if (auto r = doc_->result(); r && r->ok() && !m.valueSaved.empty()) {
+        m.valueRecomputed.assign(doc_->program().values.size(), 0);
+        for (ValueId v : r->plan.midHoldValues)
+            if (v < m.valueRecomputed.size()) m.valueRecomputed[v] = 1;
+    }
+    return m;
+}
+
 void ProgramView::rebuild(bool relayout) {
     if (!doc_->hasProgram()) return;
     ProgramViewOptions opt;
@@ -167,7 +177,7 @@ void ProgramView::rebuild(bool relayout) {
         g = buildProgramGraph(p, rewrittenOverview_, opt, m);
         g.title = tr("Rewritten program · %1 clones").arg(r->clones.size());
     } else {
-        g = buildProgramGraph(doc_->program(), overview_, opt, doc_->planMarks());
+        g = buildProgramGraph(doc_->program(), overview_, opt, marksWithMidHold());
     }
     whole_->setEnabled(!(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
     if (!relayout) canvas_->restyle(g);  // relayouts only if the structure changed

@@ -37,6 +37,7 @@ Q_SIGNALS:
 
 private:
     void rebuild(bool relayout);
+    PlanMarks marksWithMidHold() const;  // the document's marks plus the plan's mid-hold values
     void resetOverview();
     void onProgramChanged();
     void onResult(const std::vector<ValueId>& changed);

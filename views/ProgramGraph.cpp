@@ -54,7 +54,7 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
     if (end <= begin) return;
     parts = std::max<uint32_t>(1, std::min(parts, end - begin));
     const uint32_t size = (end - begin + parts - 1) / parts;
-    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false, {}, -1});
+    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false, {}, -1, {}});
 }
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
@@ -63,7 +63,7 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     opCount_ = opCount;
     split_ = s;
     if (opCount <= kDirectLimit) {
-        if (opCount) segments_.push_back(Segment{0, opCount, true, {}, -1});
+        if (opCount) segments_.push_back(Segment{0, opCount, true, {}, -1, {}});
         return;
     }
     const uint32_t cut = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
@@ -98,21 +98,28 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartiti
             ++ordinal;
         }
     }
-    // Runs of one block; backward runs shorter than a few ops join their predecessor so
-    // interleaved gradient accumulation does not splinter the picture.
+    // One group per block and side: a block's runs on one side (its backward's trailing
+    // gradient fetches, accumulations between other layers' ops) join its first run, so
+    // each backward layer faces its forward layer.
     std::vector<Segment> out;
     const uint32_t bwd = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
     auto blockAt = [&](uint32_t i) { return layers.groupOfPos[i] >= 0 ? blockOf[size_t(layers.groupOfPos[i])] : -1; };
+    std::map<std::pair<int32_t, bool>, size_t> segmentOf;  // (block, backward) -> index in out
     for (uint32_t i = 0; i < opCount;) {
         uint32_t j = i + 1;
         while (j < opCount && blockAt(j) == blockAt(i) && (j < bwd) == (i < bwd)) ++j;
         const int32_t g = blockAt(i);
         const bool backward = i >= bwd;
-        if (!out.empty() && backward && (j - i < 4 || out.back().group == g) && out.back().begin >= bwd) {
-            out.back().end = j;
+        if (auto it = segmentOf.find({g, backward}); g >= 0 && it != segmentOf.end()) {
+            Segment& seg = out[it->second];
+            if (!seg.more.empty() && seg.more.back().second == i) seg.more.back().second = j;
+            else seg.more.emplace_back(i, j);
         } else {
-            Segment seg{i, j, false, {}, g};
-            if (g >= 0) seg.label = blockName[g] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+            Segment seg{i, j, false, {}, g, {}};
+            if (g >= 0) {
+                seg.label = blockName[g] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+                segmentOf[{g, backward}] = out.size();
+            }
             out.push_back(std::move(seg));
         }
         i = j;
@@ -127,18 +134,34 @@ bool ProgramOverview::expand(uint32_t begin) {
     for (size_t i = 0; i < segments_.size(); ++i) {
         Segment s = segments_[i];
         if (s.begin != begin || s.expanded) continue;
-        expansions_.emplace_back(s.begin, s.end);
-        if (s.end - s.begin <= 300) {
-            segments_[i].expanded = true;
-        } else {
-            std::vector<Segment> parts;
-            split(s.begin, s.end, 12, parts);
-            segments_.erase(segments_.begin() + i);
-            segments_.insert(segments_.begin() + i, parts.begin(), parts.end());
+        std::vector<Segment> parts;
+        for (const auto& [b, e] : s.ranges()) {
+            expansions_.emplace_back(b, e);
+            if (e - b <= 300) parts.push_back(Segment{b, e, true, {}, -1, {}});
+            else split(b, e, 12, parts);
         }
+        segments_.erase(segments_.begin() + long(i));
+        segments_.insert(segments_.begin() + long(i), parts.begin(), parts.end());
         return true;
     }
     return false;
+}
+
+uint32_t ProgramOverview::Segment::opCount() const {
+    uint32_t n = end - begin;
+    for (const auto& [b, e] : more) n += e - b;
+    return n;
+}
+
+bool ProgramOverview::Segment::contains(uint32_t pos) const {
+    if (pos >= begin && pos < end) return true;
+    return std::any_of(more.begin(), more.end(), [pos](const auto& r) { return pos >= r.first && pos < r.second; });
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> ProgramOverview::Segment::ranges() const {
+    std::vector<std::pair<uint32_t, uint32_t>> r{{begin, end}};
+    r.insert(r.end(), more.begin(), more.end());
+    return r;
 }
 
 bool ProgramOverview::canCollapse(uint32_t pos) const {
@@ -162,29 +185,35 @@ bool ProgramOverview::collapse(uint32_t pos) {
         return true;
     }
     const auto [b, e] = expansions_[size_t(best)];
+    // The first overview's group this range belongs to (a layer's backward spans several ranges).
+    Segment back{b, e, false, {}, -1, {}};
+    for (const Segment& f : first_)
+        for (const auto& r : f.ranges())
+            if (r.first == b && r.second == e) back = f;
+    back.expanded = false;
+    const auto ranges = back.ranges();
+    auto within = [&](uint32_t sb, uint32_t se) {
+        return std::any_of(ranges.begin(), ranges.end(), [&](const auto& r) { return sb >= r.first && se <= r.second; });
+    };
     std::vector<Segment> out;
+    bool placed = false;
     for (const Segment& s : segments_) {
-        if (s.begin >= b && s.end <= e) {
-            if (s.begin == b) {
-                Segment back{b, e, false, {}, -1};
-                for (const Segment& f : first_)
-                    if (f.begin == b && f.end == e) back = f;
-                back.expanded = false;
-                out.push_back(back);
-            }
+        if (within(s.begin, s.end)) {
+            if (!placed) out.push_back(back);
+            placed = true;
             continue;
         }
         out.push_back(s);
     }
     segments_ = std::move(out);
-    std::erase_if(expansions_, [b = b, e = e](const auto& x) { return x.first >= b && x.second <= e; });
+    std::erase_if(expansions_, [&](const auto& x) { return within(x.first, x.second); });
     return true;
 }
 
 void ProgramOverview::expandAll() {
     if (segments_.empty()) return;
     const uint32_t n = segments_.back().end;
-    segments_ = {Segment{0, n, true, {}, -1}};
+    segments_ = {Segment{0, n, true, {}, -1, {}}};
     expansions_.clear();
 }
 
@@ -194,7 +223,7 @@ bool ProgramOverview::whole() const {
 
 size_t ProgramOverview::visibleUnits() const {
     size_t n = 0;
-    for (const auto& s : segments_) n += s.expanded ? s.end - s.begin : 1;
+    for (const auto& s : segments_) n += s.expanded ? s.opCount() : 1;
     return n;
 }
 
@@ -240,7 +269,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
 
     size_t shownOps = 0;
     for (const auto& s : overview.segments())
-        if (s.expanded) shownOps += s.end - s.begin;
+        if (s.expanded) shownOps += s.opCount();
     const bool values = shownOps > 0 && (options.showValues == 1 || (options.showValues == -1 && shownOps <= 250));
 
     if (split.known()) {
@@ -337,51 +366,62 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Group, seg.begin};
         n.shape = NodeShape::Group;
+        const auto ranges = seg.ranges();
+        const uint32_t count = seg.opCount();
         std::map<std::string_view, int> hist;
         int recomputed = 0;
-        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) {
-            ++hist[program.opName(global.ops[pos])];
-            if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) ++recomputed;
-        }
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e; ++pos) {
+                ++hist[program.opName(global.ops[pos])];
+                if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) ++recomputed;
+            }
         std::vector<std::pair<int, std::string_view>> top;
         for (auto& [name, c] : hist) top.push_back({c, name});
         std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-        n.title = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+        QString span = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+        if (!seg.more.empty()) span += QObject::tr(" +%1").arg(count - (seg.end - seg.begin));
+        n.title = span;
         QStringList parts;
         for (size_t i = 0; i < top.size() && i < 2; ++i) parts << QStringLiteral("%1×%2").arg(shortOpName(top[i].second)).arg(top[i].first);
         n.subtitle = parts.join(", ");
         if (!seg.label.isEmpty()) {
             // A layer: its name, and for the forward what the plan saves and recomputes there.
             n.title = seg.label;
-            n.subtitle = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+            n.subtitle = span;
             if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
                 int64_t saved = 0, recomputedBytes = 0;
-                for (uint32_t pos = seg.begin; pos < seg.end; ++pos)
-                    for (ValueId r : program.ops[global.ops[pos]].results) {
-                        if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
-                        else if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) recomputedBytes += program.valueBytes(r);
-                    }
-                n.subtitle += QObject::tr(" · saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
+                for (const auto& [b, e] : ranges)
+                    for (uint32_t pos = b; pos < e; ++pos)
+                        for (ValueId r : program.ops[global.ops[pos]].results) {
+                            if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
+                            else if (PlanMarks::at(marks.valueRecomputed, r)) recomputedBytes += program.valueBytes(r);
+                        }
+                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
             }
         }
-        if (!seg.label.isEmpty()) n.width = 280;
         if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
-        n.badge = QString::number(seg.end - seg.begin);
+        n.badge = QString::number(count);
         if (recomputed) {
             n.flags |= kFlagRecomputed;
-            n.badge = QStringLiteral("\u21BB %1/%2").arg(recomputed).arg(seg.end - seg.begin);
+            n.badge = QStringLiteral("\u21BB %1/%2").arg(recomputed).arg(count);
         }
         if (split.isBackward(seg.begin)) n.flags |= kFlagBackward;
-        QString tip = QObject::tr("<b>%1 ops</b> (positions %2–%3). Double-click to expand.").arg(seg.end - seg.begin).arg(seg.begin).arg(seg.end - 1);
+        const bool isLayer = seg.label.startsWith(QObject::tr("layer"));
+        QString tip = QObject::tr("<b>%1</b><br>%2 ops (positions %3). %4")
+                          .arg(seg.label.isEmpty() ? span : seg.label)
+                          .arg(count)
+                          .arg(span.mid(4))
+                          .arg(isLayer ? QObject::tr("Double-click to open the layer view.") : QObject::tr("Double-click to expand."));
         for (size_t i = 0; i < top.size() && i < 8; ++i)
             tip += QStringLiteral("<br>%1 × %2").arg(top[i].first).arg(QString::fromUtf8(top[i].second.data(), qsizetype(top[i].second.size())));
         n.tooltip = tip;
-        n.width = 170;
+        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 7.5) + 30);
         n.height = 40;
         n.cluster = clusterOf(seg.begin);
         const int idx = int(g.nodes.size());
         g.nodes.push_back(std::move(n));
-        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) unitOfPos[pos] = idx;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e; ++pos) unitOfPos[pos] = idx;
     }
 
     // Value nodes (values mode): results of shown ops.
@@ -426,10 +466,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     QHash<quint64, int> edgeIndex;
     std::vector<int> multiplicity;
     std::vector<int64_t> edgeBytes;
+    std::vector<ValueId> lastValue;  // a value read by several ops of one group counts once
     auto addEdge = [&](int from, int to, ValueId v) {
         if (from < 0 || to < 0 || from == to) return;
         const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
         if (auto it = edgeIndex.find(k); it != edgeIndex.end()) {
+            if (lastValue[size_t(*it)] == v) return;
+            lastValue[size_t(*it)] = v;
             ++multiplicity[size_t(*it)];
             edgeBytes[size_t(*it)] += program.valueBytes(v);
             return;
@@ -437,6 +480,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         edgeIndex.insert(k, int(g.edges.size()));
         multiplicity.push_back(1);
         edgeBytes.push_back(program.valueBytes(v));
+        lastValue.push_back(v);
         VisualEdge e;
         e.from = from;
         e.to = to;
@@ -511,11 +555,18 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 e.dashed = true;
             }
             if (layerBundle(e)) {
+                // The bytes this layer's backward holds from its forward: the bundle's width
+                // and label. Its two ends share a rank, so it is one straight horizontal line.
                 e.dashed = false;
                 e.color = pal.savedFill;
-                e.width = 1.0 + 6.0 * double(edgeBytes[order[k]]) / double(maxBundle);
-                e.label = formatBytes(double(edgeBytes[order[k]]));
-                e.label = QObject::tr("%1 held").arg(e.label);
+                e.width = 1.0 + 7.0 * double(edgeBytes[order[k]]) / double(maxBundle);
+                e.label = QObject::tr("%1 held").arg(formatBytes(double(edgeBytes[order[k]])));
+                e.weight = 4;
+                e.minLength = 7;  // room for the label between the clusters
+                g.sameRank.push_back({e.from, e.to});
+            } else if (bundles > 0 && (g.nodes[e.to].flags & kFlagBackward)) {
+                // The backward runs bottom-up beside its forward: its own edges must not push ranks.
+                e.constraint = false;
             }
             kept.push_back(e);
         }

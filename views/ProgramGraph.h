@@ -28,6 +28,7 @@ struct PlanMarks {
     std::vector<uint8_t> valueBanned;
     std::vector<uint8_t> valuePinned;
     std::vector<uint8_t> opRecomputed;
+    std::vector<uint8_t> valueRecomputed;  // mid-hold: the backward reads it, recomputed (ProgramView fills it)
     std::vector<uint8_t> opClone;       // rewritten program: the op is a clone
     std::vector<double> valueWeight;    // for the weight overlay (<0 = unknown)
     std::vector<double> valueDistance;  // for the distance overlay (<0 = unknown)
@@ -43,7 +44,14 @@ public:
         uint32_t begin = 0, end = 0;  // [begin, end)
         bool expanded = false;
         QString label;                // "layer 3 · forward" for a detected layer; else empty
-        int32_t group = -1;           // LayerPartition group, -1 when not layer-based
+        int32_t group = -1;           // block of layers (overview), -1 when not layer-based
+        // Further op ranges drawn as the same group: a layer's backward is one group even
+        // where its ops are not contiguous (its gradient fetches trail the program).
+        std::vector<std::pair<uint32_t, uint32_t>> more;
+        uint32_t opCount() const;
+        bool contains(uint32_t pos) const;
+        // [begin, end) followed by `more`.
+        std::vector<std::pair<uint32_t, uint32_t>> ranges() const;
     };
     static constexpr uint32_t kDirectLimit = 600;    // at most this many ops: show them all
     static constexpr uint32_t kTargetGroups = 120;   // first picture of a big program

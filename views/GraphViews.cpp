@@ -49,8 +49,12 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     rewritten_->setToolTip(tr("Show the program after recomputation: clones marked"));
     whole_ = barButton(tr("Show whole graph"), tr("Lay out every op (may take a while; cancel with Esc)"), bar);
     auto* fit = barButton(tr("Fit"), tr("Fit to window (F)"), bar);
+    backToOverview_ = barButton(tr("\u25C0 Layer overview"), tr("Back to the layers of the whole program"), bar);
+    backToOverview_->setObjectName("backToOverview");
+    backToOverview_->setVisible(false);
     info_ = new QLabel(bar);
     info_->setObjectName("viewInfo");
+    bl->addWidget(backToOverview_);
     bl->addWidget(overlay_);
     bl->addWidget(valuesMode_);
     bl->addWidget(rewritten_);
@@ -67,10 +71,12 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(valuesMode_, &QComboBox::currentIndexChanged, this, [this] { rebuild(true); });
     connect(rewritten_, &QCheckBox::toggled, this, [this](bool on) { setShowRewritten(on); });
     connect(whole_, &QToolButton::clicked, this, &ProgramView::showWholeGraph);
+    connect(backToOverview_, &QToolButton::clicked, this, &ProgramView::closeLayer);
     connect(fit, &QToolButton::clicked, canvas_, &GraphCanvas::fit);
     connect(doc_, &Document::programChanged, this, &ProgramView::onProgramChanged);
     connect(doc_, &Document::specChanged, this, [this] {
         if (doc_->hasProgram()) {
+            layerView_ = LayerViewSpec{};
             resetOverview();
             rebuild(true);
         }
@@ -83,6 +89,13 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(doc_, &Document::selectionChanged, this, &ProgramView::onSelection);
     connect(canvas_, &GraphCanvas::keyActivated, this, [this](ModelKey k) {
         if (k.kind == ModelKey::Kind::Group) return;
+        if (inLayerView() && k.kind == ModelKey::Kind::Op) {
+            // Layer view: original ops keep their ids; a clone (rewritten program) selects its original.
+            if (auto r = doc_->result(); r && showingRewritten_)
+                for (size_t i = 0; i < r->clones.size() && i < r->cloneOf.size(); ++i)
+                    if (r->clones[i] == k.id && k.id >= doc_->program().ops.size()) return doc_->select(ModelKey{ModelKey::Kind::Op, r->cloneOf[i]}, this);
+            return doc_->select(k, this);  // a stub selects its first backward user
+        }
         if (showingRewritten_ && k.kind == ModelKey::Kind::Op) {
             auto r = doc_->result();
             if (!r || !r->rewritten) return;
@@ -121,6 +134,7 @@ void ProgramView::resetOverview() {
 
 void ProgramView::onProgramChanged() {
     showingRewritten_ = false;
+    layerView_ = LayerViewSpec{};
     rewritten_->blockSignals(true);
     rewritten_->setChecked(false);
     rewritten_->blockSignals(false);
@@ -141,6 +155,7 @@ void ProgramView::setShowRewritten(bool on) {
 }
 
 void ProgramView::showWholeGraph() {
+    layerView_ = LayerViewSpec{};
     (showingRewritten_ ? rewrittenOverview_ : overview_).expandAll();
     rebuild(true);
 }
@@ -163,6 +178,16 @@ void ProgramView::rebuild(bool relayout) {
     opt.showValues = valuesMode_->currentIndex() == 0 ? -1 : valuesMode_->currentIndex() == 1 ? 0 : 1;
     VisualGraph g;
     auto r = doc_->result();
+    backToOverview_->setVisible(inLayerView());
+    if (inLayerView()) {
+        LayerViewClones clones;
+        if (showingRewritten_ && r && r->rewritten) clones = LayerViewClones{r->rewritten.get(), &r->clones, &r->cloneOf};
+        g = buildLayerGraph(doc_->program(), layers_, layerView_, opt, marksWithMidHold(), clones);
+        whole_->setEnabled(true);
+        if (!relayout) canvas_->restyle(g);
+        else canvas_->showGraph(std::move(g), false);
+        return;
+    }
     if (showingRewritten_ && r && r->rewritten) {
         const Program& p = *r->rewritten;
         PlanMarks m;
@@ -196,7 +221,7 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
 }
 
 bool ProgramView::revealOp(OpId op) {
-    if (showingRewritten_ || !doc_->hasProgram()) return false;
+    if (showingRewritten_ || inLayerView() || !doc_->hasProgram()) return false;
     const Program& p = doc_->program();
     if (op >= p.ops.size()) return false;
     OpId top = op;
@@ -252,11 +277,16 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
 }
 
 bool ProgramView::canCollapseAround(OpId op) const {
+    if (inLayerView()) return true;  // back to the overview
     if (!doc_->hasProgram() || op >= doc_->program().ops.size() || doc_->program().ops[op].parentBlock != Program::kGlobalBlock) return false;
     return overview_.canCollapse(doc_->program().indexInBlock(op));
 }
 
 bool ProgramView::collapseAround(OpId op) {
+    if (inLayerView()) {
+        closeLayer();
+        return true;
+    }
     if (!canCollapseAround(op) || showingRewritten_) return false;
     if (!overview_.collapse(doc_->program().indexInBlock(op))) return false;
     rebuild(true);
@@ -264,9 +294,58 @@ bool ProgramView::collapseAround(OpId op) {
 }
 
 void ProgramView::onDoubleClick(ModelKey key) {
-    if (key.kind != ModelKey::Kind::Group) return;
+    if (key.kind != ModelKey::Kind::Group || inLayerView()) return;
+    if (!showingRewritten_ && openLayer(key.id)) return;
     ProgramOverview& ov = showingRewritten_ ? rewrittenOverview_ : overview_;
     if (ov.expand(key.id)) rebuild(true);
+}
+
+LayerViewSpec ProgramView::layerSpecFor(uint32_t groupBegin) const {
+    LayerViewSpec spec;
+    if (!doc_->hasProgram() || layers_.groups.empty()) return spec;
+    const ProgramSplit split = doc_->split();
+    const ProgramOverview::Segment* seg = nullptr;
+    for (const auto& s : overview_.segments())
+        if (s.begin == groupBegin && !s.expanded) seg = &s;
+    if (!seg || seg->group < 0 || !seg->label.startsWith(tr("layer"))) return spec;
+    // A backward layer opens as the forward it faces (its ports are where the backward reads).
+    const ProgramOverview::Segment* fwd = split.isBackward(seg->begin) ? nullptr : seg;
+    for (const auto& s : overview_.segments())
+        if (!fwd && s.group == seg->group && !split.isBackward(s.begin) && !s.expanded) fwd = &s;
+    if (!fwd) return spec;
+    // Only a few hundred ops: dot stays well under a second; bigger blocks expand in place.
+    if (fwd->opCount() > 600) return spec;
+    spec.forward = fwd->ranges();
+    spec.name = fwd->label.left(fwd->label.indexOf(QStringLiteral(" · ")));
+    return spec;
+}
+
+bool ProgramView::canOpenLayer(uint32_t groupBegin) const { return !showingRewritten_ && !layerSpecFor(groupBegin).empty(); }
+
+bool ProgramView::openLayer(uint32_t groupBegin) {
+    LayerViewSpec spec = layerSpecFor(groupBegin);
+    if (spec.empty()) return false;
+    layerView_ = std::move(spec);
+    rebuild(true);
+    return true;
+}
+
+bool ProgramView::openLayerNumber(size_t layer) {
+    size_t ordinal = 0;
+    for (const LayerGroup& g : layers_.groups) {
+        if (g.kind != LayerGroup::Kind::Layer) continue;
+        if (ordinal++ != layer) continue;
+        for (const auto& s : overview_.segments())
+            if (!s.expanded && s.contains(g.fwdBegin)) return openLayer(s.begin);
+        return false;
+    }
+    return false;
+}
+
+void ProgramView::closeLayer() {
+    if (!inLayerView()) return;
+    layerView_ = LayerViewSpec{};
+    rebuild(true);
 }
 
 // ---------------------------------------------------------------- FlowView

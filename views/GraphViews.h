@@ -32,6 +32,15 @@ public:
     bool canCollapseAround(OpId op) const;
     bool showingRewritten() const { return showingRewritten_; }
 
+    // The layer view: a layer group of the overview (forward or backward, by its first op
+    // position) opens as its forward ops with ports and stubs; closeLayer() returns.
+    bool canOpenLayer(uint32_t groupBegin) const;
+    bool openLayer(uint32_t groupBegin);
+    bool openLayerNumber(size_t layer);  // the k-th detected layer (0-based); false if none
+    void closeLayer();
+    bool inLayerView() const { return !layerView_.empty(); }
+    const LayerViewSpec& layerView() const { return layerView_; }
+
 Q_SIGNALS:
     void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
 
@@ -55,7 +64,10 @@ private:
     ProgramOverview overview_;
     ProgramOverview rewrittenOverview_;
     LayerPartition layers_;
+    LayerViewSpec layerView_;     // empty: the overview
+    QToolButton* backToOverview_;
     bool showingRewritten_ = false;
+    LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
 };
 
 class FlowView : public QWidget {

@@ -606,4 +606,243 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     return g;
 }
 
+// ---------------------------------------------------------------- layer view
+
+bool LayerViewSpec::contains(uint32_t pos) const {
+    return std::any_of(forward.begin(), forward.end(), [pos](const auto& r) { return pos >= r.first && pos < r.second; });
+}
+
+VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers, const LayerViewSpec& spec,
+                            const ProgramViewOptions& options, const PlanMarks& marks, const LayerViewClones& clones) {
+    const GraphPalette& pal = GraphPalette::current();
+    VisualGraph g;
+    const Block& global = program.globalBlock();
+    const uint32_t opCount = uint32_t(global.ops.size());
+    const ProgramSplit& split = options.split;
+    const uint32_t bwdBegin = split.known() ? uint32_t(std::clamp<int64_t>(split.backwardOpStartIdx, 0, opCount)) : opCount;
+    const bool planned = !marks.valueSaved.empty();
+    const int recomputedCluster = 0, cloneCluster = 1;
+    g.clusters.push_back(VisualCluster{QObject::tr("\u21BB recomputed in the backward"), QColor(147, 51, 234, 26)});
+    const bool withClones = clones.rewritten && clones.clones && clones.cloneOf;
+    if (withClones) g.clusters.push_back(VisualCluster{QObject::tr("clones (rewritten program)"), QColor(192, 38, 211, 22)});
+
+    auto topPos = [&](OpId op) -> int64_t {  // the op's position in the global block, -1 if none
+        while (op != kNoId && program.ops[op].parentBlock != Program::kGlobalBlock) {
+            const BlockId b = program.ops[op].parentBlock;
+            op = b == kNoId ? kNoId : program.blocks[b].parentOp;
+        }
+        return op == kNoId ? -1 : int64_t(program.indexInBlock(op));
+    };
+    // Backward readers of a value: global-block ops at or after the backward's start.
+    auto backwardUsers = [&](ValueId v) {
+        std::vector<OpId> users;
+        for (const Use& u : program.uses(v)) {
+            if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+            if (program.indexInBlock(u.ancestor) >= bwdBegin && (users.empty() || users.back() != u.ancestor)) users.push_back(u.ancestor);
+        }
+        std::sort(users.begin(), users.end(), [&](OpId a, OpId b) { return program.indexInBlock(a) < program.indexInBlock(b); });
+        users.erase(std::unique(users.begin(), users.end()), users.end());
+        return users;
+    };
+
+    std::vector<int> nodeOfPos(opCount, -1);
+    size_t ports = 0, stubs = 0;
+    int64_t savedBytes = 0, recomputedBytes = 0, heldBytes = 0;
+    struct Stub { int op; ValueId v; std::vector<OpId> users; QColor color; };
+    std::vector<Stub> pending;
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
+            const OpId op = global.ops[pos];
+            const Operation& o = program.ops[op];
+            VisualNode n;
+            n.key = ModelKey{ModelKey::Kind::Op, op};
+            n.shape = NodeShape::RoundedBox;
+            n.title = shortOpName(program.opName(op));
+            if (!o.results.empty()) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + typeSummary(program, o.results[0]);
+            const bool recomputed = PlanMarks::at(marks.opRecomputed, op);
+            if (recomputed) {
+                n.flags |= kFlagRecomputed;
+                n.cluster = recomputedCluster;
+            }
+            QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
+            for (ValueId r : o.results) {
+                const std::vector<OpId> users = backwardUsers(r);
+                const bool saved = PlanMarks::at(marks.valueSaved, r), midHold = PlanMarks::at(marks.valueRecomputed, r);
+                tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+                if (!saved && !midHold && users.empty()) continue;
+                // A port: the backward needs this value, saved (the cut), recomputed, or held as is.
+                const int64_t bytes = program.valueBytes(r);
+                QColor c = saved ? pal.savedFill : midHold ? pal.recomputed : pal.banned;
+                const QString role = saved ? QObject::tr("saved") : midHold ? QObject::tr("recomputed") : planned ? QObject::tr("held (not in the network)") : QObject::tr("read by the backward");
+                (saved ? savedBytes : midHold ? recomputedBytes : heldBytes) += bytes;
+                n.ports.push_back(VisualPort{ModelKey{ModelKey::Kind::Value, r}, c, QString::fromStdString(program.values[r].name)});
+                tip += QObject::tr(" · <b>%1</b>, %2, %3 backward user(s)").arg(role, formatBytes(double(bytes))).arg(users.size());
+                ++ports;
+                if (!users.empty()) pending.push_back(Stub{int(g.nodes.size()), r, users, c});
+            }
+            if (PlanMarks::at(marks.valuePinned, o.results.empty() ? kNoId : o.results[0])) n.flags |= kFlagPinned;
+            n.tooltip = tip;
+            const double textW = std::max(estimateTextWidth(n.title, 9.5), estimateTextWidth(n.subtitle, 7.5));
+            n.width = std::clamp(std::max(textW + 24, 16.0 * double(n.ports.size()) + 16), 70.0, 240.0);
+            n.height = n.ports.empty() ? 38 : 44;
+            nodeOfPos[pos] = int(g.nodes.size());
+            g.nodes.push_back(std::move(n));
+        }
+
+    QHash<quint64, int> edgeIndex;
+    auto addEdge = [&](int from, int to, ValueId v) -> VisualEdge* {
+        if (from < 0 || to < 0 || from == to) return nullptr;
+        const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
+        if (edgeIndex.contains(k)) return nullptr;
+        edgeIndex.insert(k, int(g.edges.size()));
+        VisualEdge e;
+        e.from = from;
+        e.to = to;
+        e.key = ModelKey{ModelKey::Kind::Value, v};
+        g.edges.push_back(e);
+        return &g.edges.back();
+    };
+    // Where a value read from outside the layer comes from: one node per source group.
+    QHash<int, int> sourceNode;  // group (or -2: program inputs) -> node
+    const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
+    auto sourceFor = [&](OpId def) -> int {
+        const int64_t pos = topPos(def);
+        const int group = pos >= 0 && size_t(pos) < layers.groupOfPos.size() ? layers.groupOfPos[size_t(pos)] : -2;
+        if (auto it = sourceNode.find(group); it != sourceNode.end()) return *it;
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Op, def};
+        n.shape = NodeShape::Group;
+        n.title = group >= 0 ? QObject::tr("from %1").arg(QString::fromStdString(layers.groups[size_t(group)].name)) : QObject::tr("from the inputs");
+        n.tooltip = QObject::tr("Values this layer reads from outside it (parameters not drawn)");
+        n.width = std::max(120.0, estimateTextWidth(n.title, 9.5) + 24);
+        n.height = 30;
+        sourceNode.insert(group, int(g.nodes.size()));
+        g.nodes.push_back(std::move(n));
+        return int(g.nodes.size() - 1);
+    };
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
+            const int to = nodeOfPos[pos];
+            for (ValueId x : program.ops[global.ops[pos]].operands) {
+                if (x == kNoId || x >= program.values.size()) continue;
+                const OpId def = program.values[x].definingOp;
+                if (def == kNoId) continue;
+                if (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName) continue;  // resident
+                const int64_t dp = topPos(def);
+                if (dp >= 0 && size_t(dp) < nodeOfPos.size() && nodeOfPos[size_t(dp)] >= 0) addEdge(nodeOfPos[size_t(dp)], to, x);
+                else if (dp >= 0 && uint32_t(dp) < bwdBegin) addEdge(sourceFor(def), to, x);
+            }
+        }
+    // Forward values that leave the layer for later forward ops: one node per target group.
+    QHash<int, int> sinkNode;
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos)
+            for (ValueId r : program.ops[global.ops[pos]].results)
+                for (const Use& u : program.uses(r)) {
+                    const int64_t up = u.ancestor == kNoId ? -1 : topPos(u.ancestor);
+                    if (up < 0 || uint32_t(up) >= bwdBegin || spec.contains(uint32_t(up))) continue;
+                    const int group = size_t(up) < layers.groupOfPos.size() ? layers.groupOfPos[size_t(up)] : -1;
+                    int sink = sinkNode.value(group, -1);
+                    if (sink < 0) {
+                        VisualNode n;
+                        n.key = ModelKey{ModelKey::Kind::Op, u.ancestor};
+                        n.shape = NodeShape::Group;
+                        n.title = group >= 0 ? QObject::tr("to %1").arg(QString::fromStdString(layers.groups[size_t(group)].name)) : QObject::tr("to the rest of the forward");
+                        n.width = std::max(120.0, estimateTextWidth(n.title, 9.5) + 24);
+                        n.height = 30;
+                        sink = int(g.nodes.size());
+                        sinkNode.insert(group, sink);
+                        g.nodes.push_back(std::move(n));
+                    }
+                    addEdge(nodeOfPos[pos], sink, r);
+                }
+    // Stubs: a port's backward readers in one small node next to it.
+    for (const Stub& st : pending) {
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Op, st.users.front()};
+        n.shape = NodeShape::RoundedBox;
+        n.flags = kFlagBackward | kFlagStub;
+        n.title = st.users.size() == 1 ? QObject::tr("\u2192 1 backward user") : QObject::tr("\u2192 %1 backward users").arg(st.users.size());
+        n.subtitle = QString::fromStdString(program.values[st.v].name);
+        QString tip = QObject::tr("<b>%1</b> is read by the backward:").arg(n.subtitle);
+        for (size_t i = 0; i < st.users.size() && i < 12; ++i)
+            tip += QStringLiteral("<br>%1 (op #%2, index %3)").arg(shortOpName(program.opName(st.users[i]))).arg(st.users[i]).arg(program.indexInBlock(st.users[i]));
+        n.tooltip = tip + QObject::tr("<br>Click to select the first.");
+        n.width = std::max(estimateTextWidth(n.title, 10.5), estimateTextWidth(n.subtitle, 8)) + 28;
+        n.height = 32;
+        const int idx = int(g.nodes.size());
+        g.nodes.push_back(std::move(n));
+        if (VisualEdge* e = addEdge(st.op, idx, st.v)) {
+            e->color = st.color;
+            e->width = 1.6;
+            e->dashed = true;
+            e->weight = 2;
+        }
+        ++stubs;
+    }
+    // The rewritten program: the layer's clones, fed by the saved values they read.
+    size_t cloneCount = 0;
+    if (withClones) {
+        const Program& rp = *clones.rewritten;
+        QHash<OpId, int> cloneNode;
+        for (size_t i = 0; i < clones.clones->size() && i < clones.cloneOf->size(); ++i) {
+            const OpId orig = (*clones.cloneOf)[i];
+            if (orig >= program.ops.size()) continue;
+            const int64_t pos = topPos(orig);
+            if (pos < 0 || !spec.contains(uint32_t(pos))) continue;
+            const OpId c = (*clones.clones)[i];
+            if (c >= rp.ops.size()) continue;
+            VisualNode n;
+            n.key = ModelKey{ModelKey::Kind::Op, c};
+            n.shape = NodeShape::RoundedBox;
+            n.flags = kFlagBackward | kFlagClone;
+            n.title = shortOpName(rp.opName(c));
+            n.subtitle = QObject::tr("clone of op #%1").arg(orig);
+            n.badge = QStringLiteral("\u21BB clone");
+            n.tooltip = QObject::tr("<b>%1</b> · clone (op #%2 of the rewritten program) of op #%3").arg(n.title).arg(c).arg(orig);
+            n.width = std::clamp(estimateTextWidth(n.title, 9.5) + 40, 90.0, 200.0);
+            n.height = 34;
+            n.cluster = cloneCluster;
+            cloneNode.insert(c, int(g.nodes.size()));
+            g.nodes.push_back(std::move(n));
+            ++cloneCount;
+        }
+        for (auto it = cloneNode.begin(); it != cloneNode.end(); ++it)
+            for (ValueId x : rp.ops[it.key()].operands) {
+                if (x == kNoId || x >= rp.values.size()) continue;
+                const OpId def = rp.values[x].definingOp;
+                if (def != kNoId && cloneNode.contains(def)) {
+                    addEdge(cloneNode.value(def), it.value(), x);
+                } else if (x < program.values.size() && PlanMarks::at(marks.valueSaved, x)) {
+                    // A saved value the clone reads: from the port of its producer in this layer.
+                    const OpId odef = program.values[x].definingOp;
+                    const int64_t dp = odef == kNoId ? -1 : topPos(odef);
+                    if (dp >= 0 && nodeOfPos[size_t(dp)] >= 0)
+                        if (VisualEdge* e = addEdge(nodeOfPos[size_t(dp)], it.value(), x)) {
+                            e->color = pal.savedFill;
+                            e->dashed = true;
+                            e->constraint = false;
+                        }
+                }
+            }
+    }
+
+    g.engine = LayoutEngine::Dot;
+    g.title = QObject::tr("%1 · %2 ops · %3 ports · saved %4 · recomputed %5%6")
+                  .arg(spec.name)
+                  .arg(nodeOfPos.empty() ? 0 : std::count_if(nodeOfPos.begin(), nodeOfPos.end(), [](int i) { return i >= 0; }))
+                  .arg(ports)
+                  .arg(formatBytes(double(savedBytes)), formatBytes(double(recomputedBytes)))
+                  .arg(heldBytes ? QObject::tr(" · held %1").arg(formatBytes(double(heldBytes))) : QString());
+    g.legend.push_back(LegendEntry{pal.fwdFill, pal.fwdBorder, QObject::tr("forward op")});
+    g.legend.push_back(LegendEntry{pal.savedFill, pal.savedBorder, QObject::tr("port: saved value (the cut)"), true});
+    g.legend.push_back(LegendEntry{pal.recomputed, pal.recomputed, QObject::tr("port: recomputed value"), true});
+    g.legend.push_back(LegendEntry{pal.banned, pal.banned, QObject::tr("port: held as is"), true});
+    g.legend.push_back(LegendEntry{pal.fwdFill, pal.recomputed, QObject::tr("recomputed op (its region's border is the cut)"), false, true});
+    g.legend.push_back(LegendEntry{pal.bwdFill, pal.bwdBorder, QObject::tr("\u2192 backward users (click)")});
+    if (cloneCount) g.legend.push_back(LegendEntry{pal.bwdFill, pal.clone, QObject::tr("clone (rewritten)")});
+    (void)stubs;
+    return g;
+}
+
 }  // namespace rx

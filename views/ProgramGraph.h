@@ -90,6 +90,29 @@ struct ProgramViewOptions {
 VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& overview,
                               const ProgramViewOptions& options, const PlanMarks& marks);
 
+// The layer view (issue 12 item 2): one layer's (or block of layers') forward ops, laid out
+// by dot. The values the backward needs from it are ports on their ops (saved, recomputed,
+// held as is); the ops the plan recomputes sit in a shaded cluster, so the cluster's border
+// is the cut; each port's backward readers are one short stub ("→ 3 backward users", its key
+// the first of them) instead of an edge across the program.
+struct LayerViewSpec {
+    QString name;                                        // "layer 3", "layers 4–5"
+    std::vector<std::pair<uint32_t, uint32_t>> forward;  // forward op positions of the layer
+    bool empty() const { return forward.empty(); }
+    bool contains(uint32_t pos) const;
+};
+
+// What the rewritten program adds to a layer view: the clones of the layer's recomputed ops.
+struct LayerViewClones {
+    const Program* rewritten = nullptr;
+    const std::vector<OpId>* clones = nullptr;   // clone ops in `rewritten`
+    const std::vector<OpId>* cloneOf = nullptr;  // their originals
+};
+
+VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers, const LayerViewSpec& spec,
+                            const ProgramViewOptions& options, const PlanMarks& marks,
+                            const LayerViewClones& clones = {});
+
 // "pd_op.matmul" -> "matmul"; keeps other dialects' prefixes ("cinn_op.", "builtin.").
 QString shortOpName(std::string_view name);
 // "4096×4096 f32"

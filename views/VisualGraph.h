@@ -36,6 +36,7 @@ enum NodeFlag : uint32_t {
     kFlagInput = 1u << 8,
     kFlagPinned = 1u << 9,
     kFlagDimmed = 1u << 10,
+    kFlagStub = 1u << 11,        // layer view: a port's backward users, one small node
 };
 
 // A value drawn on its producing op's lower border (layer view): saved, recomputed, held.

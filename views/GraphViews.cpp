@@ -113,7 +113,12 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
-        if (doc_->selection().valid()) onSelection(doc_->selection(), nullptr);  // the new picture shows it
+        // The new picture shows the selection, without expanding again what was just collapsed.
+        if (doc_->selection().valid()) {
+            revealOnSelect_ = false;
+            onSelection(doc_->selection(), nullptr);
+            revealOnSelect_ = true;
+        }
     });
     connect(canvas_, &GraphCanvas::layoutFailed, this, [this](const QString& m) { info_->setText(m); });
 }
@@ -261,7 +266,7 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
     if (key.kind == ModelKey::Kind::Op) op = key.id;
     if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values.size())
         op = doc_->program().values[key.id].definingOp;
-    if (op != kNoId && !canvas_->nodeItem(target) && revealOp(op)) {
+    if (op != kNoId && revealOnSelect_ && !canvas_->nodeItem(target) && revealOp(op)) {
         rebuild(true);  // the new layout re-selects through selectedKey... set it after
         QMetaObject::Connection* c = new QMetaObject::Connection;
         *c = connect(canvas_, &GraphCanvas::layoutFinished, this, [this, target, c] {
@@ -294,6 +299,16 @@ bool ProgramView::collapseAround(OpId op) {
 }
 
 void ProgramView::onDoubleClick(ModelKey key) {
+    if (inLayerView() && key.kind == ModelKey::Kind::Op && !showingRewritten_ && key.id < doc_->program().ops.size()) {
+        // A stub (or an op outside the layer): go there, in the overview, the op revealed.
+        const Program& p = doc_->program();
+        if (p.ops[key.id].parentBlock == Program::kGlobalBlock && layerView_.contains(p.indexInBlock(key.id))) return;
+        layerView_ = LayerViewSpec{};
+        revealOp(key.id);
+        rebuild(true);
+        doc_->select(key, this);
+        return;
+    }
     if (key.kind != ModelKey::Kind::Group || inLayerView()) return;
     if (!showingRewritten_ && openLayer(key.id)) return;
     ProgramOverview& ov = showingRewritten_ ? rewrittenOverview_ : overview_;

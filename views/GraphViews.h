@@ -67,6 +67,7 @@ private:
     LayerViewSpec layerView_;     // empty: the overview
     QToolButton* backToOverview_;
     bool showingRewritten_ = false;
+    bool revealOnSelect_ = true;  // false while a finished layout re-applies the selection
     LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
 };
 

@@ -52,9 +52,13 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     backToOverview_ = barButton(tr("\u25C0 Layer overview"), tr("Back to the layers of the whole program"), bar);
     backToOverview_->setObjectName("backToOverview");
     backToOverview_->setVisible(false);
+    forwardView_ = barButton(tr("Layer view"), tr("The forward's ops with the values the backward reads as ports, backward users as stubs"), bar);
+    forwardView_->setObjectName("forwardLayerView");
+    forwardView_->setVisible(false);
     info_ = new QLabel(bar);
     info_->setObjectName("viewInfo");
     bl->addWidget(backToOverview_);
+    bl->addWidget(forwardView_);
     bl->addWidget(overlay_);
     bl->addWidget(valuesMode_);
     bl->addWidget(rewritten_);
@@ -72,6 +76,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(rewritten_, &QCheckBox::toggled, this, [this](bool on) { setShowRewritten(on); });
     connect(whole_, &QToolButton::clicked, this, &ProgramView::showWholeGraph);
     connect(backToOverview_, &QToolButton::clicked, this, &ProgramView::closeLayer);
+    connect(forwardView_, &QToolButton::clicked, this, &ProgramView::openForwardView);
     connect(fit, &QToolButton::clicked, canvas_, &GraphCanvas::fit);
     connect(doc_, &Document::programChanged, this, &ProgramView::onProgramChanged);
     connect(doc_, &Document::specChanged, this, [this] {
@@ -184,6 +189,8 @@ void ProgramView::rebuild(bool relayout) {
     VisualGraph g;
     auto r = doc_->result();
     backToOverview_->setVisible(inLayerView());
+    backToOverview_->setText(layers_.layerCount() ? tr("\u25C0 Layer overview") : tr("\u25C0 Whole program"));
+    forwardView_->setVisible(!inLayerView() && layers_.layerCount() == 0 && !showingRewritten_ && opt.split.known() && opt.split.fwdOpEndIdx >= 0 && opt.split.fwdOpEndIdx < 600);
     if (inLayerView()) {
         LayerViewClones clones;
         if (showingRewritten_ && r && r->rewritten) clones = LayerViewClones{r->rewritten.get(), &r->clones, &r->cloneOf};
@@ -345,7 +352,18 @@ bool ProgramView::openLayer(uint32_t groupBegin) {
     return true;
 }
 
+bool ProgramView::openForwardView() {
+    // A program of one layer (no repeats, e.g. a torch.nn module's joint graph): its whole
+    // forward as the layer view, ports and stubs instead of edges across the program.
+    const ProgramSplit split = doc_->split();
+    if (!doc_->hasProgram() || !split.known() || split.fwdOpEndIdx < 0 || split.fwdOpEndIdx >= 600 || showingRewritten_) return false;
+    layerView_ = LayerViewSpec{tr("forward"), {{0u, uint32_t(split.fwdOpEndIdx + 1)}}};
+    rebuild(true);
+    return true;
+}
+
 bool ProgramView::openLayerNumber(size_t layer) {
+    if (layers_.layerCount() == 0) return layer == 0 && openForwardView();
     size_t ordinal = 0;
     for (const LayerGroup& g : layers_.groups) {
         if (g.kind != LayerGroup::Kind::Layer) continue;

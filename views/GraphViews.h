@@ -37,6 +37,7 @@ public:
     bool canOpenLayer(uint32_t groupBegin) const;
     bool openLayer(uint32_t groupBegin);
     bool openLayerNumber(size_t layer);  // the k-th detected layer (0-based); false if none
+    bool openForwardView();              // a program without layers: its forward as one layer
     void closeLayer();
     bool inLayerView() const { return !layerView_.empty(); }
     const LayerViewSpec& layerView() const { return layerView_; }
@@ -66,6 +67,7 @@ private:
     LayerPartition layers_;
     LayerViewSpec layerView_;     // empty: the overview
     QToolButton* backToOverview_;
+    QToolButton* forwardView_;
     bool showingRewritten_ = false;
     bool revealOnSelect_ = true;  // false while a finished layout re-applies the selection
     LayerViewSpec layerSpecFor(uint32_t groupBegin) const;

@@ -780,7 +780,7 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
         }
         ++stubs;
     }
-    // The rewritten program: the layer's clones, fed by the saved values they read.
+    // The rewritten program: the layer's clones, with the edges among them.
     size_t cloneCount = 0;
     if (withClones) {
         const Program& rp = *clones.rewritten;
@@ -813,17 +813,8 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
                 const OpId def = rp.values[x].definingOp;
                 if (def != kNoId && cloneNode.contains(def)) {
                     addEdge(cloneNode.value(def), it.value(), x);
-                } else if (x < program.values.size() && PlanMarks::at(marks.valueSaved, x)) {
-                    // A saved value the clone reads: from the port of its producer in this layer.
-                    const OpId odef = program.values[x].definingOp;
-                    const int64_t dp = odef == kNoId ? -1 : topPos(odef);
-                    if (dp >= 0 && nodeOfPos[size_t(dp)] >= 0)
-                        if (VisualEdge* e = addEdge(nodeOfPos[size_t(dp)], it.value(), x)) {
-                            e->color = pal.savedFill;
-                            e->dashed = true;
-                            e->constraint = false;
-                        }
                 }
+                // Saved inputs of the clones are the ports already drawn: no edge across the view.
             }
     }
 

@@ -3,7 +3,8 @@
 // its forward, one bundle per layer pair sized by the bytes held; layer 3's view has a port
 // for exactly the layer's values the backward needs, stubs that count backward users and
 // select one on click, the recomputed ops in their own cluster, clones with the rewritten
-// program, and the way back to the overview.
+// program, and the way back to the overview; a one-layer torch-joint program opens its
+// forward as the layer view.
 #include <QAction>
 #include <QMenu>
 #include <QStandardPaths>
@@ -317,6 +318,39 @@ private Q_SLOTS:
         QCOMPARE(view()->layerView().name, QString("layer 5"));  // a backward layer opens as the forward it faces
         waitLayout();
         view()->closeLayer();
+        waitLayout();
+    }
+
+    void oneLayerProgramOpensItsForwardAsTheLayerView() {
+        // The torch-joint transformer layer repeats nothing: its forward is the layer view,
+        // no edge crosses to the backward, every value the backward reads is a port.
+        QVERIFY(window_->openFile(QStringLiteral(RX_SHARED_DIR "/corpus/torch-joint/transformer_layer.prim.pir")));
+        QVERIFY(doc()->waitForSolve(30000));
+        waitLayout();
+        QCOMPARE(view()->layers().layerCount(), size_t(0));
+        auto* button = view()->findChild<QToolButton*>("forwardLayerView");
+        QVERIFY(button && button->isVisible());
+        button->click();
+        QVERIFY(view()->inLayerView());
+        waitLayout();
+        const Program& p = doc()->program();
+        auto r = doc()->result();
+        std::set<ValueId> expected;
+        for (uint32_t pos = 0; int64_t(pos) <= doc()->spec().fwdOpEndIdx; ++pos)
+            for (ValueId v : p.ops[p.globalBlock().ops[pos]].results)
+                if (std::count(r->plan.savedValues.begin(), r->plan.savedValues.end(), v) ||
+                    std::count(r->plan.midHoldValues.begin(), r->plan.midHoldValues.end(), v) || !backwardUsers(v).empty())
+                    expected.insert(v);
+        std::set<ValueId> ports;
+        for (const VisualNode& n : graph().nodes) {
+            if (n.flags & kFlagStub) continue;
+            if (n.key.kind == ModelKey::Kind::Op && n.shape == NodeShape::RoundedBox)
+                QVERIFY(int64_t(p.indexInBlock(n.key.id)) <= doc()->spec().fwdOpEndIdx);
+            for (const VisualPort& port : n.ports) ports.insert(port.key.id);
+        }
+        QCOMPARE(ports, expected);
+        QVERIFY(view()->collapseAround(p.globalBlock().ops[0]));
+        QVERIFY(!view()->inLayerView());
         waitLayout();
     }
 };

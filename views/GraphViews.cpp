@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -118,6 +119,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
+        if (inLayerView()) info_->setText(info_->text() + tr(" · built %1 s").arg(layerBuildMs_ / 1000.0, 0, 'f', 3));
         // The new picture shows the selection, without expanding again what was just collapsed.
         if (doc_->selection().valid()) {
             revealOnSelect_ = false;
@@ -194,7 +196,10 @@ void ProgramView::rebuild(bool relayout) {
     if (inLayerView()) {
         LayerViewClones clones;
         if (showingRewritten_ && r && r->rewritten) clones = LayerViewClones{r->rewritten.get(), &r->clones, &r->cloneOf};
+        QElapsedTimer timer;
+        timer.start();
         g = buildLayerGraph(doc_->program(), layers_, layerView_, opt, marksWithMidHold(), clones);
+        layerBuildMs_ = double(timer.nsecsElapsed()) / 1e6;
         whole_->setEnabled(true);
         if (!relayout) canvas_->restyle(g);
         else canvas_->showGraph(std::move(g), false);
@@ -368,9 +373,11 @@ bool ProgramView::openLayerNumber(size_t layer) {
     for (const LayerGroup& g : layers_.groups) {
         if (g.kind != LayerGroup::Kind::Layer) continue;
         if (ordinal++ != layer) continue;
-        for (const auto& s : overview_.segments())
-            if (!s.expanded && s.contains(g.fwdBegin)) return openLayer(s.begin);
-        return false;
+        // The layer itself, also where the overview shows it in a block of layers.
+        if (g.fwdEnd <= g.fwdBegin || g.fwdEnd - g.fwdBegin > 600 || showingRewritten_) return false;
+        layerView_ = LayerViewSpec{QString::fromStdString(g.name), {{g.fwdBegin, g.fwdEnd}}};
+        rebuild(true);
+        return true;
     }
     return false;
 }

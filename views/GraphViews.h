@@ -69,7 +69,8 @@ private:
     QToolButton* backToOverview_;
     QToolButton* forwardView_;
     bool showingRewritten_ = false;
-    bool revealOnSelect_ = true;  // false while a finished layout re-applies the selection
+    bool revealOnSelect_ = true;
+    double layerBuildMs_ = 0;     // building the layer view's graph (UI thread), for the info label  // false while a finished layout re-applies the selection
     LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
 };
 

@@ -321,6 +321,23 @@ private Q_SLOTS:
         waitLayout();
     }
 
+    void aLayerInsideABlockOfLayers() {
+        // 48 layers: the overview groups two layers a block; the layer view still opens one layer.
+        QVERIFY(window_->openFile(writeGenerated(tmp_.path(), "transformer", 48)));
+        QVERIFY(doc()->waitForSolve(60000));
+        waitLayout();
+        QVERIFY(segment("layers 4–5 · forward"));
+        QVERIFY(view()->openLayerNumber(5));
+        waitLayout();
+        QCOMPARE(view()->layerView().name, QString("layer 5"));
+        int ops = 0;
+        for (const VisualNode& n : graph().nodes) ops += n.key.kind == ModelKey::Kind::Op && n.shape == NodeShape::RoundedBox && !(n.flags & kFlagStub);
+        QCOMPARE(uint32_t(ops), view()->layers().period);
+        QVERIFY(!view()->openLayerNumber(48));
+        view()->closeLayer();
+        waitLayout();
+    }
+
     void oneLayerProgramOpensItsForwardAsTheLayerView() {
         // The torch-joint transformer layer repeats nothing: its forward is the layer view,
         // no edge crosses to the backward, every value the backward reads is a port.

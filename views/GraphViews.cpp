@@ -335,6 +335,15 @@ LayerViewSpec ProgramView::layerSpecFor(uint32_t groupBegin) const {
     for (const auto& s : overview_.segments())
         if (s.begin == groupBegin && !s.expanded) seg = &s;
     if (!seg || seg->group < 0 || !seg->label.startsWith(tr("layer"))) return spec;
+    if (seg->group >= ProgramOverview::kLayerGroupBase) {  // one layer of an expanded block
+        const size_t lg = size_t(seg->group - ProgramOverview::kLayerGroupBase);
+        if (lg >= layers_.groups.size()) return spec;
+        const LayerGroup& g = layers_.groups[lg];
+        if (g.fwdEnd <= g.fwdBegin || g.fwdEnd - g.fwdBegin > 600) return spec;
+        spec.forward = {{g.fwdBegin, g.fwdEnd}};
+        spec.name = QString::fromStdString(g.name);
+        return spec;
+    }
     // A backward layer opens as the forward it faces (its ports are where the backward reads).
     const ProgramOverview::Segment* fwd = split.isBackward(seg->begin) ? nullptr : seg;
     for (const auto& s : overview_.segments())

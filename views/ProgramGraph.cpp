@@ -59,6 +59,8 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     segments_.clear();
+    layerOfPos_.clear();
+    layerName_.clear();
     expansions_.clear();
     opCount_ = opCount;
     split_ = s;
@@ -128,6 +130,11 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartiti
     if (out.size() > 3 * kTargetGroups) return;
     segments_ = std::move(out);
     first_ = segments_;
+    if (perBlock > 1) {
+        layerOfPos_ = layers.groupOfPos;
+        layerName_.clear();
+        for (const LayerGroup& lg : layers.groups) layerName_ << QString::fromStdString(lg.name);
+    }
 }
 
 bool ProgramOverview::expand(uint32_t begin) {
@@ -135,6 +142,34 @@ bool ProgramOverview::expand(uint32_t begin) {
         Segment s = segments_[i];
         if (s.begin != begin || s.expanded) continue;
         std::vector<Segment> parts;
+        if (s.group >= 0 && s.group < kLayerGroupBase && !layerOfPos_.empty() && !s.label.isEmpty()) {
+            // A block of layers: one group per layer (and side), its runs joined as in reset().
+            const bool backward = s.label.endsWith(QObject::tr(" · backward"));
+            std::map<int32_t, size_t> partOf;
+            for (const auto& [b, e] : s.ranges()) {
+                expansions_.emplace_back(b, e);
+                for (uint32_t p = b; p < e;) {
+                    uint32_t q = p + 1;
+                    while (q < e && layerOfPos_[q] == layerOfPos_[p]) ++q;
+                    const int32_t lg = layerOfPos_[p];
+                    if (auto it = partOf.find(lg); it != partOf.end()) {
+                        Segment& part = parts[it->second];
+                        if (!part.more.empty() && part.more.back().second == p) part.more.back().second = q;
+                        else if (part.end == p) part.end = q;
+                        else part.more.emplace_back(p, q);
+                    } else {
+                        Segment part{p, q, false, {}, lg >= 0 ? kLayerGroupBase + lg : -1, {}};
+                        if (lg >= 0 && lg < layerName_.size()) part.label = layerName_[lg] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+                        partOf[lg] = parts.size();
+                        parts.push_back(std::move(part));
+                    }
+                    p = q;
+                }
+            }
+            segments_.erase(segments_.begin() + long(i));
+            segments_.insert(segments_.begin() + long(i), parts.begin(), parts.end());
+            return true;
+        }
         for (const auto& [b, e] : s.ranges()) {
             expansions_.emplace_back(b, e);
             if (e - b <= 300) parts.push_back(Segment{b, e, true, {}, -1, {}});

@@ -55,6 +55,8 @@ public:
     };
     static constexpr uint32_t kDirectLimit = 600;    // at most this many ops: show them all
     static constexpr uint32_t kTargetGroups = 120;   // first picture of a big program
+    // Segment::group of one layer from an expanded block of layers: this + its LayerPartition group.
+    static constexpr int32_t kLayerGroupBase = 1 << 20;
 
     void reset(uint32_t opCount, ProgramSplit split);
     // Structure first: with detected layers (2 or more) a big program's first overview is
@@ -79,6 +81,9 @@ private:
     uint32_t opCount_ = 0;
     ProgramSplit split_;
     std::vector<Segment> first_;  // the first overview, restored by collapse after Show Whole Graph
+    // Layer of each op position and the layers' names, so a block of layers expands into its layers.
+    std::vector<int32_t> layerOfPos_;
+    QStringList layerName_;
 };
 
 struct ProgramViewOptions {

@@ -338,6 +338,54 @@ private Q_SLOTS:
         waitLayout();
     }
 
+    void aBlockOfLayersExpandsIntoItsLayers() {
+        // 200 layers of 10 forward + 10 backward ops (backward in reverse, its last op of each
+        // layer trailing at the end): blocks of 7 layers; a block expands into 7 layer groups.
+        LayerPartition part;
+        const uint32_t layers = 200, per = 10, fwd = layers * per, n = 2 * fwd;
+        for (uint32_t k = 0; k < layers; ++k) {
+            LayerGroup g;
+            g.kind = LayerGroup::Kind::Layer;
+            g.name = "layer " + std::to_string(k);
+            g.fwdBegin = k * per;
+            g.fwdEnd = (k + 1) * per;
+            part.groups.push_back(g);
+        }
+        part.groupOfPos.resize(n);
+        for (uint32_t i = 0; i < fwd; ++i) part.groupOfPos[i] = int32_t(i / per);
+        const uint32_t tail = n - layers;  // one trailing op per layer
+        for (uint32_t i = fwd; i < tail; ++i) part.groupOfPos[i] = int32_t(layers - 1 - (i - fwd) / (per - 1));
+        for (uint32_t i = tail; i < n; ++i) part.groupOfPos[i] = int32_t(i - tail);
+        ProgramOverview ov;
+        ov.reset(n, ProgramSplit{int64_t(fwd - 1), int64_t(fwd)}, part);
+        const auto first = ov.segments();
+        const ProgramOverview::Segment* block = nullptr;
+        for (const auto& s : first)
+            if (s.label == QString("layers 7–13 · backward")) block = &s;
+        QVERIFY(block);
+        QVERIFY(!block->more.empty());  // its trailing ops joined it
+        QVERIFY(ov.expand(block->begin));
+        std::set<int> seen;
+        uint32_t ops = 0;
+        for (const auto& s : ov.segments()) {
+            const int k = layerIndex(s.label, "backward");
+            if (k < 0) continue;
+            QVERIFY(k >= 7 && k <= 13);
+            QCOMPARE(s.group, ProgramOverview::kLayerGroupBase + k);
+            QCOMPARE(s.opCount(), per);  // 9 in the backward run + its trailing op
+            for (const auto& [b, e] : s.ranges())
+                for (uint32_t p = b; p < e; ++p) QCOMPARE(part.groupOfPos[p], int32_t(k));
+            QVERIFY(seen.insert(k).second);
+            ops += s.opCount();
+        }
+        QCOMPARE(seen.size(), size_t(7));
+        QCOMPARE(ops, 7 * per);
+        // Collapse folds the layers back into the block.
+        QVERIFY(ov.collapse(block->begin + 1));
+        QCOMPARE(ov.segments().size(), first.size());
+        for (size_t i = 0; i < first.size(); ++i) QCOMPARE(ov.segments()[i].label, first[i].label);
+    }
+
     void oneLayerProgramOpensItsForwardAsTheLayerView() {
         // The torch-joint transformer layer repeats nothing: its forward is the layer view,
         // no edge crosses to the backward, every value the backward reads is a port.

@@ -67,6 +67,112 @@ Motif findMotif(const std::vector<uint32_t>& seq) {
     return best;
 }
 
+// An indexed scope component: "LlamaDecoderLayer_3" (Paddle's struct_name), or "layers" +
+// "3" in a PyTorch-style parameter name ("layers.3.mlp.weight", "h.3.attn.c_attn.weight").
+struct ScopeIndex {
+    std::string base;
+    int64_t index = -1;
+};
+
+bool allDigits(std::string_view s) {
+    return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The outermost indexed component of a struct_name path ("/Model/DecoderLayer_3/Linear_1/").
+ScopeIndex structScope(std::string_view path) {
+    size_t at = 0;
+    while (at < path.size()) {
+        size_t next = path.find('/', at);
+        if (next == std::string_view::npos) next = path.size();
+        const std::string_view part = path.substr(at, next - at);
+        const size_t us = part.rfind('_');
+        if (us != std::string_view::npos && us > 0 && allDigits(part.substr(us + 1)))
+            return ScopeIndex{std::string(part.substr(0, us)), std::stoll(std::string(part.substr(us + 1)))};
+        at = next + 1;
+    }
+    return {};
+}
+
+// "layers.3.self_attn.q_proj.weight" -> {"layers", 3}: a dotted name with a numeric component
+// (a module list); Paddle's own "linear_3.w_0" counters are not scopes and do not match.
+ScopeIndex parameterScope(std::string_view name) {
+    std::string prefix;
+    size_t at = 0;
+    while (at < name.size()) {
+        size_t next = name.find('.', at);
+        if (next == std::string_view::npos) return {};  // the last component is the tensor, not a scope
+        const std::string_view part = name.substr(at, next - at);
+        if (allDigits(part) && !prefix.empty()) return ScopeIndex{prefix, std::stoll(std::string(part))};
+        if (!prefix.empty()) prefix += '.';
+        prefix += part;
+        at = next + 1;
+    }
+    return {};
+}
+
+// Layer ranges from name scopes: each forward op's scope is its struct_name, else that of the
+// parameters it reads; the base with the most distinct indices (2 or more) names the layers.
+// Unscoped ops between two ops of one layer belong to it. Empty when the scopes do not
+// describe contiguous layers of a sensible size.
+std::vector<std::pair<uint32_t, uint32_t>> scopeLayers(const Program& program, uint32_t fwdEnd) {
+    const auto& ops = program.globalBlock().ops;
+    std::vector<ScopeIndex> scope(fwdEnd);
+    const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
+    auto paramScope = [&](ValueId x) -> ScopeIndex {
+        const OpId def = program.values[x].definingOp;
+        if (def == kNoId) return {};
+        const Operation& d = program.ops[def];
+        const Attribute* a = d.nameId == parameterName ? d.attribute("parameter_name") : d.nameId == dataName ? d.attribute("name") : nullptr;
+        return a && a->kind == Attribute::Kind::String ? parameterScope(a->text) : ScopeIndex{};
+    };
+    for (uint32_t i = 0; i < fwdEnd; ++i) {
+        const Operation& o = program.ops[ops[i]];
+        if (const Attribute* a = o.attribute("struct_name"); a && a->kind == Attribute::Kind::String) scope[i] = structScope(a->text);
+        if (scope[i].index < 0 && o.nameId != parameterName && o.nameId != dataName)
+            for (ValueId x : o.operands)
+                if (x != kNoId)
+                    if (ScopeIndex si = paramScope(x); si.index >= 0) {
+                        scope[i] = std::move(si);
+                        break;
+                    }
+    }
+    std::map<std::string, std::map<int64_t, int>> indices;
+    for (const ScopeIndex& si : scope)
+        if (si.index >= 0) ++indices[si.base][si.index];
+    std::string base;
+    size_t most = 1;
+    for (const auto& [b, m] : indices)
+        if (m.size() > most) {
+            most = m.size();
+            base = b;
+        }
+    if (base.empty()) return {};
+    // Runs of one index, first to last op that carries it; an index that comes back after
+    // another began means the scopes are not layers in program order.
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+    std::map<int64_t, size_t> rangeOf;
+    int64_t current = -1;
+    for (uint32_t i = 0; i < fwdEnd; ++i) {
+        if (scope[i].base != base || scope[i].index < 0) continue;
+        const int64_t k = scope[i].index;
+        if (k == current) {
+            ranges.back().second = i + 1;
+            continue;
+        }
+        if (rangeOf.count(k)) return {};
+        rangeOf[k] = ranges.size();
+        ranges.emplace_back(i, i + 1);
+        current = k;
+    }
+    // Ops after a layer's last scoped op and before the next layer belong to it.
+    for (size_t k = 0; k + 1 < ranges.size(); ++k) ranges[k].second = ranges[k + 1].first;
+    if (ranges.size() < 2) return {};
+    uint64_t covered = 0;
+    for (const auto& [b, e] : ranges) covered += e - b;
+    if (covered < uint64_t(kMinPeriod) * ranges.size()) return {};  // per-op counters, not layers
+    return ranges;
+}
+
 }  // namespace
 
 LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t backwardOpStartIdx) {
@@ -96,6 +202,10 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
                 i = j;
             }
         }
+    }
+    if (layerRanges.empty()) {
+        layerRanges = scopeLayers(program, fwdEnd);
+        if (!layerRanges.empty()) out.source = "name scope";
     }
     if (layerRanges.empty()) {
         std::vector<uint32_t> seq(fwdEnd);
@@ -150,7 +260,24 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
     int32_t previous = out.groups.empty() ? -1 : int32_t(out.groups.size() - 1);
     // Parameters and data are read by every layer's gradient: they say nothing about where an op belongs.
     const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
+    // op_role 2 (optimize) and 4 (learning-rate schedule): the optimizer, not any layer's backward.
+    int32_t optimizer = -1;
+    auto isOptimizer = [&](const Operation& o) {
+        const Attribute* role = o.attribute("op_role");
+        return role && (role->kind == Attribute::Kind::Int32 || role->kind == Attribute::Kind::Int64) && (role->intValue == 2 || role->intValue == 4);
+    };
     for (uint32_t i = bwdBegin; i < n; ++i) {
+        if (isOptimizer(program.ops[ops[i]])) {
+            if (optimizer < 0) {
+                LayerGroup g;
+                g.name = "optimizer";
+                out.groups.push_back(g);
+                optimizer = int32_t(out.groups.size() - 1);
+            }
+            out.groupOfPos[i] = optimizer;
+            for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = optimizer;
+            continue;
+        }
         std::map<int32_t, int64_t> fwdBytes, bwdBytes;
         for (ValueId x : program.ops[ops[i]].operands) {
             if (x == kNoId || groupOfValue[x] < 0) continue;

@@ -1,7 +1,9 @@
 #pragma once
-// Layer detection for the explorer's structure-first overview. The forward's layers are
-// the longest run of a repeated op-name motif (period found from the gaps between
-// occurrences of each op name), or the ops' `chunk_id` attribute where a program has one;
+// Layer detection for the explorer's structure-first overview. The forward's layers come
+// from the ops' `chunk_id` attribute where a program has one, else from name scopes (an
+// op's `struct_name` "/Model/DecoderLayer_3/…", or the PyTorch-style names of the
+// parameters it reads, "layers.3.mlp.weight"), else from the longest run of a repeated
+// op-name motif (period found from the gaps between occurrences of each op name);
 // forward ops before the first layer form the "embedding" group, after the last the
 // "head / loss" group. Each backward op joins the group whose forward values it reads
 // (most bytes), else the group of the backward ops it reads from, else its predecessor's.
@@ -27,7 +29,7 @@ struct LayerPartition {
     std::vector<LayerGroup> groups;      // forward order: embedding, layers…, head, other
     std::vector<int32_t> groupOfPos;     // per global-block position; -1 = no group
     uint32_t period = 0;                 // ops per layer (motif length); 0 when none found
-    std::string source;                  // "motif", "chunk_id" or "none"
+    std::string source;                  // "chunk_id", "name scope", "motif" or "none"
     size_t layerCount() const;
 };
 

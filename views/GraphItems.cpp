@@ -178,6 +178,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
         if (f & kFlagRecomputed) { border = pal.recomputed; borderWidth = 2; }
         if (f & kFlagClone) { border = pal.clone; borderWidth = 2; borderStyle = Qt::DashLine; }
         if ((f & kFlagPinned) && !(f & (kFlagRecomputed | kFlagClone))) { border = pal.pinned; borderWidth = 2.4; }
+        if (f & kFlagStub) borderStyle = Qt::DotLine;
         break;
     }
     if (node_.fill.isValid()) fill = node_.fill;
@@ -241,6 +242,15 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
             painter->drawText(QRectF(at.x() - 7, at.y() - 7, 14, 14), Qt::AlignCenter, t);
         }
     };
+    // Ports (layer view): the values the backward needs, as dots on the lower border.
+    if (!node_.ports.empty() && detail > 0.3) {
+        const double step = r.width() / double(node_.ports.size() + 1);
+        painter->setPen(QPen(pal.background, 1.2));
+        for (size_t i = 0; i < node_.ports.size(); ++i) {
+            painter->setBrush(node_.ports[i].color);
+            painter->drawEllipse(QPointF(r.left() + step * double(i + 1), r.bottom()), 5, 5);
+        }
+    }
     if (f & kFlagSourceBadge) badge(QPointF(r.left(), r.top()), QColor("#16a34a"), "S");
     if (f & kFlagSinkBadge) badge(QPointF(r.right(), r.top()), QColor("#475569"), "T");
 

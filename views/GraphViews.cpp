@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -52,8 +53,16 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     rewritten_->setToolTip(tr("Show the program after recomputation: clones marked"));
     whole_ = barButton(tr("Show whole graph"), tr("Lay out every op (may take a while; cancel with Esc)"), bar);
     auto* fit = barButton(tr("Fit"), tr("Fit to window (F)"), bar);
+    backToOverview_ = barButton(tr("\u25C0 Layer overview"), tr("Back to the layers of the whole program"), bar);
+    backToOverview_->setObjectName("backToOverview");
+    backToOverview_->setVisible(false);
+    forwardView_ = barButton(tr("Layer view"), tr("The forward's ops with the values the backward reads as ports, backward users as stubs"), bar);
+    forwardView_->setObjectName("forwardLayerView");
+    forwardView_->setVisible(false);
     info_ = new QLabel(bar);
     info_->setObjectName("viewInfo");
+    bl->addWidget(backToOverview_);
+    bl->addWidget(forwardView_);
     bl->addWidget(overlay_);
     bl->addWidget(valuesMode_);
     bl->addWidget(rewritten_);
@@ -70,10 +79,13 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(valuesMode_, &QComboBox::currentIndexChanged, this, [this] { rebuild(true); });
     connect(rewritten_, &QCheckBox::toggled, this, [this](bool on) { setShowRewritten(on); });
     connect(whole_, &QToolButton::clicked, this, &ProgramView::showWholeGraph);
+    connect(backToOverview_, &QToolButton::clicked, this, &ProgramView::closeLayer);
+    connect(forwardView_, &QToolButton::clicked, this, &ProgramView::openForwardView);
     connect(fit, &QToolButton::clicked, canvas_, &GraphCanvas::fit);
     connect(doc_, &Document::programChanged, this, &ProgramView::onProgramChanged);
     connect(doc_, &Document::specChanged, this, [this] {
         if (doc_->hasProgram()) {
+            layerView_ = LayerViewSpec{};
             resetOverview();
             rebuild(true);
         }
@@ -86,6 +98,13 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     connect(doc_, &Document::selectionChanged, this, &ProgramView::onSelection);
     connect(canvas_, &GraphCanvas::keyActivated, this, [this](ModelKey k) {
         if (k.kind == ModelKey::Kind::Group) return;
+        if (inLayerView() && k.kind == ModelKey::Kind::Op) {
+            // Layer view: original ops keep their ids; a clone (rewritten program) selects its original.
+            if (auto r = doc_->result(); r && showingRewritten_)
+                for (size_t i = 0; i < r->clones.size() && i < r->cloneOf.size(); ++i)
+                    if (r->clones[i] == k.id && k.id >= doc_->program().ops.size()) return doc_->select(ModelKey{ModelKey::Kind::Op, r->cloneOf[i]}, this);
+            return doc_->select(k, this);  // a stub selects its first backward user
+        }
         if (showingRewritten_ && k.kind == ModelKey::Kind::Op) {
             auto r = doc_->result();
             if (!r || !r->rewritten) return;
@@ -103,7 +122,13 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
     });
     connect(canvas_, &GraphCanvas::layoutFinished, this, [this](double ms, int nodes) {
         info_->setText(tr("%1 nodes · layout %2 s").arg(nodes).arg(ms / 1000.0, 0, 'f', 2));
-        if (doc_->selection().valid()) onSelection(doc_->selection(), nullptr);  // the new picture shows it
+        if (inLayerView()) info_->setText(info_->text() + tr(" · built %1 s").arg(layerBuildMs_ / 1000.0, 0, 'f', 3));
+        // The new picture shows the selection, without expanding again what was just collapsed.
+        if (doc_->selection().valid()) {
+            revealOnSelect_ = false;
+            onSelection(doc_->selection(), nullptr);
+            revealOnSelect_ = true;
+        }
     });
     connect(canvas_, &GraphCanvas::layoutFailed, this, [this](const QString& m) { info_->setText(m); });
 }
@@ -124,6 +149,7 @@ void ProgramView::resetOverview() {
 
 void ProgramView::onProgramChanged() {
     showingRewritten_ = false;
+    layerView_ = LayerViewSpec{};
     rewritten_->blockSignals(true);
     rewritten_->setChecked(false);
     rewritten_->blockSignals(false);
@@ -144,8 +170,19 @@ void ProgramView::setShowRewritten(bool on) {
 }
 
 void ProgramView::showWholeGraph() {
+    layerView_ = LayerViewSpec{};
     (showingRewritten_ ? rewrittenOverview_ : overview_).expandAll();
     rebuild(true);
+}
+
+PlanMarks ProgramView::marksWithMidHold() const {
+    PlanMarks m = doc_->planMarks();
+    if (auto r = doc_->result(); r && r->ok() && !m.valueSaved.empty()) {
+        m.valueRecomputed.assign(doc_->program().values.size(), 0);
+        for (ValueId v : r->plan.midHoldValues)
+            if (v < m.valueRecomputed.size()) m.valueRecomputed[v] = 1;
+    }
+    return m;
 }
 
 void ProgramView::rebuild(bool relayout) {
@@ -156,6 +193,21 @@ void ProgramView::rebuild(bool relayout) {
     opt.showValues = valuesMode_->currentIndex() == 0 ? -1 : valuesMode_->currentIndex() == 1 ? 0 : 1;
     VisualGraph g;
     auto r = doc_->result();
+    backToOverview_->setVisible(inLayerView());
+    backToOverview_->setText(layers_.layerCount() ? tr("\u25C0 Layer overview") : tr("\u25C0 Whole program"));
+    forwardView_->setVisible(!inLayerView() && layers_.layerCount() == 0 && !showingRewritten_ && opt.split.known() && opt.split.fwdOpEndIdx >= 0 && opt.split.fwdOpEndIdx < 600);
+    if (inLayerView()) {
+        LayerViewClones clones;
+        if (showingRewritten_ && r && r->rewritten) clones = LayerViewClones{r->rewritten.get(), &r->clones, &r->cloneOf};
+        QElapsedTimer timer;
+        timer.start();
+        g = buildLayerGraph(doc_->program(), layers_, layerView_, opt, marksWithMidHold(), clones);
+        layerBuildMs_ = double(timer.nsecsElapsed()) / 1e6;
+        whole_->setEnabled(true);
+        if (!relayout) canvas_->restyle(g);
+        else canvas_->showGraph(std::move(g), false);
+        return;
+    }
     if (showingRewritten_ && r && r->rewritten) {
         const Program& p = *r->rewritten;
         PlanMarks m;
@@ -170,7 +222,7 @@ void ProgramView::rebuild(bool relayout) {
         g = buildProgramGraph(p, rewrittenOverview_, opt, m);
         g.title = tr("Rewritten program · %1 clones").arg(r->clones.size());
     } else {
-        g = buildProgramGraph(doc_->program(), overview_, opt, doc_->planMarks());
+        g = buildProgramGraph(doc_->program(), overview_, opt, marksWithMidHold());
     }
     whole_->setEnabled(!(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
     if (!relayout) canvas_->restyle(g);  // relayouts only if the structure changed
@@ -189,7 +241,7 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
 }
 
 bool ProgramView::revealOp(OpId op) {
-    if (showingRewritten_ || !doc_->hasProgram()) return false;
+    if (showingRewritten_ || inLayerView() || !doc_->hasProgram()) return false;
     const Program& p = doc_->program();
     if (op >= p.ops.size()) return false;
     OpId top = op;
@@ -229,7 +281,7 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
     if (key.kind == ModelKey::Kind::Op) op = key.id;
     if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values.size())
         op = doc_->program().values[key.id].definingOp;
-    if (op != kNoId && !canvas_->nodeItem(target) && revealOp(op)) {
+    if (op != kNoId && revealOnSelect_ && !canvas_->nodeItem(target) && revealOp(op)) {
         rebuild(true);  // the new layout re-selects through selectedKey... set it after
         QMetaObject::Connection* c = new QMetaObject::Connection;
         *c = connect(canvas_, &GraphCanvas::layoutFinished, this, [this, target, c] {
@@ -245,11 +297,16 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
 }
 
 bool ProgramView::canCollapseAround(OpId op) const {
+    if (inLayerView()) return true;  // back to the overview
     if (!doc_->hasProgram() || op >= doc_->program().ops.size() || doc_->program().ops[op].parentBlock != Program::kGlobalBlock) return false;
     return overview_.canCollapse(doc_->program().indexInBlock(op));
 }
 
 bool ProgramView::collapseAround(OpId op) {
+    if (inLayerView()) {
+        closeLayer();
+        return true;
+    }
     if (!canCollapseAround(op) || showingRewritten_) return false;
     if (!overview_.collapse(doc_->program().indexInBlock(op))) return false;
     rebuild(true);
@@ -257,9 +314,90 @@ bool ProgramView::collapseAround(OpId op) {
 }
 
 void ProgramView::onDoubleClick(ModelKey key) {
-    if (key.kind != ModelKey::Kind::Group) return;
+    if (inLayerView() && key.kind == ModelKey::Kind::Op && !showingRewritten_ && key.id < doc_->program().ops.size()) {
+        // A stub (or an op outside the layer): go there, in the overview, the op revealed.
+        const Program& p = doc_->program();
+        if (p.ops[key.id].parentBlock == Program::kGlobalBlock && layerView_.contains(p.indexInBlock(key.id))) return;
+        layerView_ = LayerViewSpec{};
+        revealOp(key.id);
+        rebuild(true);
+        doc_->select(key, this);
+        return;
+    }
+    if (key.kind != ModelKey::Kind::Group || inLayerView()) return;
+    if (!showingRewritten_ && openLayer(key.id)) return;
     ProgramOverview& ov = showingRewritten_ ? rewrittenOverview_ : overview_;
     if (ov.expand(key.id)) rebuild(true);
+}
+
+LayerViewSpec ProgramView::layerSpecFor(uint32_t groupBegin) const {
+    LayerViewSpec spec;
+    if (!doc_->hasProgram() || layers_.groups.empty()) return spec;
+    const ProgramSplit split = doc_->split();
+    const ProgramOverview::Segment* seg = nullptr;
+    for (const auto& s : overview_.segments())
+        if (s.begin == groupBegin && !s.expanded) seg = &s;
+    if (!seg || seg->group < 0 || !seg->label.startsWith(tr("layer"))) return spec;
+    if (seg->group >= ProgramOverview::kLayerGroupBase) {  // one layer of an expanded block
+        const size_t lg = size_t(seg->group - ProgramOverview::kLayerGroupBase);
+        if (lg >= layers_.groups.size()) return spec;
+        const LayerGroup& g = layers_.groups[lg];
+        if (g.fwdEnd <= g.fwdBegin || g.fwdEnd - g.fwdBegin > 600) return spec;
+        spec.forward = {{g.fwdBegin, g.fwdEnd}};
+        spec.name = QString::fromStdString(g.name);
+        return spec;
+    }
+    // A backward layer opens as the forward it faces (its ports are where the backward reads).
+    const ProgramOverview::Segment* fwd = split.isBackward(seg->begin) ? nullptr : seg;
+    for (const auto& s : overview_.segments())
+        if (!fwd && s.group == seg->group && !split.isBackward(s.begin) && !s.expanded) fwd = &s;
+    if (!fwd) return spec;
+    // Only a few hundred ops: dot stays well under a second; bigger blocks expand in place.
+    if (fwd->opCount() > 600) return spec;
+    spec.forward = fwd->ranges();
+    spec.name = fwd->label.left(fwd->label.indexOf(QStringLiteral(" · ")));
+    return spec;
+}
+
+bool ProgramView::canOpenLayer(uint32_t groupBegin) const { return !showingRewritten_ && !layerSpecFor(groupBegin).empty(); }
+
+bool ProgramView::openLayer(uint32_t groupBegin) {
+    LayerViewSpec spec = layerSpecFor(groupBegin);
+    if (spec.empty()) return false;
+    layerView_ = std::move(spec);
+    rebuild(true);
+    return true;
+}
+
+bool ProgramView::openForwardView() {
+    // A program of one layer (no repeats, e.g. a torch.nn module's joint graph): its whole
+    // forward as the layer view, ports and stubs instead of edges across the program.
+    const ProgramSplit split = doc_->split();
+    if (!doc_->hasProgram() || !split.known() || split.fwdOpEndIdx < 0 || split.fwdOpEndIdx >= 600 || showingRewritten_) return false;
+    layerView_ = LayerViewSpec{tr("forward"), {{0u, uint32_t(split.fwdOpEndIdx + 1)}}};
+    rebuild(true);
+    return true;
+}
+
+bool ProgramView::openLayerNumber(size_t layer) {
+    if (layers_.layerCount() == 0) return layer == 0 && openForwardView();
+    size_t ordinal = 0;
+    for (const LayerGroup& g : layers_.groups) {
+        if (g.kind != LayerGroup::Kind::Layer) continue;
+        if (ordinal++ != layer) continue;
+        // The layer itself, also where the overview shows it in a block of layers.
+        if (g.fwdEnd <= g.fwdBegin || g.fwdEnd - g.fwdBegin > 600 || showingRewritten_) return false;
+        layerView_ = LayerViewSpec{QString::fromStdString(g.name), {{g.fwdBegin, g.fwdEnd}}};
+        rebuild(true);
+        return true;
+    }
+    return false;
+}
+
+void ProgramView::closeLayer() {
+    if (!inLayerView()) return;
+    layerView_ = LayerViewSpec{};
+    rebuild(true);
 }
 
 // ---------------------------------------------------------------- FlowView

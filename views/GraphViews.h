@@ -33,11 +33,22 @@ public:
     bool canCollapseAround(OpId op) const;
     bool showingRewritten() const { return showingRewritten_; }
 
+    // The layer view: a layer group of the overview (forward or backward, by its first op
+    // position) opens as its forward ops with ports and stubs; closeLayer() returns.
+    bool canOpenLayer(uint32_t groupBegin) const;
+    bool openLayer(uint32_t groupBegin);
+    bool openLayerNumber(size_t layer);  // the k-th detected layer (0-based); false if none
+    bool openForwardView();              // a program without layers: its forward as one layer
+    void closeLayer();
+    bool inLayerView() const { return !layerView_.empty(); }
+    const LayerViewSpec& layerView() const { return layerView_; }
+
 Q_SIGNALS:
     void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
 
 private:
     void rebuild(bool relayout);
+    PlanMarks marksWithMidHold() const;  // the document's marks plus the plan's mid-hold values
     void resetOverview();
     void onProgramChanged();
     void onResult(const std::vector<ValueId>& changed);
@@ -55,7 +66,13 @@ private:
     ProgramOverview overview_;
     ProgramOverview rewrittenOverview_;
     LayerPartition layers_;
+    LayerViewSpec layerView_;     // empty: the overview
+    QToolButton* backToOverview_;
+    QToolButton* forwardView_;
     bool showingRewritten_ = false;
+    bool revealOnSelect_ = true;
+    double layerBuildMs_ = 0;     // building the layer view's graph (UI thread), for the info label  // false while a finished layout re-applies the selection
+    LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
 };
 
 class FlowView : public QWidget {

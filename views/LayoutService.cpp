@@ -184,6 +184,7 @@ LayoutResult LayoutService::runGraphviz(const LayoutRequest& req) {
     Agsym_t* symH = agattr(g, AGNODE, cstr("height"), cstr("0.4"));
     Agsym_t* symConstraint = agattr(g, AGEDGE, cstr("constraint"), cstr("true"));
     Agsym_t* symWeight = agattr(g, AGEDGE, cstr("weight"), cstr("1"));
+    Agsym_t* symMinLen = agattr(g, AGEDGE, cstr("minlen"), cstr("1"));
     agattr(g, AGEDGE, cstr("arrowhead"), cstr("normal"));
 
     std::vector<Agraph_t*> clusters(req.clusters.size(), nullptr);
@@ -220,7 +221,20 @@ LayoutResult LayoutService::runGraphviz(const LayoutRequest& req) {
             std::snprintf(buf, sizeof buf, "%d", std::max(0, int(le.weight)));
             agxset(e, symWeight, buf);
         }
+        if (le.minLength != 1) {
+            std::snprintf(buf, sizeof buf, "%d", std::max(0, le.minLength));
+            agxset(e, symMinLen, buf);
+        }
     }
+
+    if (dot)
+        for (size_t k = 0; k < req.sameRank.size(); ++k) {
+            std::snprintf(buf, sizeof buf, "rank_%zu", k);
+            Agraph_t* sg = agsubg(g, buf, 1);
+            agsafeset(sg, cstr("rank"), cstr("same"), cstr(""));
+            for (int i : req.sameRank[k])
+                if (i >= 0 && size_t(i) < nodes.size()) agsubnode(sg, nodes[size_t(i)], 1);
+        }
 
     if (const char* dump = std::getenv("RX_LAYOUT_DUMP")) {  // for tuning layouts by hand with `dot`
         if (FILE* f = std::fopen(dump, "w")) {

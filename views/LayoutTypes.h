@@ -30,6 +30,7 @@ struct LayoutEdge {
     int to = 0;
     bool constraint = true;  // false: does not influence ranks (dot)
     double weight = 1;       // dot edge weight (straightness)
+    int minLength = 1;       // dot minlen: ranks apart, or for a flat edge extra room (its label)
 };
 
 struct LayoutRequest {
@@ -41,6 +42,9 @@ struct LayoutRequest {
     double nodeSep = 18;            // points
     double rankSep = 30;            // points
     std::vector<QPointF> presetCenter;  // Preset engine: one centre per node
+    // Node sets dot puts on one rank (rank=same): a forward layer and its backward face
+    // each other, and the edge between them is drawn flat and straight. Dot engines only.
+    std::vector<std::vector<int>> sameRank;
 };
 
 struct LayoutResult {

@@ -732,10 +732,12 @@ QMenu* MainWindow::contextMenuFor(ModelKey key) {
             if (p.valueBytes(r) > 0 && ++shown <= 4) addPins(r);
         if (programView_->canCollapseAround(op)) {
             menu->addSeparator();
-            menu->addAction(tr("Collapse this group"), this, [this, op] { programView_->collapseAround(op); });
+            menu->addAction(programView_->inLayerView() ? tr("Back to the layer overview") : tr("Collapse this group"), this,
+                            [this, op] { programView_->collapseAround(op); });
         }
     } else if (key.kind == ModelKey::Kind::Group) {
-        menu->addAction(tr("Expand group"), this, [this, key] { Q_EMIT programView_->canvas()->keyDoubleClicked(key); });
+        if (programView_->canOpenLayer(key.id)) menu->addAction(tr("Open layer"), this, [this, key] { programView_->openLayer(key.id); });
+        else menu->addAction(tr("Expand group"), this, [this, key] { Q_EMIT programView_->canvas()->keyDoubleClicked(key); });
     }
     if (menu->isEmpty()) {
         delete menu;

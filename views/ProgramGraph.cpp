@@ -54,16 +54,18 @@ void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::v
     if (end <= begin) return;
     parts = std::max<uint32_t>(1, std::min(parts, end - begin));
     const uint32_t size = (end - begin + parts - 1) / parts;
-    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false, {}, -1});
+    for (uint32_t b = begin; b < end; b += size) out.push_back(Segment{b, std::min(end, b + size), false, {}, -1, {}});
 }
 
 void ProgramOverview::reset(uint32_t opCount, ProgramSplit s) {
     segments_.clear();
+    layerOfPos_.clear();
+    layerName_.clear();
     expansions_.clear();
     opCount_ = opCount;
     split_ = s;
     if (opCount <= kDirectLimit) {
-        if (opCount) segments_.push_back(Segment{0, opCount, true, {}, -1});
+        if (opCount) segments_.push_back(Segment{0, opCount, true, {}, -1, {}});
         return;
     }
     const uint32_t cut = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
@@ -98,21 +100,28 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartiti
             ++ordinal;
         }
     }
-    // Runs of one block; backward runs shorter than a few ops join their predecessor so
-    // interleaved gradient accumulation does not splinter the picture.
+    // One group per block and side: a block's runs on one side (its backward's trailing
+    // gradient fetches, accumulations between other layers' ops) join its first run, so
+    // each backward layer faces its forward layer.
     std::vector<Segment> out;
     const uint32_t bwd = s.known() ? uint32_t(std::clamp<int64_t>(s.backwardOpStartIdx, 0, opCount)) : opCount;
     auto blockAt = [&](uint32_t i) { return layers.groupOfPos[i] >= 0 ? blockOf[size_t(layers.groupOfPos[i])] : -1; };
+    std::map<std::pair<int32_t, bool>, size_t> segmentOf;  // (block, backward) -> index in out
     for (uint32_t i = 0; i < opCount;) {
         uint32_t j = i + 1;
         while (j < opCount && blockAt(j) == blockAt(i) && (j < bwd) == (i < bwd)) ++j;
         const int32_t g = blockAt(i);
         const bool backward = i >= bwd;
-        if (!out.empty() && backward && (j - i < 4 || out.back().group == g) && out.back().begin >= bwd) {
-            out.back().end = j;
+        if (auto it = segmentOf.find({g, backward}); g >= 0 && it != segmentOf.end()) {
+            Segment& seg = out[it->second];
+            if (!seg.more.empty() && seg.more.back().second == i) seg.more.back().second = j;
+            else seg.more.emplace_back(i, j);
         } else {
-            Segment seg{i, j, false, {}, g};
-            if (g >= 0) seg.label = blockName[g] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+            Segment seg{i, j, false, {}, g, {}};
+            if (g >= 0) {
+                seg.label = blockName[g] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+                segmentOf[{g, backward}] = out.size();
+            }
             out.push_back(std::move(seg));
         }
         i = j;
@@ -121,24 +130,73 @@ void ProgramOverview::reset(uint32_t opCount, ProgramSplit s, const LayerPartiti
     if (out.size() > 3 * kTargetGroups) return;
     segments_ = std::move(out);
     first_ = segments_;
+    if (perBlock > 1) {
+        layerOfPos_ = layers.groupOfPos;
+        layerName_.clear();
+        for (const LayerGroup& lg : layers.groups) layerName_ << QString::fromStdString(lg.name);
+    }
 }
 
 bool ProgramOverview::expand(uint32_t begin) {
     for (size_t i = 0; i < segments_.size(); ++i) {
         Segment s = segments_[i];
         if (s.begin != begin || s.expanded) continue;
-        expansions_.emplace_back(s.begin, s.end);
-        if (s.end - s.begin <= 300) {
-            segments_[i].expanded = true;
-        } else {
-            std::vector<Segment> parts;
-            split(s.begin, s.end, 12, parts);
-            segments_.erase(segments_.begin() + i);
-            segments_.insert(segments_.begin() + i, parts.begin(), parts.end());
+        std::vector<Segment> parts;
+        if (s.group >= 0 && s.group < kLayerGroupBase && !layerOfPos_.empty() && !s.label.isEmpty()) {
+            // A block of layers: one group per layer (and side), its runs joined as in reset().
+            const bool backward = s.label.endsWith(QObject::tr(" · backward"));
+            std::map<int32_t, size_t> partOf;
+            for (const auto& [b, e] : s.ranges()) {
+                expansions_.emplace_back(b, e);
+                for (uint32_t p = b; p < e;) {
+                    uint32_t q = p + 1;
+                    while (q < e && layerOfPos_[q] == layerOfPos_[p]) ++q;
+                    const int32_t lg = layerOfPos_[p];
+                    if (auto it = partOf.find(lg); it != partOf.end()) {
+                        Segment& part = parts[it->second];
+                        if (!part.more.empty() && part.more.back().second == p) part.more.back().second = q;
+                        else if (part.end == p) part.end = q;
+                        else part.more.emplace_back(p, q);
+                    } else {
+                        Segment part{p, q, false, {}, lg >= 0 ? kLayerGroupBase + lg : -1, {}};
+                        if (lg >= 0 && lg < layerName_.size()) part.label = layerName_[lg] + (backward ? QObject::tr(" · backward") : QObject::tr(" · forward"));
+                        partOf[lg] = parts.size();
+                        parts.push_back(std::move(part));
+                    }
+                    p = q;
+                }
+            }
+            segments_.erase(segments_.begin() + long(i));
+            segments_.insert(segments_.begin() + long(i), parts.begin(), parts.end());
+            return true;
         }
+        for (const auto& [b, e] : s.ranges()) {
+            expansions_.emplace_back(b, e);
+            if (e - b <= 300) parts.push_back(Segment{b, e, true, {}, -1, {}});
+            else split(b, e, 12, parts);
+        }
+        segments_.erase(segments_.begin() + long(i));
+        segments_.insert(segments_.begin() + long(i), parts.begin(), parts.end());
         return true;
     }
     return false;
+}
+
+uint32_t ProgramOverview::Segment::opCount() const {
+    uint32_t n = end - begin;
+    for (const auto& [b, e] : more) n += e - b;
+    return n;
+}
+
+bool ProgramOverview::Segment::contains(uint32_t pos) const {
+    if (pos >= begin && pos < end) return true;
+    return std::any_of(more.begin(), more.end(), [pos](const auto& r) { return pos >= r.first && pos < r.second; });
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> ProgramOverview::Segment::ranges() const {
+    std::vector<std::pair<uint32_t, uint32_t>> r{{begin, end}};
+    r.insert(r.end(), more.begin(), more.end());
+    return r;
 }
 
 bool ProgramOverview::canCollapse(uint32_t pos) const {
@@ -162,29 +220,35 @@ bool ProgramOverview::collapse(uint32_t pos) {
         return true;
     }
     const auto [b, e] = expansions_[size_t(best)];
+    // The first overview's group this range belongs to (a layer's backward spans several ranges).
+    Segment back{b, e, false, {}, -1, {}};
+    for (const Segment& f : first_)
+        for (const auto& r : f.ranges())
+            if (r.first == b && r.second == e) back = f;
+    back.expanded = false;
+    const auto ranges = back.ranges();
+    auto within = [&](uint32_t sb, uint32_t se) {
+        return std::any_of(ranges.begin(), ranges.end(), [&](const auto& r) { return sb >= r.first && se <= r.second; });
+    };
     std::vector<Segment> out;
+    bool placed = false;
     for (const Segment& s : segments_) {
-        if (s.begin >= b && s.end <= e) {
-            if (s.begin == b) {
-                Segment back{b, e, false, {}, -1};
-                for (const Segment& f : first_)
-                    if (f.begin == b && f.end == e) back = f;
-                back.expanded = false;
-                out.push_back(back);
-            }
+        if (within(s.begin, s.end)) {
+            if (!placed) out.push_back(back);
+            placed = true;
             continue;
         }
         out.push_back(s);
     }
     segments_ = std::move(out);
-    std::erase_if(expansions_, [b = b, e = e](const auto& x) { return x.first >= b && x.second <= e; });
+    std::erase_if(expansions_, [&](const auto& x) { return within(x.first, x.second); });
     return true;
 }
 
 void ProgramOverview::expandAll() {
     if (segments_.empty()) return;
     const uint32_t n = segments_.back().end;
-    segments_ = {Segment{0, n, true, {}, -1}};
+    segments_ = {Segment{0, n, true, {}, -1, {}}};
     expansions_.clear();
 }
 
@@ -194,7 +258,7 @@ bool ProgramOverview::whole() const {
 
 size_t ProgramOverview::visibleUnits() const {
     size_t n = 0;
-    for (const auto& s : segments_) n += s.expanded ? s.end - s.begin : 1;
+    for (const auto& s : segments_) n += s.expanded ? s.opCount() : 1;
     return n;
 }
 
@@ -240,7 +304,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
 
     size_t shownOps = 0;
     for (const auto& s : overview.segments())
-        if (s.expanded) shownOps += s.end - s.begin;
+        if (s.expanded) shownOps += s.opCount();
     const bool values = shownOps > 0 && (options.showValues == 1 || (options.showValues == -1 && shownOps <= 250));
 
     if (split.known()) {
@@ -337,51 +401,62 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Group, seg.begin};
         n.shape = NodeShape::Group;
+        const auto ranges = seg.ranges();
+        const uint32_t count = seg.opCount();
         std::map<std::string_view, int> hist;
         int recomputed = 0;
-        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) {
-            ++hist[program.opName(global.ops[pos])];
-            if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) ++recomputed;
-        }
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e; ++pos) {
+                ++hist[program.opName(global.ops[pos])];
+                if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) ++recomputed;
+            }
         std::vector<std::pair<int, std::string_view>> top;
         for (auto& [name, c] : hist) top.push_back({c, name});
         std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-        n.title = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+        QString span = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+        if (!seg.more.empty()) span += QObject::tr(" +%1").arg(count - (seg.end - seg.begin));
+        n.title = span;
         QStringList parts;
         for (size_t i = 0; i < top.size() && i < 2; ++i) parts << QStringLiteral("%1×%2").arg(shortOpName(top[i].second)).arg(top[i].first);
         n.subtitle = parts.join(", ");
         if (!seg.label.isEmpty()) {
             // A layer: its name, and for the forward what the plan saves and recomputes there.
             n.title = seg.label;
-            n.subtitle = QObject::tr("ops %1–%2").arg(seg.begin).arg(seg.end - 1);
+            n.subtitle = span;
             if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
                 int64_t saved = 0, recomputedBytes = 0;
-                for (uint32_t pos = seg.begin; pos < seg.end; ++pos)
-                    for (ValueId r : program.ops[global.ops[pos]].results) {
-                        if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
-                        else if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) recomputedBytes += program.valueBytes(r);
-                    }
-                n.subtitle += QObject::tr(" · saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
+                for (const auto& [b, e] : ranges)
+                    for (uint32_t pos = b; pos < e; ++pos)
+                        for (ValueId r : program.ops[global.ops[pos]].results) {
+                            if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
+                            else if (PlanMarks::at(marks.valueRecomputed, r)) recomputedBytes += program.valueBytes(r);
+                        }
+                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
             }
         }
-        if (!seg.label.isEmpty()) n.width = 280;
         if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
-        n.badge = QString::number(seg.end - seg.begin);
+        n.badge = QString::number(count);
         if (recomputed) {
             n.flags |= kFlagRecomputed;
-            n.badge = QStringLiteral("\u21BB %1/%2").arg(recomputed).arg(seg.end - seg.begin);
+            n.badge = QStringLiteral("\u21BB %1/%2").arg(recomputed).arg(count);
         }
         if (split.isBackward(seg.begin)) n.flags |= kFlagBackward;
-        QString tip = QObject::tr("<b>%1 ops</b> (positions %2–%3). Double-click to expand.").arg(seg.end - seg.begin).arg(seg.begin).arg(seg.end - 1);
+        const bool isLayer = seg.label.startsWith(QObject::tr("layer"));
+        QString tip = QObject::tr("<b>%1</b><br>%2 ops (positions %3). %4")
+                          .arg(seg.label.isEmpty() ? span : seg.label)
+                          .arg(count)
+                          .arg(span.mid(4))
+                          .arg(isLayer ? QObject::tr("Double-click to open the layer view.") : QObject::tr("Double-click to expand."));
         for (size_t i = 0; i < top.size() && i < 8; ++i)
             tip += QStringLiteral("<br>%1 × %2").arg(top[i].first).arg(QString::fromUtf8(top[i].second.data(), qsizetype(top[i].second.size())));
         n.tooltip = tip;
-        n.width = 170;
+        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 7.5) + 30);
         n.height = 40;
         n.cluster = clusterOf(seg.begin);
         const int idx = int(g.nodes.size());
         g.nodes.push_back(std::move(n));
-        for (uint32_t pos = seg.begin; pos < seg.end; ++pos) unitOfPos[pos] = idx;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e; ++pos) unitOfPos[pos] = idx;
     }
 
     // Value nodes (values mode): results of shown ops.
@@ -426,10 +501,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     QHash<quint64, int> edgeIndex;
     std::vector<int> multiplicity;
     std::vector<int64_t> edgeBytes;
+    std::vector<ValueId> lastValue;  // a value read by several ops of one group counts once
     auto addEdge = [&](int from, int to, ValueId v) {
         if (from < 0 || to < 0 || from == to) return;
         const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
         if (auto it = edgeIndex.find(k); it != edgeIndex.end()) {
+            if (lastValue[size_t(*it)] == v) return;
+            lastValue[size_t(*it)] = v;
             ++multiplicity[size_t(*it)];
             edgeBytes[size_t(*it)] += program.valueBytes(v);
             return;
@@ -437,6 +515,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         edgeIndex.insert(k, int(g.edges.size()));
         multiplicity.push_back(1);
         edgeBytes.push_back(program.valueBytes(v));
+        lastValue.push_back(v);
         VisualEdge e;
         e.from = from;
         e.to = to;
@@ -511,11 +590,18 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 e.dashed = true;
             }
             if (layerBundle(e)) {
+                // The bytes this layer's backward holds from its forward: the bundle's width
+                // and label. Its two ends share a rank, so it is one straight horizontal line.
                 e.dashed = false;
                 e.color = pal.savedFill;
-                e.width = 1.0 + 6.0 * double(edgeBytes[order[k]]) / double(maxBundle);
-                e.label = formatBytes(double(edgeBytes[order[k]]));
-                e.label = QObject::tr("%1 held").arg(e.label);
+                e.width = 1.0 + 7.0 * double(edgeBytes[order[k]]) / double(maxBundle);
+                e.label = QObject::tr("%1 held").arg(formatBytes(double(edgeBytes[order[k]])));
+                e.weight = 4;
+                e.minLength = 7;  // room for the label between the clusters
+                g.sameRank.push_back({e.from, e.to});
+            } else if (bundles > 0 && (g.nodes[e.to].flags & kFlagBackward)) {
+                // The backward runs bottom-up beside its forward: its own edges must not push ranks.
+                e.constraint = false;
             }
             kept.push_back(e);
         }
@@ -552,6 +638,236 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         if (anyPinned) g.legend.push_back(LegendEntry{pal.fwdFill, pal.pinned, QObject::tr("pinned by you (\u25C6)")});
         if (!overview.whole()) g.legend.push_back(LegendEntry{pal.groupFill, pal.groupBorder, QObject::tr("op group (double-click)")});
     }
+    return g;
+}
+
+// ---------------------------------------------------------------- layer view
+
+bool LayerViewSpec::contains(uint32_t pos) const {
+    return std::any_of(forward.begin(), forward.end(), [pos](const auto& r) { return pos >= r.first && pos < r.second; });
+}
+
+VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers, const LayerViewSpec& spec,
+                            const ProgramViewOptions& options, const PlanMarks& marks, const LayerViewClones& clones) {
+    const GraphPalette& pal = GraphPalette::current();
+    VisualGraph g;
+    const Block& global = program.globalBlock();
+    const uint32_t opCount = uint32_t(global.ops.size());
+    const ProgramSplit& split = options.split;
+    const uint32_t bwdBegin = split.known() ? uint32_t(std::clamp<int64_t>(split.backwardOpStartIdx, 0, opCount)) : opCount;
+    const bool planned = !marks.valueSaved.empty();
+    const int recomputedCluster = 0, cloneCluster = 1;
+    g.clusters.push_back(VisualCluster{QObject::tr("\u21BB recomputed in the backward"), QColor(147, 51, 234, 26)});
+    const bool withClones = clones.rewritten && clones.clones && clones.cloneOf;
+    if (withClones) g.clusters.push_back(VisualCluster{QObject::tr("clones (rewritten program)"), QColor(192, 38, 211, 22)});
+
+    auto topPos = [&](OpId op) -> int64_t {  // the op's position in the global block, -1 if none
+        while (op != kNoId && program.ops[op].parentBlock != Program::kGlobalBlock) {
+            const BlockId b = program.ops[op].parentBlock;
+            op = b == kNoId ? kNoId : program.blocks[b].parentOp;
+        }
+        return op == kNoId ? -1 : int64_t(program.indexInBlock(op));
+    };
+    // Backward readers of a value: global-block ops at or after the backward's start.
+    auto backwardUsers = [&](ValueId v) {
+        std::vector<OpId> users;
+        for (const Use& u : program.uses(v)) {
+            if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+            if (program.indexInBlock(u.ancestor) >= bwdBegin && (users.empty() || users.back() != u.ancestor)) users.push_back(u.ancestor);
+        }
+        std::sort(users.begin(), users.end(), [&](OpId a, OpId b) { return program.indexInBlock(a) < program.indexInBlock(b); });
+        users.erase(std::unique(users.begin(), users.end()), users.end());
+        return users;
+    };
+
+    std::vector<int> nodeOfPos(opCount, -1);
+    size_t ports = 0, stubs = 0;
+    int64_t savedBytes = 0, recomputedBytes = 0, heldBytes = 0;
+    struct Stub { int op; ValueId v; std::vector<OpId> users; QColor color; };
+    std::vector<Stub> pending;
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
+            const OpId op = global.ops[pos];
+            const Operation& o = program.ops[op];
+            VisualNode n;
+            n.key = ModelKey{ModelKey::Kind::Op, op};
+            n.shape = NodeShape::RoundedBox;
+            n.title = shortOpName(program.opName(op));
+            if (!o.results.empty()) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + typeSummary(program, o.results[0]);
+            const bool recomputed = PlanMarks::at(marks.opRecomputed, op);
+            if (recomputed) {
+                n.flags |= kFlagRecomputed;
+                n.cluster = recomputedCluster;
+            }
+            QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
+            for (ValueId r : o.results) {
+                const std::vector<OpId> users = backwardUsers(r);
+                const bool saved = PlanMarks::at(marks.valueSaved, r), midHold = PlanMarks::at(marks.valueRecomputed, r);
+                tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+                if (!saved && !midHold && users.empty()) continue;
+                // A port: the backward needs this value, saved (the cut), recomputed, or held as is.
+                const int64_t bytes = program.valueBytes(r);
+                QColor c = saved ? pal.savedFill : midHold ? pal.recomputed : pal.banned;
+                const QString role = saved ? QObject::tr("saved") : midHold ? QObject::tr("recomputed") : planned ? QObject::tr("held (not in the network)") : QObject::tr("read by the backward");
+                (saved ? savedBytes : midHold ? recomputedBytes : heldBytes) += bytes;
+                n.ports.push_back(VisualPort{ModelKey{ModelKey::Kind::Value, r}, c, QString::fromStdString(program.values[r].name)});
+                tip += QObject::tr(" · <b>%1</b>, %2, %3 backward user(s)").arg(role, formatBytes(double(bytes))).arg(users.size());
+                ++ports;
+                if (!users.empty()) pending.push_back(Stub{int(g.nodes.size()), r, users, c});
+            }
+            if (PlanMarks::at(marks.valuePinned, o.results.empty() ? kNoId : o.results[0])) n.flags |= kFlagPinned;
+            n.tooltip = tip;
+            const double textW = std::max(estimateTextWidth(n.title, 9.5), estimateTextWidth(n.subtitle, 7.5));
+            n.width = std::clamp(std::max(textW + 24, 16.0 * double(n.ports.size()) + 16), 70.0, 240.0);
+            n.height = n.ports.empty() ? 38 : 44;
+            nodeOfPos[pos] = int(g.nodes.size());
+            g.nodes.push_back(std::move(n));
+        }
+
+    QHash<quint64, int> edgeIndex;
+    auto addEdge = [&](int from, int to, ValueId v) -> VisualEdge* {
+        if (from < 0 || to < 0 || from == to) return nullptr;
+        const quint64 k = (quint64(uint32_t(from)) << 32) | uint32_t(to);
+        if (edgeIndex.contains(k)) return nullptr;
+        edgeIndex.insert(k, int(g.edges.size()));
+        VisualEdge e;
+        e.from = from;
+        e.to = to;
+        e.key = ModelKey{ModelKey::Kind::Value, v};
+        g.edges.push_back(e);
+        return &g.edges.back();
+    };
+    // Where a value read from outside the layer comes from: one node per source group.
+    QHash<int, int> sourceNode;  // group (or -2: program inputs) -> node
+    const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
+    auto sourceFor = [&](OpId def) -> int {
+        const int64_t pos = topPos(def);
+        const int group = pos >= 0 && size_t(pos) < layers.groupOfPos.size() ? layers.groupOfPos[size_t(pos)] : -2;
+        if (auto it = sourceNode.find(group); it != sourceNode.end()) return *it;
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Op, def};
+        n.shape = NodeShape::Group;
+        n.title = group >= 0 ? QObject::tr("from %1").arg(QString::fromStdString(layers.groups[size_t(group)].name)) : QObject::tr("from the inputs");
+        n.tooltip = QObject::tr("Values this layer reads from outside it (parameters not drawn)");
+        n.width = std::max(120.0, estimateTextWidth(n.title, 9.5) + 24);
+        n.height = 30;
+        sourceNode.insert(group, int(g.nodes.size()));
+        g.nodes.push_back(std::move(n));
+        return int(g.nodes.size() - 1);
+    };
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
+            const int to = nodeOfPos[pos];
+            for (ValueId x : program.ops[global.ops[pos]].operands) {
+                if (x == kNoId || x >= program.values.size()) continue;
+                const OpId def = program.values[x].definingOp;
+                if (def == kNoId) continue;
+                if (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName) continue;  // resident
+                const int64_t dp = topPos(def);
+                if (dp >= 0 && size_t(dp) < nodeOfPos.size() && nodeOfPos[size_t(dp)] >= 0) addEdge(nodeOfPos[size_t(dp)], to, x);
+                else if (dp >= 0 && uint32_t(dp) < bwdBegin) addEdge(sourceFor(def), to, x);
+            }
+        }
+    // Forward values that leave the layer for later forward ops: one node per target group.
+    QHash<int, int> sinkNode;
+    for (const auto& [b, e] : spec.forward)
+        for (uint32_t pos = b; pos < e && pos < opCount; ++pos)
+            for (ValueId r : program.ops[global.ops[pos]].results)
+                for (const Use& u : program.uses(r)) {
+                    const int64_t up = u.ancestor == kNoId ? -1 : topPos(u.ancestor);
+                    if (up < 0 || uint32_t(up) >= bwdBegin || spec.contains(uint32_t(up))) continue;
+                    const int group = size_t(up) < layers.groupOfPos.size() ? layers.groupOfPos[size_t(up)] : -1;
+                    int sink = sinkNode.value(group, -1);
+                    if (sink < 0) {
+                        VisualNode n;
+                        n.key = ModelKey{ModelKey::Kind::Op, u.ancestor};
+                        n.shape = NodeShape::Group;
+                        n.title = group >= 0 ? QObject::tr("to %1").arg(QString::fromStdString(layers.groups[size_t(group)].name)) : QObject::tr("to the rest of the forward");
+                        n.width = std::max(120.0, estimateTextWidth(n.title, 9.5) + 24);
+                        n.height = 30;
+                        sink = int(g.nodes.size());
+                        sinkNode.insert(group, sink);
+                        g.nodes.push_back(std::move(n));
+                    }
+                    addEdge(nodeOfPos[pos], sink, r);
+                }
+    // Stubs: a port's backward readers in one small node next to it.
+    for (const Stub& st : pending) {
+        VisualNode n;
+        n.key = ModelKey{ModelKey::Kind::Op, st.users.front()};
+        n.shape = NodeShape::RoundedBox;
+        n.flags = kFlagBackward | kFlagStub;
+        n.title = st.users.size() == 1 ? QObject::tr("\u2192 1 backward user") : QObject::tr("\u2192 %1 backward users").arg(st.users.size());
+        n.subtitle = QString::fromStdString(program.values[st.v].name);
+        QString tip = QObject::tr("<b>%1</b> is read by the backward:").arg(n.subtitle);
+        for (size_t i = 0; i < st.users.size() && i < 12; ++i)
+            tip += QStringLiteral("<br>%1 (op #%2, index %3)").arg(shortOpName(program.opName(st.users[i]))).arg(st.users[i]).arg(program.indexInBlock(st.users[i]));
+        n.tooltip = tip + QObject::tr("<br>Click to select the first.");
+        n.width = std::max(estimateTextWidth(n.title, 10.5), estimateTextWidth(n.subtitle, 8)) + 28;
+        n.height = 32;
+        const int idx = int(g.nodes.size());
+        g.nodes.push_back(std::move(n));
+        if (VisualEdge* e = addEdge(st.op, idx, st.v)) {
+            e->color = st.color;
+            e->width = 1.6;
+            e->dashed = true;
+            e->weight = 2;
+        }
+        ++stubs;
+    }
+    // The rewritten program: the layer's clones, with the edges among them.
+    size_t cloneCount = 0;
+    if (withClones) {
+        const Program& rp = *clones.rewritten;
+        QHash<OpId, int> cloneNode;
+        for (size_t i = 0; i < clones.clones->size() && i < clones.cloneOf->size(); ++i) {
+            const OpId orig = (*clones.cloneOf)[i];
+            if (orig >= program.ops.size()) continue;
+            const int64_t pos = topPos(orig);
+            if (pos < 0 || !spec.contains(uint32_t(pos))) continue;
+            const OpId c = (*clones.clones)[i];
+            if (c >= rp.ops.size()) continue;
+            VisualNode n;
+            n.key = ModelKey{ModelKey::Kind::Op, c};
+            n.shape = NodeShape::RoundedBox;
+            n.flags = kFlagBackward | kFlagClone;
+            n.title = shortOpName(rp.opName(c));
+            n.subtitle = QObject::tr("clone of op #%1").arg(orig);
+            n.badge = QStringLiteral("\u21BB clone");
+            n.tooltip = QObject::tr("<b>%1</b> · clone (op #%2 of the rewritten program) of op #%3").arg(n.title).arg(c).arg(orig);
+            n.width = std::clamp(estimateTextWidth(n.title, 9.5) + 40, 90.0, 200.0);
+            n.height = 34;
+            n.cluster = cloneCluster;
+            cloneNode.insert(c, int(g.nodes.size()));
+            g.nodes.push_back(std::move(n));
+            ++cloneCount;
+        }
+        for (auto it = cloneNode.begin(); it != cloneNode.end(); ++it)
+            for (ValueId x : rp.ops[it.key()].operands) {
+                if (x == kNoId || x >= rp.values.size()) continue;
+                const OpId def = rp.values[x].definingOp;
+                if (def != kNoId && cloneNode.contains(def)) {
+                    addEdge(cloneNode.value(def), it.value(), x);
+                }
+                // Saved inputs of the clones are the ports already drawn: no edge across the view.
+            }
+    }
+
+    g.engine = LayoutEngine::Dot;
+    g.title = QObject::tr("%1 · %2 ops · %3 ports · saved %4 · recomputed %5%6")
+                  .arg(spec.name)
+                  .arg(nodeOfPos.empty() ? 0 : std::count_if(nodeOfPos.begin(), nodeOfPos.end(), [](int i) { return i >= 0; }))
+                  .arg(ports)
+                  .arg(formatBytes(double(savedBytes)), formatBytes(double(recomputedBytes)))
+                  .arg(heldBytes ? QObject::tr(" · held %1").arg(formatBytes(double(heldBytes))) : QString());
+    g.legend.push_back(LegendEntry{pal.fwdFill, pal.fwdBorder, QObject::tr("forward op")});
+    g.legend.push_back(LegendEntry{pal.savedFill, pal.savedBorder, QObject::tr("port: saved value (the cut)"), true});
+    g.legend.push_back(LegendEntry{pal.recomputed, pal.recomputed, QObject::tr("port: recomputed value"), true});
+    g.legend.push_back(LegendEntry{pal.banned, pal.banned, QObject::tr("port: held as is"), true});
+    g.legend.push_back(LegendEntry{pal.fwdFill, pal.recomputed, QObject::tr("recomputed op (its region's border is the cut)"), false, true});
+    g.legend.push_back(LegendEntry{pal.bwdFill, pal.bwdBorder, QObject::tr("\u2192 backward users (click)")});
+    if (cloneCount) g.legend.push_back(LegendEntry{pal.bwdFill, pal.clone, QObject::tr("clone (rewritten)")});
+    (void)stubs;
     return g;
 }
 

@@ -28,6 +28,7 @@ struct PlanMarks {
     std::vector<uint8_t> valueBanned;
     std::vector<uint8_t> valuePinned;
     std::vector<uint8_t> opRecomputed;
+    std::vector<uint8_t> valueRecomputed;  // mid-hold: the backward reads it, recomputed (ProgramView fills it)
     std::vector<uint8_t> opClone;       // rewritten program: the op is a clone
     std::vector<double> valueWeight;    // for the weight overlay (<0 = unknown)
     std::vector<double> valueDistance;  // for the distance overlay (<0 = unknown)
@@ -43,10 +44,19 @@ public:
         uint32_t begin = 0, end = 0;  // [begin, end)
         bool expanded = false;
         QString label;                // "layer 3 · forward" for a detected layer; else empty
-        int32_t group = -1;           // LayerPartition group, -1 when not layer-based
+        int32_t group = -1;           // block of layers (overview), -1 when not layer-based
+        // Further op ranges drawn as the same group: a layer's backward is one group even
+        // where its ops are not contiguous (its gradient fetches trail the program).
+        std::vector<std::pair<uint32_t, uint32_t>> more;
+        uint32_t opCount() const;
+        bool contains(uint32_t pos) const;
+        // [begin, end) followed by `more`.
+        std::vector<std::pair<uint32_t, uint32_t>> ranges() const;
     };
     static constexpr uint32_t kDirectLimit = 600;    // at most this many ops: show them all
     static constexpr uint32_t kTargetGroups = 120;   // first picture of a big program
+    // Segment::group of one layer from an expanded block of layers: this + its LayerPartition group.
+    static constexpr int32_t kLayerGroupBase = 1 << 20;
 
     void reset(uint32_t opCount, ProgramSplit split);
     // Structure first: with detected layers (2 or more) a big program's first overview is
@@ -71,6 +81,9 @@ private:
     uint32_t opCount_ = 0;
     ProgramSplit split_;
     std::vector<Segment> first_;  // the first overview, restored by collapse after Show Whole Graph
+    // Layer of each op position and the layers' names, so a block of layers expands into its layers.
+    std::vector<int32_t> layerOfPos_;
+    QStringList layerName_;
 };
 
 struct ProgramViewOptions {
@@ -81,6 +94,29 @@ struct ProgramViewOptions {
 
 VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& overview,
                               const ProgramViewOptions& options, const PlanMarks& marks);
+
+// The layer view (issue 12 item 2): one layer's (or block of layers') forward ops, laid out
+// by dot. The values the backward needs from it are ports on their ops (saved, recomputed,
+// held as is); the ops the plan recomputes sit in a shaded cluster, so the cluster's border
+// is the cut; each port's backward readers are one short stub ("→ 3 backward users", its key
+// the first of them) instead of an edge across the program.
+struct LayerViewSpec {
+    QString name;                                        // "layer 3", "layers 4–5"
+    std::vector<std::pair<uint32_t, uint32_t>> forward;  // forward op positions of the layer
+    bool empty() const { return forward.empty(); }
+    bool contains(uint32_t pos) const;
+};
+
+// What the rewritten program adds to a layer view: the clones of the layer's recomputed ops.
+struct LayerViewClones {
+    const Program* rewritten = nullptr;
+    const std::vector<OpId>* clones = nullptr;   // clone ops in `rewritten`
+    const std::vector<OpId>* cloneOf = nullptr;  // their originals
+};
+
+VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers, const LayerViewSpec& spec,
+                            const ProgramViewOptions& options, const PlanMarks& marks,
+                            const LayerViewClones& clones = {});
 
 // "pd_op.matmul" -> "matmul"; keeps other dialects' prefixes ("cinn_op.", "builtin.").
 QString shortOpName(std::string_view name);

@@ -4,6 +4,7 @@
 // canvas lays it out through LayoutService and turns it into graphics items.
 #include <QColor>
 #include <QString>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,6 +36,14 @@ enum NodeFlag : uint32_t {
     kFlagInput = 1u << 8,
     kFlagPinned = 1u << 9,
     kFlagDimmed = 1u << 10,
+    kFlagStub = 1u << 11,        // layer view: a port's backward users, one small node
+};
+
+// A value drawn on its producing op's lower border (layer view): saved, recomputed, held.
+struct VisualPort {
+    ModelKey key;        // the value
+    QColor color;
+    QString label;       // value name
 };
 
 struct VisualNode {
@@ -48,6 +57,7 @@ struct VisualNode {
     QColor fill;         // overlay colour; invalid = default by flags
     double width = 80, height = 28;
     int cluster = -1;
+    std::vector<VisualPort> ports;  // drawn along the lower border, left to right
 };
 
 struct VisualEdge {
@@ -60,6 +70,8 @@ struct VisualEdge {
     bool infinite = false;  // flow network ∞ edge: drawn thin and dotted
     bool cut = false;       // cut edge: red and thick
     bool constraint = true;
+    double weight = 1;      // dot straightness (a cut edge counts at least 2)
+    int minLength = 1;      // dot minlen (a flat edge: room for its label)
 };
 
 struct VisualCluster {
@@ -85,17 +97,19 @@ struct VisualGraph {
     LayoutEngine engine = LayoutEngine::Dot;
     bool leftToRight = false;
     std::vector<QPointF> presetCenter;  // LayoutEngine::Preset: where each node goes
+    std::vector<std::vector<int>> sameRank;  // node indices dot keeps on one rank
 
     LayoutRequest toRequest() const {
         LayoutRequest r;
         r.nodes.reserve(nodes.size());
         for (const auto& n : nodes) r.nodes.push_back(LayoutNode{n.width, n.height, n.cluster, -1});
         r.edges.reserve(edges.size());
-        for (const auto& e : edges) r.edges.push_back(LayoutEdge{e.from, e.to, e.constraint, e.cut ? 2.0 : 1.0});
+        for (const auto& e : edges) r.edges.push_back(LayoutEdge{e.from, e.to, e.constraint, e.cut ? std::max(2.0, e.weight) : e.weight, e.minLength});
         for (const auto& c : clusters) r.clusters.push_back(c.label);
         r.engine = engine;
         r.leftToRight = leftToRight;
         r.presetCenter = presetCenter;
+        r.sameRank = sameRank;
         return r;
     }
 };

@@ -1,6 +1,6 @@
 // recompute-explorer: the desktop app.
 //   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|profile|pareto]
-//                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark]
+//                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark] [--layer N]
 //                      [--screenshot PNG] [--measure-first-picture N] [--expand-layer N] [--verify]
 // --screenshot renders the settled window offscreen (no display needed) and exits; it and
 // --measure-first-picture leave the user's settings untouched.
@@ -103,8 +103,9 @@ int main(int argc, char** argv) {
                                  "N");
     QCommandLineOption verifyOpt("verify", "Run Verify once solved, print its result, time and the peak memory (with "
                                            "--screenshot: before it)");
+    QCommandLineOption layerOpt("layer", "Open the layer view of detected layer N (0-based)", "N");
     parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt, themeOpt,
-                       expandOpt, verifyOpt});
+                       expandOpt, verifyOpt, layerOpt});
     parser.process(app);  // unknown options: an error and exit code 1
     auto fail = [](const QString& message) {
         std::fprintf(stderr, "recompute-explorer: %s\n", qPrintable(message));
@@ -258,6 +259,18 @@ int main(int argc, char** argv) {
         QTimer::singleShot(300, &window, [&] {
             doc->waitForSolve(30000);
             window.programView()->setShowRewritten(true);
+        });
+    }
+    if (parser.isSet(layerOpt)) {
+        bool numeric = false;
+        const int layer = parser.value(layerOpt).toInt(&numeric);
+        if (!numeric || layer < 0) return fail(QStringLiteral("--layer: '%1' is not a layer number").arg(parser.value(layerOpt)));
+        QTimer::singleShot(400, &window, [&, layer] {  // after --rewritten's
+            doc->waitForSolve(30000);
+            if (!window.programView()->openLayerNumber(size_t(layer))) {
+                std::fprintf(stderr, "recompute-explorer: --layer: no layer %d (detected %zu)\n", layer, window.programView()->layers().layerCount());
+                app.exit(2);
+            }
         });
     }
     if (parser.isSet(shotOpt)) {

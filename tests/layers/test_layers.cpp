@@ -1,6 +1,7 @@
 // Layer detection (algorithms/Layers.h) on generated transformer and LLaMA programs of 2 to
 // 12 layers (the motif count equals the generator's layers; every backward op lands in a
-// group, layer k's backward reading layer k's forward) and on the torch-joint corpus.
+// group, layer k's backward reading layer k's forward), on name scopes (struct_name,
+// PyTorch-style parameter names) and op_role, and on the torch-joint corpus.
 #include <QtTest>
 
 #include "algorithms/Layers.h"
@@ -94,6 +95,84 @@ private Q_SLOTS:
             QCOMPARE(size_t(fwd + bwd), program->globalBlock().ops.size() - size_t(spec.backwardOpStartIdx - spec.fwdOpEndIdx - 1));
             if (std::string(f).starts_with("transformer")) QCOMPARE(part.layerCount(), size_t(0));  // one layer: no repeat
             qInfo("%s: %zu groups, %zu layers (%s, period %u)", f, part.groups.size(), part.layerCount(), part.source.c_str(), part.period);
+        }
+    }
+
+    void nameScopesWinOverMotifs() {
+        // Scopes that disagree with the motif (every layer shifted by 3 ops): the scopes decide.
+        zoo::ZooOptions o;
+        o.layers = 4;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        Program& p = *g.program;
+        const LayerPartition motif = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(motif.source, std::string("motif"));
+        const auto& ops = p.globalBlock().ops;
+        std::vector<std::pair<uint32_t, uint32_t>> want;
+        for (const LayerGroup& lg : motif.groups)
+            if (lg.kind == LayerGroup::Kind::Layer) want.emplace_back(lg.fwdBegin + 3, lg.fwdEnd + 3);
+        for (size_t k = 0; k < want.size(); ++k)
+            for (uint32_t i = want[k].first; i < want[k].second; ++i)
+                p.ops[ops[i]].setAttribute("struct_name", Attribute::string("/Model/TransformerLayer_" + std::to_string(k) + "/Linear_" + std::to_string(i) + "/"));
+        const LayerPartition scoped = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(scoped.source, std::string("name scope"));
+        QCOMPARE(scoped.layerCount(), size_t(4));
+        size_t k = 0;
+        for (const LayerGroup& lg : scoped.groups)
+            if (lg.kind == LayerGroup::Kind::Layer) {
+                QCOMPARE(lg.fwdBegin, want[k].first);
+                // The last layer ends at its last scoped op; the others where the next begins.
+                QCOMPARE(lg.fwdEnd, k + 1 < want.size() ? want[k + 1].first : want[k].second);
+                QVERIFY(lg.backwardOps > 0);
+                ++k;
+            }
+        for (int32_t gi : scoped.groupOfPos) QVERIFY(gi >= 0);
+    }
+
+    void parameterNamesAsScopes() {
+        // PyTorch-style parameter names ("layers.2.linear_5.w_0") name the layers; Paddle's
+        // own counters ("linear_5.w_0", every generated program) do not (generatedModels: motif).
+        zoo::ZooOptions o;
+        o.model = "llama";
+        o.layers = 3;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        Program& p = *g.program;
+        const LayerPartition motif = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(motif.layerCount(), size_t(3));
+        const auto& ops = p.globalBlock().ops;
+        const uint32_t parameterName = p.findOpName("builtin.parameter");
+        int renamed = 0;
+        for (uint32_t i = 0; i <= uint32_t(g.spec.fwdOpEndIdx); ++i) {
+            const int32_t gi = motif.groupOfPos[i];
+            if (gi < 0 || motif.groups[size_t(gi)].kind != LayerGroup::Kind::Layer) continue;
+            const int layer = std::stoi(motif.groups[size_t(gi)].name.substr(6));  // "layer 2"
+            for (ValueId x : p.ops[ops[i]].operands) {
+                const OpId def = x == kNoId ? kNoId : p.values[x].definingOp;
+                if (def == kNoId || p.ops[def].nameId != parameterName) continue;
+                const Attribute* a = p.ops[def].attribute("parameter_name");
+                if (!a || a->text.starts_with("layers.")) continue;
+                p.ops[def].setAttribute("parameter_name", Attribute::string("layers." + std::to_string(layer) + "." + a->text));
+                ++renamed;
+            }
+        }
+        QVERIFY(renamed > 3);
+        const LayerPartition scoped = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        QCOMPARE(scoped.source, std::string("name scope"));
+        QCOMPARE(scoped.layerCount(), size_t(3));
+        for (int32_t gi : scoped.groupOfPos) QVERIFY(gi >= 0);
+    }
+
+    void optimizerOpsHaveTheirOwnGroup() {
+        zoo::ZooOptions o;
+        o.layers = 2;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        Program& p = *g.program;
+        const auto& ops = p.globalBlock().ops;
+        const size_t n = ops.size();
+        for (size_t i = n - 5; i < n; ++i) p.ops[ops[i]].setAttribute("op_role", Attribute::int32(2));
+        const LayerPartition part = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+        for (size_t i = size_t(g.spec.backwardOpStartIdx); i < n; ++i) {
+            const std::string& name = part.groups[size_t(part.groupOfPos[i])].name;
+            QCOMPARE(name == "optimizer", i >= n - 5);
         }
     }
 

@@ -83,7 +83,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         std::vector<int64_t> chunk(fwdEnd, -1);
         std::map<int64_t, int> distinct;
         for (uint32_t i = 0; i < fwdEnd; ++i)
-            if (const Attribute* a = program.ops[ops[i]].attribute("chunk_id"); a && (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64)) {
+            if (const Attribute* a = program.op(ops[i]).attribute("chunk_id"); a && (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64)) {
                 chunk[i] = a->intValue;
                 ++distinct[a->intValue];
             }
@@ -99,7 +99,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
     }
     if (layerRanges.empty()) {
         std::vector<uint32_t> seq(fwdEnd);
-        for (uint32_t i = 0; i < fwdEnd; ++i) seq[i] = program.ops[ops[i]].nameId;
+        for (uint32_t i = 0; i < fwdEnd; ++i) seq[i] = program.op(ops[i]).nameId;
         const Motif m = findMotif(seq);
         // Layers make up a good part of the forward; a small repeat is a detail, not the structure.
         if (m.repeats >= 2 && uint64_t(m.repeats) * m.period * 10 >= uint64_t(fwdEnd) * 3) {
@@ -143,20 +143,20 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
 
     // Backward: the group whose forward values the op reads most (bytes), else the group of
     // the backward producers it reads, else the previous op's.
-    std::vector<int32_t> groupOfValue(program.values.size(), -1);
+    std::vector<int32_t> groupOfValue(program.values().size(), -1);
     for (uint32_t i = 0; i < n; ++i)
         if (out.groupOfPos[i] >= 0)
-            for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = out.groupOfPos[i];
+            for (ValueId r : program.op(ops[i]).results) groupOfValue[r] = out.groupOfPos[i];
     int32_t previous = out.groups.empty() ? -1 : int32_t(out.groups.size() - 1);
     // Parameters and data are read by every layer's gradient: they say nothing about where an op belongs.
     const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
     for (uint32_t i = bwdBegin; i < n; ++i) {
         std::map<int32_t, int64_t> fwdBytes, bwdBytes;
-        for (ValueId x : program.ops[ops[i]].operands) {
+        for (ValueId x : program.op(ops[i]).operands) {
             if (x == kNoId || groupOfValue[x] < 0) continue;
-            const OpId def = program.values[x].definingOp;
-            if (def != kNoId && (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName)) continue;
-            const bool fromForward = def != kNoId && program.ops[def].parentBlock == Program::kGlobalBlock && program.indexInBlock(def) < fwdEnd;
+            const OpId def = program.value(x).definingOp;
+            if (def != kNoId && (program.op(def).nameId == parameterName || program.op(def).nameId == dataName)) continue;
+            const bool fromForward = def != kNoId && program.op(def).parentBlock == Program::kGlobalBlock && program.indexInBlock(def) < fwdEnd;
             (fromForward ? fwdBytes : bwdBytes)[groupOfValue[x]] += std::max<int64_t>(1, program.valueBytes(x));
         }
         auto pick = [](const std::map<int32_t, int64_t>& m) {
@@ -171,7 +171,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         if (g < 0) g = previous >= 0 ? previous : otherGroup();
         out.groupOfPos[i] = g;
         previous = g;
-        for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = g;
+        for (ValueId r : program.op(ops[i]).results) groupOfValue[r] = g;
     }
     for (uint32_t i = bwdBegin; i < n; ++i) ++out.groups[size_t(out.groupOfPos[i])].backwardOps;
     return out;
@@ -182,11 +182,11 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
     const auto& ops = program.globalBlock().ops;
     const uint32_t n = uint32_t(ops.size());
     const uint32_t bwdBegin = backwardOpStartIdx >= 0 ? uint32_t(std::min<int64_t>(backwardOpStartIdx, n)) : n;
-    std::vector<uint8_t> readByBackward(program.values.size(), 0);
+    std::vector<uint8_t> readByBackward(program.values().size(), 0);
     for (uint32_t i = bwdBegin; i < n; ++i)
-        for (ValueId x : program.ops[ops[i]].operands)
+        for (ValueId x : program.op(ops[i]).operands)
             if (x != kNoId) readByBackward[x] = 1;
-    std::vector<uint8_t> saved(program.values.size(), 0), recomputed(program.values.size(), 0);
+    std::vector<uint8_t> saved(program.values().size(), 0), recomputed(program.values().size(), 0);
     for (ValueId v : plan.savedValues)
         if (v < saved.size()) saved[v] = 1;
     for (ValueId v : plan.midHoldValues)
@@ -194,7 +194,7 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
     for (uint32_t i = 0; i < bwdBegin; ++i) {
         const int32_t g = layers.groupOfPos[i];
         if (g < 0) continue;
-        for (ValueId r : program.ops[ops[i]].results) {
+        for (ValueId r : program.op(ops[i]).results) {
             const int64_t b = program.valueBytes(r);
             if (readByBackward[r]) out[size_t(g)].heldForBackward += b;
             if (saved[r]) out[size_t(g)].saved += b;

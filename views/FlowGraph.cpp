@@ -75,7 +75,7 @@ VisualGraph buildFlowGraph(const Program& program, const SolveResult& result, co
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Value, v};
         n.shape = NodeShape::NetPair;
-        const QString name = QString::fromStdString(program.values[v].name);
+        const QString name = QString::fromStdString(program.value(v).name);
         const Marks m = marks.value(v);
         const uint32_t in = net.inNode(v), out = net.outNode(v);
         n.title = part == 0 ? name : part == 1 ? name + "_in" : name + "_out";

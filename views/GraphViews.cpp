@@ -156,12 +156,12 @@ void ProgramView::rebuild(bool relayout) {
     if (showingRewritten_ && r && r->rewritten) {
         const Program& p = *r->rewritten;
         PlanMarks m;
-        m.opClone.assign(p.ops.size(), 0);
+        m.opClone.assign(p.ops().size(), 0);
         for (OpId c : r->clones)
-            if (c < p.ops.size()) m.opClone[c] = 1;
-        m.valueSaved.assign(p.values.size(), 0);
+            if (c < p.ops().size()) m.opClone[c] = 1;
+        m.valueSaved.assign(p.values().size(), 0);
         for (ValueId v : r->plan.savedValues)  // the rewriter keeps original ids for originals
-            if (v < p.values.size()) m.valueSaved[v] = 1;
+            if (v < p.values().size()) m.valueSaved[v] = 1;
         // The clones are inserted into the backward: the split moves by their count.
         opt.split.backwardOpStartIdx = doc_->split().backwardOpStartIdx;
         g = buildProgramGraph(p, rewrittenOverview_, opt, m);
@@ -179,7 +179,7 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
     std::vector<ModelKey> keys;
     for (ValueId v : changed) {
         keys.push_back(ModelKey{ModelKey::Kind::Value, v});
-        const OpId def = doc_->program().values[v].definingOp;
+        const OpId def = doc_->program().value(v).definingOp;
         if (def != kNoId) keys.push_back(ModelKey{ModelKey::Kind::Op, def});
     }
     canvas_->flash(keys);
@@ -188,11 +188,11 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
 bool ProgramView::revealOp(OpId op) {
     if (showingRewritten_ || !doc_->hasProgram()) return false;
     const Program& p = doc_->program();
-    if (op >= p.ops.size()) return false;
+    if (op >= p.ops().size()) return false;
     OpId top = op;
-    while (top != kNoId && p.ops[top].parentBlock != Program::kGlobalBlock) {
-        const BlockId b = p.ops[top].parentBlock;
-        top = b == kNoId ? kNoId : p.blocks[b].parentOp;
+    while (top != kNoId && p.op(top).parentBlock != Program::kGlobalBlock) {
+        const BlockId b = p.op(top).parentBlock;
+        top = b == kNoId ? kNoId : p.block(b).parentOp;
     }
     if (top == kNoId) return false;
     const uint32_t pos = p.indexInBlock(top);
@@ -224,8 +224,8 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
     }
     OpId op = kNoId;
     if (key.kind == ModelKey::Kind::Op) op = key.id;
-    if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values.size())
-        op = doc_->program().values[key.id].definingOp;
+    if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values().size())
+        op = doc_->program().value(key.id).definingOp;
     if (op != kNoId && !canvas_->nodeItem(target) && revealOp(op)) {
         rebuild(true);  // the new layout re-selects through selectedKey... set it after
         QMetaObject::Connection* c = new QMetaObject::Connection;
@@ -242,7 +242,7 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
 }
 
 bool ProgramView::canCollapseAround(OpId op) const {
-    if (!doc_->hasProgram() || op >= doc_->program().ops.size() || doc_->program().ops[op].parentBlock != Program::kGlobalBlock) return false;
+    if (!doc_->hasProgram() || op >= doc_->program().ops().size() || doc_->program().op(op).parentBlock != Program::kGlobalBlock) return false;
     return overview_.canCollapse(doc_->program().indexInBlock(op));
 }
 

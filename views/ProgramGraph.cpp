@@ -18,8 +18,8 @@ QString shortOpName(std::string_view name) {
 }
 
 QString typeSummary(const Program& program, ValueId v) {
-    if (v >= program.values.size()) return {};
-    const Type& t = program.types[program.values[v].type];
+    if (v >= program.values().size()) return {};
+    const Type& t = program.types()[program.value(v).type];
     switch (t.kind) {
     case Type::Kind::DenseTensor:
     case Type::Kind::SelectedRows:
@@ -264,7 +264,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     if (options.overlay != Overlay::None) {
         double lo = 1e300, hi = -1e300;
         for (OpId op : global.ops)
-            for (ValueId r : program.ops[op].results) {
+            for (ValueId r : program.op(op).results) {
                 const double m = metric(r);
                 if (m < 0) continue;
                 const double x = scale.log ? std::log10(1 + m) : m;
@@ -280,19 +280,19 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     // Units: one node per expanded op or collapsed segment.
     std::vector<int> unitOfPos(opCount, -1);
     std::vector<int> valueNode;  // per ValueId when values are shown
-    if (values) valueNode.assign(program.values.size(), -1);
+    if (values) valueNode.assign(program.values().size(), -1);
 
     bool anyPinned = false;
     auto addOpNode = [&](uint32_t pos) {
         const OpId op = global.ops[pos];
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Op, op};
         n.shape = NodeShape::RoundedBox;
         n.title = shortOpName(program.opName(op));
         if (!o.results.empty()) {
             n.subtitle = values ? QString() : typeSummary(program, o.results[0]);
-            if (!values) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + n.subtitle;
+            if (!values) n.subtitle = QString::fromStdString(program.value(o.results[0]).name) + "  " + n.subtitle;
         }
         if (!o.regions.empty()) n.badge = QObject::tr("%1 region%2").arg(o.regions.size()).arg(o.regions.size() > 1 ? "s" : "");
         if (split.isBackward(pos)) n.flags |= kFlagBackward;
@@ -312,7 +312,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 break;
             }
         QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
-        for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+        for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.value(r).name), typeSummary(program, r));
         n.tooltip = tip;
         const double textW = std::max(estimateTextWidth(n.title, 9.5), estimateTextWidth(n.subtitle, 7.5));
         n.width = std::clamp(textW + 24, 70.0, 220.0);
@@ -357,7 +357,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
                 int64_t saved = 0, recomputedBytes = 0;
                 for (uint32_t pos = seg.begin; pos < seg.end; ++pos)
-                    for (ValueId r : program.ops[global.ops[pos]].results) {
+                    for (ValueId r : program.op(global.ops[pos]).results) {
                         if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
                         else if (PlanMarks::at(marks.opRecomputed, global.ops[pos])) recomputedBytes += program.valueBytes(r);
                     }
@@ -388,7 +388,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     auto valueNodeFor = [&](ValueId v) -> int {
         if (!values || v >= valueNode.size()) return -1;
         if (valueNode[v] >= 0) return valueNode[v];
-        const Value& val = program.values[v];
+        const Value& val = program.value(v);
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Value, v};
         n.shape = NodeShape::Ellipse;
@@ -408,7 +408,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         }
         n.width = std::clamp(std::max(estimateTextWidth(n.title, 9), estimateTextWidth(n.subtitle, 7.5)) + 26, 56.0, 170.0);
         n.height = 32;
-        if (val.definingOp != kNoId && program.ops[val.definingOp].parentBlock == Program::kGlobalBlock) {
+        if (val.definingOp != kNoId && program.op(val.definingOp).parentBlock == Program::kGlobalBlock) {
             const uint32_t pos = program.indexInBlock(val.definingOp);
             n.cluster = clusterOf(pos);
             if (split.isBackward(pos)) n.flags |= kFlagBackward;
@@ -459,12 +459,12 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         const OpId op = global.ops[pos];
         const int src = unitOfPos[pos];
         const bool srcIsOp = g.nodes[src].shape == NodeShape::RoundedBox;
-        if (!srcIsOp && program.ops[op].nameId == parameterName) continue;
-        for (ValueId r : program.ops[op].results) {
+        if (!srcIsOp && program.op(op).nameId == parameterName) continue;
+        for (ValueId r : program.op(op).results) {
             const int vn = srcIsOp ? valueNodeFor(r) : -1;
             if (vn >= 0) addEdge(src, vn, r);
             for (const Use& u : program.uses(r)) {
-                if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+                if (u.ancestor == kNoId || program.op(u.ancestor).parentBlock != Program::kGlobalBlock) continue;
                 const int dst = unitOfPos[program.indexInBlock(u.ancestor)];
                 if (vn >= 0) addEdge(vn, dst, r);
                 else addEdge(src, dst, r);

@@ -43,11 +43,11 @@ private Q_SLOTS:
         int checked = 0;
         for (size_t i = size_t(g.spec.backwardOpStartIdx); i < ops.size(); ++i) {
             std::map<int32_t, int64_t> bytes;
-            for (ValueId x : p.ops[ops[i]].operands) {
-                if (x == kNoId || p.values[x].definingOp == kNoId) continue;
-                const std::string_view defName = p.opName(p.values[x].definingOp);
+            for (ValueId x : p.op(ops[i]).operands) {
+                if (x == kNoId || p.value(x).definingOp == kNoId) continue;
+                const std::string_view defName = p.opName(p.value(x).definingOp);
                 if (defName == "builtin.parameter" || defName == "pd_op.data") continue;
-                const uint32_t pos = p.indexInBlock(p.values[x].definingOp);
+                const uint32_t pos = p.indexInBlock(p.value(x).definingOp);
                 if (int64_t(pos) <= g.spec.fwdOpEndIdx) bytes[part.groupOfPos[pos]] += std::max<int64_t>(1, p.valueBytes(x));
             }
             if (bytes.empty()) continue;

@@ -164,7 +164,7 @@ private slots:
         const int64_t budget = byTypes.budgetFromFraction(0.3);
         const BudgetPlan a = byTypes.planForBudget(budget);
         QVERIFY(!a.recomputeOps.empty());
-        std::vector<uint8_t> expensive(g.program->ops.size(), 0);
+        std::vector<uint8_t> expensive(g.program->ops().size(), 0);
         for (OpId op : a.recomputeOps) expensive[op] = 1;
         std::string json = "{\"original\": {\"ops\": [";
         const auto gops = g.program->globalBlock().ops;
@@ -229,7 +229,7 @@ private slots:
                 QVERIFY2(p.activationPeakBytes < plans[i - 1].activationPeakBytes, "peak not falling");
                 QVERIFY2(p.recomputeCost > plans[i - 1].recomputeCost, "less memory for fewer FLOPs");
             }
-            for (OpId op : p.recomputeOps) QVERIFY2(g.program->ops[op].nameId != dropout, "recomputes dropout");
+            for (OpId op : p.recomputeOps) QVERIFY2(g.program->op(op).nameId != dropout, "recomputes dropout");
             // Same bits on the CPU executor as the original.
             exec::VerifyOptions vo;
             vo.residentValues = g.spec.inputs;

@@ -109,13 +109,13 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
                    const NoNeedBufferTable& table)
     : program_(std::move(program)), spec_(spec) {
     const Program& p = *program_;
-    const size_t nValues = p.values.size();
+    const size_t nValues = p.values().size();
     // Workers share the program read-only: its use lists must exist before they start.
     if (!p.isFinished()) throw std::logic_error("Analysis needs a finished program (call Program::finish())");
 
     const auto& gops = p.globalBlock().ops;
     const int64_t n = int64_t(gops.size());
-    opIndex_.assign(p.ops.size(), kNoId);
+    opIndex_.assign(p.ops().size(), kNoId);
     for (size_t i = 0; i < gops.size(); ++i) opIndex_[gops[i]] = uint32_t(i);
     cls_.assign(nValues, ValueClass::Other);
     flags_.assign(nValues, 0);
@@ -125,8 +125,8 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     combineNameId_ = p.findOpName("builtin.combine");
     defName_.resize(nValues);
     for (ValueId v = 0; v < nValues; ++v) {
-        const OpId def = p.values[v].definingOp;
-        defName_[v] = def == kNoId ? kNoId : p.ops[def].nameId;
+        const OpId def = p.value(v).definingOp;
+        defName_[v] = def == kNoId ? kNoId : p.op(def).nameId;
     }
 
     auto validValue = [&](ValueId v) { return v < nValues; };
@@ -156,7 +156,7 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     // §1 classification
     bool anyBackward = false;
     for (int64_t i = 0; i < n; ++i) {
-        for (ValueId r : p.ops[gops[i]].results) {
+        for (ValueId r : p.op(gops[i]).results) {
             cls_[r] = i <= spec_.fwdOpEndIdx ? ValueClass::Forward : ValueClass::Backward;
             graphValues_.push_back(r);
             if (i > spec_.fwdOpEndIdx) anyBackward = true;
@@ -169,7 +169,7 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
     if (splitSlice.split != kNoId || splitSlice.slice != kNoId)
         for (ValueId v = 0; v < nValues; ++v) {
             auto uses = p.uses(v);
-            if (uses.size() == 1 && uses[0].ancestor != kNoId && splitSlice.contains(p.ops[uses[0].ancestor].nameId))
+            if (uses.size() == 1 && uses[0].ancestor != kNoId && splitSlice.contains(p.op(uses[0].ancestor).nameId))
                 flags_[v] |= kSplitOnce;
         }
 
@@ -180,7 +180,7 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
         std::vector<const std::vector<uint32_t>*> slotsByName(p.opNameCount(), nullptr);
         std::vector<uint8_t> slotsLooked(p.opNameCount(), 0);
         for (int64_t i = std::max<int64_t>(spec_.backwardOpStartIdx, 0); i < n; ++i) {
-            const Operation& op = p.ops[gops[i]];
+            const Operation& op = p.op(gops[i]);
             if (!slotsLooked[op.nameId]) {
                 slotsLooked[op.nameId] = 1;
                 slotsByName[op.nameId] = table.operandSlots(p.opNameById(op.nameId));
@@ -207,7 +207,7 @@ Analysis::Analysis(std::shared_ptr<const Program> program, const RecomputeSpec& 
 
 void Analysis::computeUsers() {
     const Program& p = *program_;
-    const size_t nValues = p.values.size();
+    const size_t nValues = p.values().size();
     const uint32_t combineId = p.findOpName("builtin.combine");
     userOff_.assign(nValues + 1, 0);
     filtOff_.assign(nValues + 1, 0);
@@ -216,7 +216,7 @@ void Analysis::computeUsers() {
     auto expand = [&](ValueId r) {
         if (usedOnceBySplitSlice(r)) {
             const OpId s = p.uses(r)[0].ancestor;
-            for (ValueId x : p.ops[s].results) tmp.push_back(x);
+            for (ValueId x : p.op(s).results) tmp.push_back(x);
         } else {
             tmp.push_back(r);
         }
@@ -227,14 +227,14 @@ void Analysis::computeUsers() {
             const OpId a = use.ancestor;
             if (a == kNoId) continue;
             if (filtered && !isForwardOp(a)) continue;
-            if (p.ops[a].nameId == combineId) {
-                if (p.ops[a].results.empty()) continue;
-                for (const Use& use2 : p.uses(p.ops[a].results[0])) {
+            if (p.op(a).nameId == combineId) {
+                if (p.op(a).results.empty()) continue;
+                for (const Use& use2 : p.uses(p.op(a).results[0])) {
                     if (use2.ancestor == kNoId) continue;
-                    for (ValueId r : p.ops[use2.ancestor].results) expand(r);
+                    for (ValueId r : p.op(use2.ancestor).results) expand(r);
                 }
             } else {
-                for (ValueId r : p.ops[a].results) expand(r);
+                for (ValueId r : p.op(a).results) expand(r);
             }
         }
         if (tmp.size() > 1) {
@@ -280,7 +280,7 @@ void Analysis::computeDistances() {
     const uint32_t combineId = p.findOpName("builtin.combine");
     const auto& gops = p.globalBlock().ops;
     for (size_t k = gops.size(); k-- > 0;) {
-        const Operation& op = p.ops[gops[k]];
+        const Operation& op = p.op(gops[k]);
         if (op.nameId == combineId) continue;
         for (ValueId r : op.results) {
             if (usedOnceBySplitSlice(r)) continue;
@@ -292,10 +292,10 @@ void Analysis::computeDistances() {
             for (ValueId u : users(r, false)) {
                 if (dist_[u] == kNoDistance) {
                     if (error_.empty())
-                        error_ = "missing distance for value " + p.values[u].name + " (a user of " +
-                                 p.values[r].name + ", defined by " +
-                                 (p.values[u].definingOp == kNoId ? std::string("a block argument")
-                                                                  : std::string(p.opName(p.values[u].definingOp))) +
+                        error_ = "missing distance for value " + p.value(u).name + " (a user of " +
+                                 p.value(r).name + ", defined by " +
+                                 (p.value(u).definingOp == kNoId ? std::string("a block argument")
+                                                                  : std::string(p.opName(p.value(u).definingOp))) +
                                  "): the seed fails here with a KeyError";
                     continue;
                 }
@@ -316,7 +316,7 @@ void Analysis::computeProducerGraph() {
     std::vector<uint32_t> tmp;
     for (size_t i = 0; i < n; ++i) {
         tmp.clear();
-        for (ValueId r : p.ops[gops[i]].results)
+        for (ValueId r : p.op(gops[i]).results)
             for (const Use& use : p.uses(r)) {
                 const uint32_t c = opIndex(use.ancestor);
                 if (c != kNoId && c != i) tmp.push_back(c);
@@ -338,20 +338,20 @@ void Analysis::computeProducerGraph() {
 }
 
 bool Analysis::isSplitOrSliceOp(OpId op) const {
-    const uint32_t id = program_->ops[op].nameId;
+    const uint32_t id = program_->op(op).nameId;
     return id != kNoId && (id == splitNameId_ || id == sliceNameId_);
 }
 
 int64_t Analysis::realInputsSize(ValueId v) const {
     const Program& p = *program_;
-    const OpId def = p.values[v].definingOp;
+    const OpId def = p.value(v).definingOp;
     if (def == kNoId) return -1;
-    const Operation* op = &p.ops[def];
+    const Operation* op = &p.op(def);
     if (isSplitOrSliceOp(def)) {
         if (op->operands.empty() || op->operands[0] == kNoId) return -1;
-        const OpId real = p.values[op->operands[0]].definingOp;
+        const OpId real = p.value(op->operands[0]).definingOp;
         if (real == kNoId) return -1;
-        op = &p.ops[real];
+        op = &p.op(real);
     }
     const uint32_t combineId = combineNameId_;
     // Reused per thread: this runs for every forward value of every solve.
@@ -359,9 +359,9 @@ int64_t Analysis::realInputsSize(ValueId v) const {
     set.clear();
     for (ValueId x : op->operands) {
         if (x == kNoId) continue;
-        const OpId d = p.values[x].definingOp;
-        if (d != kNoId && p.ops[d].nameId == combineId) {
-            for (ValueId y : p.ops[d].operands)
+        const OpId d = p.value(x).definingOp;
+        if (d != kNoId && p.op(d).nameId == combineId) {
+            for (ValueId y : p.op(d).operands)
                 if (y != kNoId) set.push_back(y);
         } else {
             set.push_back(x);
@@ -377,9 +377,9 @@ int64_t Analysis::realInputsSize(ValueId v) const {
 Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
     const Program& p = *program_;
     RealInputsRaise r;
-    const OpId def = p.values[v].definingOp;
+    const OpId def = p.value(v).definingOp;
     if (def == kNoId) return r;
-    const Operation* op = &p.ops[def];
+    const Operation* op = &p.op(def);
     if (isSplitOrSliceOp(def)) {
         // define_op.operands_source()[0].get_defining_op().operands_source()
         if (op->operands.empty()) {
@@ -388,14 +388,14 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
             return r;
         }
         const ValueId in = op->operands[0];
-        const OpId real = in == kNoId ? kNoId : p.values[in].definingOp;
+        const OpId real = in == kNoId ? kNoId : p.value(in).definingOp;
         if (real == kNoId) {
             r.message = "AttributeError: 'NoneType' object has no attribute 'operands_source'";
             r.culprit = "operand 0 of " + std::string(p.opName(def)) +
-                        (in == kNoId ? std::string(" (null)") : " (" + p.values[in].name + ", a block argument)");
+                        (in == kNoId ? std::string(" (null)") : " (" + p.value(in).name + ", a block argument)");
             return r;
         }
-        op = &p.ops[real];
+        op = &p.op(real);
     }
     // cal_value_node_size(i) for every real input: is_vector_value_node reads i.type(), which
     // fails for a null value (an optional operand left out, e.g. dropout's seed tensor) and a
@@ -403,18 +403,18 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
     const uint32_t combineId = combineNameId_;
     auto check = [&](ValueId x, const Operation& owner, size_t slot) {
         if (r.raises()) return;
-        if (x == kNoId || p.values[x].type == kNullType) {
+        if (x == kNoId || p.value(x).type == kNullType) {
             r.message = "ValueError: value node illegal: " +
-                        (x == kNoId ? std::string("<<NULL VALUE>>") : p.values[x].name);
+                        (x == kNoId ? std::string("<<NULL VALUE>>") : p.value(x).name);
             r.culprit = "operand " + std::to_string(slot) + " of " + std::string(p.opNameById(owner.nameId)) +
-                        (x == kNoId ? std::string(" (null)") : " (" + p.values[x].name + ", of null type)");
+                        (x == kNoId ? std::string(" (null)") : " (" + p.value(x).name + ", of null type)");
         }
     };
     for (size_t i = 0; i < op->operands.size(); ++i) {
         const ValueId x = op->operands[i];
-        const OpId d = x == kNoId ? kNoId : p.values[x].definingOp;
-        if (d != kNoId && p.ops[d].nameId == combineId) {
-            for (size_t j = 0; j < p.ops[d].operands.size(); ++j) check(p.ops[d].operands[j], p.ops[d], j);
+        const OpId d = x == kNoId ? kNoId : p.value(x).definingOp;
+        if (d != kNoId && p.op(d).nameId == combineId) {
+            for (size_t j = 0; j < p.op(d).operands.size(); ++j) check(p.op(d).operands[j], p.op(d), j);
         } else {
             check(x, *op, i);
         }
@@ -425,14 +425,14 @@ Analysis::RealInputsRaise Analysis::realInputsRaise(ValueId v) const {
 
 uint32_t Analysis::realDefineOpNameId(ValueId v) const {
     const Program& p = *program_;
-    const OpId def = p.values[v].definingOp;
+    const OpId def = p.value(v).definingOp;
     if (def == kNoId) return kNoId;
     if (isSplitOrSliceOp(def)) {
-        const auto& ops = p.ops[def].operands;
+        const auto& ops = p.op(def).operands;
         if (ops.empty() || ops[0] == kNoId) return kNoId;
         return defNameId(ops[0]);
     }
-    return p.ops[def].nameId;
+    return p.op(def).nameId;
 }
 
 std::string_view Analysis::realDefineOpName(ValueId v) const {
@@ -467,7 +467,7 @@ std::vector<uint8_t> Analysis::unrecomputableByIndex(const OpClasses& classes) c
     const Program& p = *program_;
     const auto gops = globalOps();
     std::vector<uint8_t> unrec(gops.size(), 0);
-    for (size_t i = 0; i < gops.size(); ++i) unrec[i] = classes.has(p.ops[gops[i]].nameId, OpClasses::Unrecomputable);
+    for (size_t i = 0; i < gops.size(); ++i) unrec[i] = classes.has(p.op(gops[i]).nameId, OpClasses::Unrecomputable);
     return unrec;
 }
 
@@ -475,11 +475,11 @@ std::vector<uint8_t> Analysis::fusionLoopFlags(const OpClasses& classes, const F
                                                FusionJudgeStats* stats) const {
     // One query per (forward value, forward user op) pair of §6 step 7; equal pairs asked once.
     const Program& p = *program_;
-    std::vector<uint8_t> flags(p.values.size(), 0);
+    std::vector<uint8_t> flags(p.values().size(), 0);
     std::vector<std::pair<OpPair, ValueId>> asks;
     for (ValueId v : graphValues_) {
         if (!isForwardValue(v)) continue;
-        const uint32_t d = opIndex(p.values[v].definingOp);
+        const uint32_t d = opIndex(p.value(v).definingOp);
         for (OpId user : forwardUserOps(v)) asks.push_back({{d, opIndex(user)}, v});
     }
     std::sort(asks.begin(), asks.end());
@@ -505,8 +505,8 @@ bool Analysis::hasUnfusibleOpOnAnyPath(const OpClasses& classes, OpId op1, OpId 
 ValueId Analysis::findValue(std::string_view name) const {
     std::call_once(byNameOnce_, [this] {
         const Program& p = *program_;
-        byName_.reserve(p.values.size());
-        for (ValueId v = 0; v < p.values.size(); ++v) byName_.emplace(p.values[v].name, v);
+        byName_.reserve(p.values().size());
+        for (ValueId v = 0; v < p.values().size(); ++v) byName_.emplace(p.value(v).name, v);
     });
     auto it = byName_.find(std::string(name));
     return it == byName_.end() ? kNoId : it->second;

@@ -97,7 +97,7 @@ public:
     bool isBackwardValue(ValueId v) const { return cls_[v] == ValueClass::Backward; }
     bool isInput(ValueId v) const { return flags_[v] & kInput; }
     bool isOutput(ValueId v) const { return flags_[v] & kOutput; }
-    bool isInitialized(ValueId v) const { return program_->values[v].type != kNullType; }
+    bool isInitialized(ValueId v) const { return program_->value(v).type != kNullType; }
     // used exactly once (one operand slot), by builtin.split / builtin.slice
     bool usedOnceBySplitSlice(ValueId v) const { return flags_[v] & kSplitOnce; }
     bool isBwNoNeedBuffer(ValueId v) const { return flags_[v] & kBwNoNeedBuffer; }

@@ -111,8 +111,8 @@ std::string FlowNetwork::nodeName(uint32_t node, const Program& program) const {
     switch (n.kind) {
     case NodeKind::Source: return "source";
     case NodeKind::Sink: return "sink";
-    case NodeKind::In: return program.values[n.value].name + "_in";
-    case NodeKind::Out: return program.values[n.value].name + "_out";
+    case NodeKind::In: return program.value(n.value).name + "_in";
+    case NodeKind::Out: return program.value(n.value).name + "_out";
     }
     return "?";
 }
@@ -164,7 +164,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
     FlowNetwork net;
     int64_t minimumUnits = 0;
     net.scale = weightScaleFor(config.minimumWeight, minimumUnits);
-    net.resizeValues(p.values.size());
+    net.resizeValues(p.values().size());
     {
         // Two nodes per graph value; arcs: weight, users, and a few ∞ arcs per value.
         size_t users = 0;
@@ -206,7 +206,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
                 if (!fusible(cur, u)) { result = true; break; }
                 const uint32_t real = a.realDefineOpNameId(u);
                 if (real != kNoId && classes.has(real, OpClasses::View)) {
-                    if (seen.empty()) seen.assign(p.values.size(), 0);
+                    if (seen.empty()) seen.assign(p.values().size(), 0);
                     if (!seen[u]) { seen[u] = 1; touched.push_back(u); stack.push_back(u); }
                 }
             }
@@ -217,8 +217,8 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
 
     for (ValueId v : a.graphValues()) {
         ValueFacts& f = net.facts[v];
-        const OpId def = p.values[v].definingOp;
-        const uint32_t defName = p.ops[def].nameId;
+        const OpId def = p.value(v).definingOp;
+        const uint32_t defName = p.op(def).nameId;
         const std::string_view defStr = p.opNameById(defName);
         if (a.isOutput(v) && a.isForwardValue(v)) { f.skip = SkipReason::ForwardOutput; continue; }
         if (!a.isInitialized(v)) { f.skip = SkipReason::NotInitialized; continue; }
@@ -261,7 +261,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
                 if (const Analysis::RealInputsRaise raise = a.realInputsRaise(v); raise.raises()) {
                     SeedError& e = net.seedError;
                     e.message = raise.message;
-                    e.value = p.values[v].name;
+                    e.value = p.value(v).name;
                     e.opIndex = int64_t(a.opIndex(def));
                     e.opName = std::string(defStr);
                     e.rule = std::string(banRuleName(BanRule::SizeRatio));
@@ -296,7 +296,7 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
             if (!(w < limit)) {
                 char text[64];
                 std::snprintf(text, sizeof text, "%.6g", w);
-                throw Error("the weight of value " + p.values[v].name + " (" + std::to_string(size) + " bytes x " +
+                throw Error("the weight of value " + p.value(v).name + " (" + std::to_string(size) + " bytes x " +
                             std::to_string(config.distanceBase) + "^" + std::to_string(d) + " = " + text +
                             ") is too large for this solver's 64-bit capacities (the seed goes on with Python "
                             "integers): lower distance_base or distance_cap");
@@ -322,10 +322,10 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
             net.addArc(out, FlowNetwork::kSink, 0, true, FlowNetwork::PinSaved);
         }
     }
-    for (ValueId v = 0; v < p.values.size(); ++v) {
+    for (ValueId v = 0; v < p.values().size(); ++v) {
         const ValueFacts& f = net.facts[v];
         if (f.pin != ValueFacts::Pin::None && net.outNode(v) == kNoId)
-            net.warnings.push_back("pinned value " + p.values[v].name +
+            net.warnings.push_back("pinned value " + p.value(v).name +
                                    " has no v_in -> v_out edge in the network (" +
                                    std::string(skipReasonName(f.skip)) + "); pin ignored");
     }

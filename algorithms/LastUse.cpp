@@ -5,10 +5,10 @@ namespace rx {
 
 std::vector<uint32_t> lastUseByGlobalIndex(const Program& program) {
     const auto& gops = program.globalBlock().ops;
-    std::vector<uint32_t> lastUse(program.values.size(), 0);
+    std::vector<uint32_t> lastUse(program.values().size(), 0);
     std::vector<BlockId> stack;
     for (size_t i = 0; i < gops.size(); ++i) {
-        const Operation& top = program.ops[gops[i]];
+        const Operation& top = program.op(gops[i]);
         for (ValueId x : top.operands)
             if (x != kNoId) lastUse[x] = uint32_t(i);
         for (const auto& region : top.regions)
@@ -16,10 +16,10 @@ std::vector<uint32_t> lastUseByGlobalIndex(const Program& program) {
         while (!stack.empty()) {
             const BlockId blk = stack.back();
             stack.pop_back();
-            for (OpId inner : program.blocks[blk].ops) {
-                for (ValueId x : program.ops[inner].operands)
+            for (OpId inner : program.block(blk).ops) {
+                for (ValueId x : program.op(inner).operands)
                     if (x != kNoId) lastUse[x] = uint32_t(i);
-                for (const auto& region : program.ops[inner].regions)
+                for (const auto& region : program.op(inner).regions)
                     for (BlockId b2 : region) stack.push_back(b2);
             }
         }

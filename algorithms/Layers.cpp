@@ -119,14 +119,14 @@ std::vector<std::pair<uint32_t, uint32_t>> scopeLayers(const Program& program, u
     std::vector<ScopeIndex> scope(fwdEnd);
     const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
     auto paramScope = [&](ValueId x) -> ScopeIndex {
-        const OpId def = program.values[x].definingOp;
+        const OpId def = program.value(x).definingOp;
         if (def == kNoId) return {};
-        const Operation& d = program.ops[def];
+        const Operation& d = program.op(def);
         const Attribute* a = d.nameId == parameterName ? d.attribute("parameter_name") : d.nameId == dataName ? d.attribute("name") : nullptr;
         return a && a->kind == Attribute::Kind::String ? parameterScope(a->text) : ScopeIndex{};
     };
     for (uint32_t i = 0; i < fwdEnd; ++i) {
-        const Operation& o = program.ops[ops[i]];
+        const Operation& o = program.op(ops[i]);
         if (const Attribute* a = o.attribute("struct_name"); a && a->kind == Attribute::Kind::String) scope[i] = structScope(a->text);
         if (scope[i].index < 0 && o.nameId != parameterName && o.nameId != dataName)
             for (ValueId x : o.operands)
@@ -189,7 +189,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         std::vector<int64_t> chunk(fwdEnd, -1);
         std::map<int64_t, int> distinct;
         for (uint32_t i = 0; i < fwdEnd; ++i)
-            if (const Attribute* a = program.ops[ops[i]].attribute("chunk_id"); a && (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64)) {
+            if (const Attribute* a = program.op(ops[i]).attribute("chunk_id"); a && (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64)) {
                 chunk[i] = a->intValue;
                 ++distinct[a->intValue];
             }
@@ -209,7 +209,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
     }
     if (layerRanges.empty()) {
         std::vector<uint32_t> seq(fwdEnd);
-        for (uint32_t i = 0; i < fwdEnd; ++i) seq[i] = program.ops[ops[i]].nameId;
+        for (uint32_t i = 0; i < fwdEnd; ++i) seq[i] = program.op(ops[i]).nameId;
         const Motif m = findMotif(seq);
         // Layers make up a good part of the forward; a small repeat is a detail, not the structure.
         if (m.repeats >= 2 && uint64_t(m.repeats) * m.period * 10 >= uint64_t(fwdEnd) * 3) {
@@ -253,10 +253,10 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
 
     // Backward: the group whose forward values the op reads most (bytes), else the group of
     // the backward producers it reads, else the previous op's.
-    std::vector<int32_t> groupOfValue(program.values.size(), -1);
+    std::vector<int32_t> groupOfValue(program.values().size(), -1);
     for (uint32_t i = 0; i < n; ++i)
         if (out.groupOfPos[i] >= 0)
-            for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = out.groupOfPos[i];
+            for (ValueId r : program.op(ops[i]).results) groupOfValue[r] = out.groupOfPos[i];
     int32_t previous = out.groups.empty() ? -1 : int32_t(out.groups.size() - 1);
     // Parameters and data are read by every layer's gradient: they say nothing about where an op belongs.
     const uint32_t parameterName = program.findOpName("builtin.parameter"), dataName = program.findOpName("pd_op.data");
@@ -267,7 +267,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         return role && (role->kind == Attribute::Kind::Int32 || role->kind == Attribute::Kind::Int64) && (role->intValue == 2 || role->intValue == 4);
     };
     for (uint32_t i = bwdBegin; i < n; ++i) {
-        if (isOptimizer(program.ops[ops[i]])) {
+        if (isOptimizer(program.op(ops[i]))) {
             if (optimizer < 0) {
                 LayerGroup g;
                 g.name = "optimizer";
@@ -275,15 +275,15 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
                 optimizer = int32_t(out.groups.size() - 1);
             }
             out.groupOfPos[i] = optimizer;
-            for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = optimizer;
+            for (ValueId r : program.op(ops[i]).results) groupOfValue[r] = optimizer;
             continue;
         }
         std::map<int32_t, int64_t> fwdBytes, bwdBytes;
-        for (ValueId x : program.ops[ops[i]].operands) {
+        for (ValueId x : program.op(ops[i]).operands) {
             if (x == kNoId || groupOfValue[x] < 0) continue;
-            const OpId def = program.values[x].definingOp;
-            if (def != kNoId && (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName)) continue;
-            const bool fromForward = def != kNoId && program.ops[def].parentBlock == Program::kGlobalBlock && program.indexInBlock(def) < fwdEnd;
+            const OpId def = program.value(x).definingOp;
+            if (def != kNoId && (program.op(def).nameId == parameterName || program.op(def).nameId == dataName)) continue;
+            const bool fromForward = def != kNoId && program.op(def).parentBlock == Program::kGlobalBlock && program.indexInBlock(def) < fwdEnd;
             (fromForward ? fwdBytes : bwdBytes)[groupOfValue[x]] += std::max<int64_t>(1, program.valueBytes(x));
         }
         auto pick = [](const std::map<int32_t, int64_t>& m) {
@@ -298,7 +298,7 @@ LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t
         if (g < 0) g = previous >= 0 ? previous : otherGroup();
         out.groupOfPos[i] = g;
         previous = g;
-        for (ValueId r : program.ops[ops[i]].results) groupOfValue[r] = g;
+        for (ValueId r : program.op(ops[i]).results) groupOfValue[r] = g;
     }
     for (uint32_t i = bwdBegin; i < n; ++i) ++out.groups[size_t(out.groupOfPos[i])].backwardOps;
     return out;
@@ -309,11 +309,11 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
     const auto& ops = program.globalBlock().ops;
     const uint32_t n = uint32_t(ops.size());
     const uint32_t bwdBegin = backwardOpStartIdx >= 0 ? uint32_t(std::min<int64_t>(backwardOpStartIdx, n)) : n;
-    std::vector<uint8_t> readByBackward(program.values.size(), 0);
+    std::vector<uint8_t> readByBackward(program.values().size(), 0);
     for (uint32_t i = bwdBegin; i < n; ++i)
-        for (ValueId x : program.ops[ops[i]].operands)
+        for (ValueId x : program.op(ops[i]).operands)
             if (x != kNoId) readByBackward[x] = 1;
-    std::vector<uint8_t> saved(program.values.size(), 0), recomputed(program.values.size(), 0);
+    std::vector<uint8_t> saved(program.values().size(), 0), recomputed(program.values().size(), 0);
     for (ValueId v : plan.savedValues)
         if (v < saved.size()) saved[v] = 1;
     for (ValueId v : plan.midHoldValues)
@@ -321,7 +321,7 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
     for (uint32_t i = 0; i < bwdBegin; ++i) {
         const int32_t g = layers.groupOfPos[i];
         if (g < 0) continue;
-        for (ValueId r : program.ops[ops[i]].results) {
+        for (ValueId r : program.op(ops[i]).results) {
             const int64_t b = program.valueBytes(r);
             if (readByBackward[r]) out[size_t(g)].heldForBackward += b;
             if (saved[r]) out[size_t(g)].saved += b;

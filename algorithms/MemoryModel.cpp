@@ -28,19 +28,19 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     const auto& gops = program.globalBlock().ops;
     const size_t n = gops.size();
 
-    std::vector<uint8_t> isResident(program.values.size(), 0);
+    std::vector<uint8_t> isResident(program.values().size(), 0);
     for (ValueId v : resident)
         if (v < isResident.size()) isResident[v] = 1;
     const uint32_t paramId = program.findOpName("builtin.parameter");
     for (OpId op : gops)
-        if (program.ops[op].nameId == paramId)
-            for (ValueId r : program.ops[op].results) isResident[r] = 1;
-    for (ValueId v = 0; v < program.values.size(); ++v) {
+        if (program.op(op).nameId == paramId)
+            for (ValueId r : program.op(op).results) isResident[r] = 1;
+    for (ValueId v = 0; v < program.values().size(); ++v) {
         if (!isResident[v]) continue;
         int64_t bytes = 0;
-        if (!valueSize(program, v, bytes)) return overflow("the size of resident value " + program.values[v].name);
+        if (!valueSize(program, v, bytes)) return overflow("the size of resident value " + program.value(v).name);
         auto sum = checkedAdd(prof.residentBytes, bytes);
-        if (!sum) return overflow("the resident bytes (at " + program.values[v].name + ")");
+        if (!sum) return overflow("the resident bytes (at " + program.value(v).name + ")");
         prof.residentBytes = *sum;
     }
 
@@ -48,14 +48,14 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
     // delta[i]: bytes allocated at op i minus bytes freed after op i-1.
     std::vector<int64_t> delta(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
-        for (ValueId r : program.ops[gops[i]].results) {
+        for (ValueId r : program.op(gops[i]).results) {
             if (isResident[r]) continue;
             int64_t bytes = 0;
-            if (!valueSize(program, r, bytes)) return overflow("the size of value " + program.values[r].name);
+            if (!valueSize(program, r, bytes)) return overflow("the size of value " + program.value(r).name);
             if (!bytes) continue;
             const size_t last = std::max<size_t>(i, lastUse[r]);
             auto up = checkedAdd(delta[i], bytes), down = checkedSub(delta[last + 1], bytes);
-            if (!up || !down) return overflow("the bytes allocated around value " + program.values[r].name);
+            if (!up || !down) return overflow("the bytes allocated around value " + program.value(r).name);
             delta[i] = *up;
             delta[last + 1] = *down;
             if (int64_t(i) <= fwdOpEndIdx && int64_t(last) > fwdOpEndIdx) {

@@ -88,7 +88,7 @@ void writeJson(Out& out, const FlowNetwork& net, const Program& program, const s
         w.StartObject();
         string("id"), string(net.nodeName(i, program));
         string("kind"), string(kind);
-        if (n.value != kNoId) string("value"), string(program.values[n.value].name);
+        if (n.value != kNoId) string("value"), string(program.value(n.value).name);
         if (sinkSide) string("side"), string((*sinkSide)[i] ? "sink" : "source");
         w.EndObject();
     }

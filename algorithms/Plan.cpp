@@ -22,7 +22,7 @@ void sortValuesByName(const Program& program, std::vector<ValueId>& values) {
     std::vector<Key> keys;
     keys.reserve(values.size());
     for (ValueId v : values) {
-        const std::string& n = program.values[v].name;
+        const std::string& n = program.value(v).name;
         int64_t num = -1;
         if (n.size() > 1 && n[0] == '%') {
             auto [ptr, ec] = std::from_chars(n.data() + 1, n.data() + n.size(), num);
@@ -33,8 +33,8 @@ void sortValuesByName(const Program& program, std::vector<ValueId>& values) {
     std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
         if (a.num != b.num) return a.num < b.num;
         if (a.num == INT64_MAX) {
-            const std::string& na = program.values[a.v].name;
-            const std::string& nb = program.values[b.v].name;
+            const std::string& na = program.value(a.v).name;
+            const std::string& nb = program.value(b.v).name;
             if (na != nb) return na < nb;
         }
         return a.v < b.v;
@@ -46,7 +46,7 @@ namespace {
 
 std::string banDetail(const Analysis& a, const RecomputeConfig& config, ValueId v, BanRule rule) {
     const Program& p = a.program();
-    const OpId def = p.values[v].definingOp;
+    const OpId def = p.value(v).definingOp;
     const std::string_view op = def == kNoId ? std::string_view("(none)") : p.opName(def);
     auto cat = [](std::initializer_list<std::string_view> parts) {
         std::string out;
@@ -84,7 +84,7 @@ std::string banDetail(const Analysis& a, const RecomputeConfig& config, ValueId 
 Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses& classes,
                const FlowNetwork& net, const MinCutResult& cut, std::string& error) {
     const Program& p = a.program();
-    const size_t nValues = p.values.size();
+    const size_t nValues = p.values().size();
     Plan plan;
     plan.scale = net.scale;
     plan.cutValueUnits = cut.valueUnits;
@@ -114,17 +114,17 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
     std::vector<uint8_t> midHold(nValues, 0);
     for (int64_t i = 0; i <= a.fwdEnd() && i < int64_t(gops.size()); ++i) {
         const OpId op = gops[size_t(i)];
-        for (ValueId r : p.ops[op].results) {
+        for (ValueId r : p.op(op).results) {
             bool backwardUse = false;
             for (const Use& use : p.uses(r)) {
                 const OpId u = use.ancestor;
                 if (u == kNoId) continue;
-                if (p.ops[u].nameId == combineId && (p.ops[u].results.empty() || p.uses(p.ops[u].results[0]).empty()))
+                if (p.op(u).nameId == combineId && (p.op(u).results.empty() || p.uses(p.op(u).results[0]).empty()))
                     continue;  // combine ops nobody uses are ignored
                 if (a.isBackwardRangeOp(u)) { backwardUse = true; break; }
             }
             if (backwardUse && !saved[r] && !a.isOutput(r) && !a.isInput(r) && !a.isBwNoNeedBuffer(r) &&
-                !classes.has(p.ops[op].nameId, OpClasses::Ignored)) {
+                !classes.has(p.op(op).nameId, OpClasses::Ignored)) {
                 midHold[r] = 1;
                 plan.midHoldValues.push_back(r);
                 plan.memorySavedBytes += a.size(r);
@@ -135,7 +135,7 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
 
     // §7 recompute subgraph: walk back from each mid-hold value (explicit stack; the seed
     // recurses) until saved values, pd_op.data or builtin.parameter values.
-    std::vector<uint8_t> done(p.ops.size(), 0), isInput(nValues, 0);
+    std::vector<uint8_t> done(p.ops().size(), 0), isInput(nValues, 0);
     struct Frame { OpId op; uint32_t next; };
     std::vector<Frame> stack;
     const uint32_t dataId = p.findOpName("pd_op.data"), paramId = p.findOpName("builtin.parameter");
@@ -145,12 +145,12 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
     };
     // Returns false (and sets error) on the seed's zero-input exception.
     auto enter = [&](ValueId v) -> bool {
-        const OpId def = p.values[v].definingOp;
+        const OpId def = p.value(v).definingOp;
         if (def == kNoId || done[def]) return true;
-        const uint32_t name = p.ops[def].nameId;
+        const uint32_t name = p.op(def).nameId;
         if (name == dataId || name == paramId) { addInput(v); return true; }
-        if (p.ops[def].operands.empty() && name != fullId && name != fullIntId) {
-            error = "Every path to recompute value " + p.values[v].name +
+        if (p.op(def).operands.empty() && name != fullId && name != fullIntId) {
+            error = "Every path to recompute value " + p.value(v).name +
                     " must have saved value or starting point of the path is one of op in [pd_op.full, "
                     "pd_op.full_int_array], but find " + std::string(p.opName(def)) + " op (op " +
                     std::to_string(a.opIndex(def)) + ")";
@@ -165,7 +165,7 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
         if (!enter(m)) return plan;
         while (!stack.empty()) {
             Frame& f = stack.back();
-            const auto& operands = p.ops[f.op].operands;
+            const auto& operands = p.op(f.op).operands;
             if (f.next < operands.size()) {
                 const ValueId x = operands[f.next++];
                 if (x == kNoId) continue;
@@ -185,7 +185,7 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
                                 " ops deep: the seed's recursion would fail here (RecursionError); solved iteratively");
 
     // Reasons per value.
-    std::vector<uint8_t> recomputed(p.ops.size(), 0);
+    std::vector<uint8_t> recomputed(p.ops().size(), 0);
     for (OpId op : plan.recomputeOps) recomputed[op] = 1;
     plan.reasons.resize(nValues);
     for (ValueId v = 0; v < nValues; ++v) {
@@ -205,7 +205,7 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
         if (a.isForwardValue(v) && f.skip == SkipReason::None) r.banText = banDetail(a, config, v, f.banRule);
         r.pin = f.pin;
         r.midHold = midHold[v];
-        const OpId def = p.values[v].definingOp;
+        const OpId def = p.value(v).definingOp;
         r.side = saved[v] ? ValueSide::Saved
                  : (def != kNoId && recomputed[def]) ? ValueSide::Recomputed
                                                      : ValueSide::Neither;
@@ -216,14 +216,14 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
         bool resultUser = false, resultless = false;
         for (const Use& use : p.uses(m)) {
             if (use.ancestor == kNoId || !a.isBackwardRangeOp(use.ancestor)) continue;
-            (p.ops[use.ancestor].results.empty() ? resultless : resultUser) = true;
+            (p.op(use.ancestor).results.empty() ? resultless : resultUser) = true;
         }
         if (resultless && !resultUser)
-            plan.hazards.push_back("value " + p.values[m].name +
+            plan.hazards.push_back("value " + p.value(m).name +
                                    " is held only by backward op(s) without results (e.g. builtin.shadow_output): "
                                    "it is mid-hold but has no edge to sink, so it is recomputed regardless of the cut");
         if (net.facts[m].banned)
-            plan.hazards.push_back("value " + p.values[m].name + " is banned from recomputation (" +
+            plan.hazards.push_back("value " + p.value(m).name + " is banned from recomputation (" +
                                    std::string(banRuleName(net.facts[m].banRule)) + ") yet is recomputed");
     }
     return plan;

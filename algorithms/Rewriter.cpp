@@ -9,11 +9,11 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     res.fwdOpEndIdx = a.fwdEnd();
     const Program& orig = a.program();
     const auto gops = a.globalOps();
-    const size_t nOrigValues = orig.values.size();
+    const size_t nOrigValues = orig.values().size();
 
     // One copy, sized for the clones (copying and then reserving would move every op again).
     size_t extraValues = 0;
-    for (OpId op : plan.recomputeOps) extraValues += orig.ops[op].results.size();
+    for (OpId op : plan.recomputeOps) extraValues += orig.op(op).results.size();
     auto program = std::make_shared<Program>(orig, plan.recomputeOps.size(), extraValues);
     Program& np = *program;
 
@@ -21,7 +21,7 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     // themselves; each clone's results overwrite the mapping).
     std::vector<ValueId> map(nOrigValues, kNoId);
     for (ValueId x : plan.subgraphInputs) map[x] = x;
-    std::vector<uint8_t> isRecompute(orig.ops.size(), 0);
+    std::vector<uint8_t> isRecompute(orig.ops().size(), 0);
     for (OpId op : plan.recomputeOps) isRecompute[op] = 1;
     res.clones.reserve(plan.recomputeOps.size());
     res.cloneOf.reserve(plan.recomputeOps.size());
@@ -31,24 +31,24 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     std::vector<ValueId> operands;
     for (OpId op : gops) {
         if (!isRecompute[op]) continue;
-        const Operation& o = orig.ops[op];
+        const Operation& o = orig.op(op);
         operands.clear();
         for (ValueId x : o.operands) {
             if (x == kNoId) { operands.push_back(kNoId); continue; }
             const ValueId m = x < nOrigValues ? map[x] : kNoId;
             if (m == kNoId) {
                 res.error = "cloning " + std::string(orig.opName(op)) + " (op " + std::to_string(a.opIndex(op)) +
-                            "): its operand " + orig.values[x].name +
+                            "): its operand " + orig.value(x).name +
                             " is neither recomputed nor saved (the seed's IrMapping 'not found' error)";
                 return res;
             }
             operands.push_back(m);
         }
         types.clear();
-        for (ValueId r : o.results) types.push_back(orig.values[r].type);
+        for (ValueId r : o.results) types.push_back(orig.value(r).type);
         const OpId clone = np.createOp(orig.opName(op), operands, types);
-        np.ops[clone].attributes = o.attributes;  // shared until the marks below copy it
-        for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.ops[clone].results[k];
+        np.setOpAttributes(clone, o.attributes);  // shared until the marks below copy it
+        for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.op(clone).results[k];
 
         OpId first = kNoId;
         if (!o.results.empty())
@@ -58,43 +58,43 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
                     first = u;
             }
         if (first != kNoId) {
-            const Attribute* role = orig.ops[first].attribute("op_role");
-            const Attribute* chunk = orig.ops[first].attribute("chunk_id");
+            const Attribute* role = orig.op(first).attribute("op_role");
+            const Attribute* chunk = orig.op(first).attribute("chunk_id");
             if (role && chunk) {
-                np.ops[clone].setAttribute("op_role", Attribute::int32(role->intValue));
-                np.ops[clone].setAttribute("chunk_id", Attribute::int32(chunk->intValue));
+                np.setOpAttribute(clone, "op_role", Attribute::int32(role->intValue));
+                np.setOpAttribute(clone, "chunk_id", Attribute::int32(chunk->intValue));
             }
         }
         res.clones.push_back(clone);
         res.cloneOf.push_back(op);
         anchor.push_back(first);
     }
-    for (OpId op : plan.recomputeOps) np.ops[op].setAttribute("is_recompute_op", Attribute::boolean(true));
-    for (OpId c : res.clones) np.ops[c].setAttribute("is_recompute_bw_op", Attribute::boolean(true));
+    for (OpId op : plan.recomputeOps) np.setOpAttribute(op, "is_recompute_op", Attribute::boolean(true));
+    for (OpId c : res.clones) np.setOpAttribute(c, "is_recompute_bw_op", Attribute::boolean(true));
 
     // Backward uses of mid-hold values read the clones (top-level ops from bwd_start on only).
     for (ValueId m : plan.midHoldValues) {
         const ValueId c = map[m];
         if (c == kNoId) {
-            res.error = "mid-hold value " + orig.values[m].name + " has no recomputed counterpart (IrMapping 'not found')";
+            res.error = "mid-hold value " + orig.value(m).name + " has no recomputed counterpart (IrMapping 'not found')";
             return res;
         }
         if (c == m) continue;
         for (const Use& use : orig.uses(m))
             if (use.user == use.ancestor && a.isBackwardRangeOp(use.user))
-                np.ops[use.user].operands[use.operandIndex] = c;
+                np.setOperand(use.user, use.operandIndex, c);
     }
 
     // Placement: walking the clones in reverse, the anchor is the clone's own first backward
     // user or the earliest anchor among the clones that use its results.
     const size_t nc = res.clones.size();
     std::vector<uint32_t> cloneIndexOfValue;  // by new value id - nOrigValues
-    cloneIndexOfValue.assign(np.values.size() - nOrigValues, kNoId);
+    cloneIndexOfValue.assign(np.values().size() - nOrigValues, kNoId);
     for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId r : np.ops[res.clones[k]].results) cloneIndexOfValue[r - nOrigValues] = k;
+        for (ValueId r : np.op(res.clones[k]).results) cloneIndexOfValue[r - nOrigValues] = k;
     std::vector<std::vector<uint32_t>> children(nc);
     for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId x : np.ops[res.clones[k]].operands)
+        for (ValueId x : np.op(res.clones[k]).operands)
             if (x != kNoId && x >= nOrigValues && cloneIndexOfValue[x - nOrigValues] != kNoId)
                 children[cloneIndexOfValue[x - nOrigValues]].push_back(k);
     for (size_t k = nc; k-- > 0;) {
@@ -108,7 +108,7 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
             const OpId o = res.cloneOf[k];
             res.error = "assertion failed placing the clone of " + std::string(orig.opName(o)) + " (op " +
                         std::to_string(a.opIndex(o)) + ", result " +
-                        (orig.ops[o].results.empty() ? std::string("-") : orig.values[orig.ops[o].results[0]].name) +
+                        (orig.op(o).results.empty() ? std::string("-") : orig.value(orig.op(o).results[0]).name) +
                         "): no backward op uses its first result and no clone using it has an anchor";
             return res;
         }
@@ -116,19 +116,15 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     }
 
     // New global order: clones just before their anchors, same anchor in clone order.
-    std::vector<std::vector<OpId>> before(orig.ops.size());
+    std::vector<std::vector<OpId>> before(orig.ops().size());
     for (size_t k = 0; k < nc; ++k) before[anchor[k]].push_back(res.clones[k]);
     std::vector<OpId> order;
     order.reserve(gops.size() + nc);
     for (OpId op : gops) {
-        for (OpId c : before[op]) {
-            np.ops[c].parentBlock = Program::kGlobalBlock;
-            for (ValueId r : np.ops[c].results) np.values[r].block = Program::kGlobalBlock;
-            order.push_back(c);
-        }
+        for (OpId c : before[op]) order.push_back(c);  // setBlockOps places them
         order.push_back(op);
     }
-    np.blocks[Program::kGlobalBlock].ops = std::move(order);
+    np.setBlockOps(Program::kGlobalBlock, std::move(order));
     np.finish();
     res.program = std::move(program);
     return res;

@@ -148,7 +148,7 @@ public:
     }
     void names(const Program& p, const std::vector<ValueId>& values) {
         w_.StartArray();
-        for (ValueId v : values) string(p.values[v].name);
+        for (ValueId v : values) string(p.value(v).name);
         w_.EndArray();
     }
     void strings(const std::vector<std::string>& list) {
@@ -248,7 +248,7 @@ public:
         w_.StartArray();
         if (!plan.reasons.empty()) {
             std::vector<ValueId> vs;
-            for (ValueId v = 0; v < p.values.size() && v < plan.reasons.size(); ++v)
+            for (ValueId v = 0; v < p.values().size() && v < plan.reasons.size(); ++v)
                 if (plan.reasons[v].valueClass == ValueClass::Forward) vs.push_back(v);
             sortValuesByName(p, vs);
             for (ValueId v : vs) value(p, plan, v);
@@ -270,7 +270,7 @@ public:
         key("materialized"), w_.Bool(why.materialized);
         key("materialized_backwards"), w_.Bool(why.materializedBackwards);
         key("mid_hold"), w_.Bool(why.midHold);
-        key("name"), string(p.values[v].name);
+        key("name"), string(p.value(v).name);
         key("pin"), string(why.pin == ValueFacts::Pin::Saved ? "saved" : why.pin == ValueFacts::Pin::Recomputed ? "recomputed" : "none");
         key("side"), string(valueSideName(why.side));
         key("size"), integer(why.size);

@@ -176,7 +176,7 @@ void BM_ParsePir(benchmark::State& state) {
         kept = gLive.load() - before;
         peak = gPeak.load() - before;
         ops = p.globalBlock().ops.size();
-        benchmark::DoNotOptimize(p.ops.data());
+        benchmark::DoNotOptimize(p.ops().data());
         state.PauseTiming();
         { rx::Program drop = std::move(p); }
         state.ResumeTiming();
@@ -204,7 +204,7 @@ void BM_ParseWideOp(benchmark::State& state) {
     const std::string text = "{\n    (" + results + ") = \"pd_op.split\" () {} : () -> " + types + "\n}\n";
     for (auto _ : state) {
         rx::Program p = rx::parsePir(text, "wide.pir");
-        benchmark::DoNotOptimize(p.values.data());
+        benchmark::DoNotOptimize(p.values().data());
     }
     state.counters["results"] = static_cast<double>(n);
 }
@@ -220,7 +220,7 @@ void BM_ParseHugeValueNumber(benchmark::State& state) {
         gPeak.store(before);
         {
             rx::Program p = rx::parsePir(text, "huge.pir");
-            benchmark::DoNotOptimize(p.values.data());
+            benchmark::DoNotOptimize(p.values().data());
         }
         peak = gPeak.load() - before;
     }

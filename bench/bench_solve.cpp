@@ -31,13 +31,13 @@ Chain makeChain(int forwardOps) {
     Chain c;
     c.program = std::make_shared<Program>();
     Program& p = *c.program;
-    p.generation = Generation::G2;
-    const TypeId t = p.types.tensor(DType::Float32, {4096, 4096});
+    p.setGeneration(Generation::G2);
+    const TypeId t = p.tensorType(DType::Float32, {4096, 4096});
     const std::vector<TypeId> one{t};
     auto add = [&](const char* name, std::vector<ValueId> operands) {
         const OpId op = p.appendOp(Program::kGlobalBlock, name, operands, one,
                                    {{"stop_gradient", Attribute::array({Attribute::boolean(false)})}});
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     };
     std::vector<ValueId> chain{add("pd_op.data", {})};
     static const char* kinds[] = {"pd_op.sin", "pd_op.cos", "pd_op.sin", "pd_op.cos", "pd_op.exp"};
@@ -156,7 +156,7 @@ void copyProgram(benchmark::State& state) {  // the floor of a pass that returns
     const Chain chain = makeChain(int(state.range(0)));
     for (auto _ : state) {
         Program copy(*chain.program);
-        benchmark::DoNotOptimize(copy.ops.data());
+        benchmark::DoNotOptimize(copy.ops().data());
     }
 }
 
@@ -164,7 +164,7 @@ void parseOnly(benchmark::State& state) {
     const Chain chain = makeChain(int(state.range(0)));
     for (auto _ : state) {
         Program p = parsePir(chain.text, "chain.pir");
-        benchmark::DoNotOptimize(p.ops.data());
+        benchmark::DoNotOptimize(p.ops().data());
     }
 }
 

@@ -173,7 +173,7 @@ using Impl = CudaExecutor::Impl;
 class Ctx {
 public:
     Ctx(Impl& impl, const Program& p, OpId op, std::vector<const Slot*> in, uint64_t seed, bool tf32)
-        : dev(impl), program(p), id(op), o(p.ops[op]), inputs(std::move(in)), runSeed(seed), tf32(tf32) {
+        : dev(impl), program(p), id(op), o(p.op(op)), inputs(std::move(in)), runSeed(seed), tf32(tf32) {
         outputs.resize(o.results.size());
     }
     Impl& dev;
@@ -187,7 +187,7 @@ public:
 
     [[noreturn]] void fail(const std::string& msg) const {
         std::string where = "op " + std::to_string(id) + " (" + std::string(program.opName(id));
-        if (!o.results.empty()) where += " -> " + program.values[o.results[0]].name;
+        if (!o.results.empty()) where += " -> " + program.value(o.results[0]).name;
         throw Error(where + ", cuda): " + msg);
     }
     size_t operandCount() const { return inputs.size(); }
@@ -220,7 +220,7 @@ public:
         if (t.numel() < 1) fail("operand " + std::to_string(i) + " is empty, expected a scalar");
         return dev.download(t).get(0);
     }
-    const Type& resultType(size_t i) const { return program.types[program.values[o.results[i]].type]; }
+    const Type& resultType(size_t i) const { return program.types()[program.value(o.results[i]).type]; }
     bool resultIsNull(size_t i) const { return i >= o.results.size() || resultType(i).kind == Type::Kind::Null; }
     bool wants(size_t i) const { return i < outputs.size() && !resultIsNull(i); }
     DType outDType(size_t i) const {
@@ -589,9 +589,9 @@ bool hasFormula(const Program& p, OpId op) {
     auto it = formulaNames().find(std::string(p.opName(op)));
     if (it == formulaNames().end()) return false;
     // every tensor operand is a dense tensor (no vectors)
-    for (ValueId v : p.ops[op].operands)
-        if (v != kNoId && p.types[p.values[v].type].kind != Type::Kind::DenseTensor) return false;
-    return dtypeCode(p.types[p.values[p.ops[op].results[0]].type].dtype) >= 0;
+    for (ValueId v : p.op(op).operands)
+        if (v != kNoId && p.types()[p.value(v).type].kind != Type::Kind::DenseTensor) return false;
+    return dtypeCode(p.types()[p.value(p.op(op).results[0]).type].dtype) >= 0;
 }
 
 TermOf termOf(Ctx& c) {
@@ -641,7 +641,7 @@ void runFusedGroup(Impl& dev, const Program& program, const LifetimePlan& plan, 
     std::vector<DevPtr> results;
     for (size_t m = 0; m < g.positions.size(); ++m) {
         OpId op = plan.order[g.positions[m]];
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         std::vector<const Slot*> in;
         for (ValueId v : o.operands) in.push_back(v != kNoId && slots[v].set ? &slots[v] : nullptr);
         Ctx c(dev, program, op, std::move(in), seed, tf32);
@@ -1335,7 +1335,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
             if (mask) { c.setOut(1, fill(c, mask->dtype, x.dims, 1.0)); }
             return;
         }
-        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
         DevPtr out = c.dev.allocate(x.dtype, x.dims);
         k::dropout(x.data(), dtypeCode(x.dtype), out->data(), mask ? mask->data() : nullptr, mask ? dtypeCode(mask->dtype) : 0,
                    x.numel(), key, p, upscale, c.stream());
@@ -1360,7 +1360,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
         double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
         double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
-        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
         DevPtr out = c.dev.allocate(c.outDType(0), shape);
         k::uniform(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
         c.launched();
@@ -1370,7 +1370,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
         int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
         if (hi <= lo) c.fail("randint needs high > low");
-        uint64_t key = hashString(c.program.values[c.o.results[0]].name, c.runSeed ^ 0x7261ull);
+        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ 0x7261ull);
         DevPtr out = c.dev.allocate(c.outDType(0), shape);
         k::randint(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
         c.launched();
@@ -1703,27 +1703,27 @@ const std::unordered_map<std::string, Kernel>& kernelTable() {
 }
 
 std::string inputName(const Program& p, OpId op) {
-    const Operation& o = p.ops[op];
+    const Operation& o = p.op(op);
     const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
     if (a && !a->text.empty()) return a->text;
-    return o.results.empty() ? std::string() : p.values[o.results[0]].name;
+    return o.results.empty() ? std::string() : p.value(o.results[0]).name;
 }
 
 void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
-    for (OpId op : p.blocks[b].ops) {
+    for (OpId op : p.block(b).ops) {
         out.push_back(op);
-        for (const auto& region : p.ops[op].regions)
+        for (const auto& region : p.op(op).regions)
             for (BlockId nb : region) collectOps(p, nb, out);
     }
 }
 
 bool isComplexValue(const Program& p, ValueId v) {
     if (v == kNoId) return false;
-    const Type& t = p.types[p.values[v].type];
+    const Type& t = p.types()[p.value(v).type];
     if (t.kind == Type::Kind::DenseTensor) return exec::isComplexDType(t.dtype);
     if (t.kind == Type::Kind::Vector)
         for (TypeId e : t.elements)
-            if (p.types[e].kind == Type::Kind::DenseTensor && exec::isComplexDType(p.types[e].dtype)) return true;
+            if (p.types()[e].kind == Type::Kind::DenseTensor && exec::isComplexDType(p.types()[e].dtype)) return true;
     return false;
 }
 
@@ -1766,11 +1766,11 @@ std::vector<std::string> CudaExecutor::unsupportedOps(const Program& program) co
     collectOps(program, Program::kGlobalBlock, all);
     std::vector<std::string> missing;
     for (OpId op : all) {
-        if (program.ops[op].dead) continue;
+        if (program.op(op).dead) continue;
         std::string name(program.opName(op));
         if (isInputOpName(name)) continue;
-        if (!kernelTable().count(name) || !program.ops[op].regions.empty()) { missing.push_back(name); continue; }
-        const Operation& o = program.ops[op];
+        if (!kernelTable().count(name) || !program.op(op).regions.empty()) { missing.push_back(name); continue; }
+        const Operation& o = program.op(op);
         bool complex = std::any_of(o.operands.begin(), o.operands.end(), [&](ValueId v) { return isComplexValue(program, v); }) ||
                        std::any_of(o.results.begin(), o.results.end(), [&](ValueId v) { return isComplexValue(program, v); });
         if (complex) missing.push_back(name + " (on complex tensors)");
@@ -1788,10 +1788,10 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
         throw Error("the CUDA executor has no kernel for: " + list);
     }
     for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.ops[op].results) {
-            const Type& t = program.types[program.values[r].type];
+        for (ValueId r : program.op(op).results) {
+            const Type& t = program.types()[program.value(r).type];
             if (t.kind == Type::Kind::DenseTensor && (!exec::isSupportedDType(t.dtype) || exec::isComplexDType(t.dtype)))
-                throw Error("the CUDA executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.values[r].name +
+                throw Error("the CUDA executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.value(r).name +
                             ", defined by " + std::string(program.opName(op)) + ")");
         }
     Impl& dev = *impl_;
@@ -1803,7 +1803,7 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
     if (options_.fused)
         fusionPlan = planFusion(
             program, plan, [&](OpId op) { return hasFormula(program, op); },
-            [&](ValueId v) { return options.keepAllValues || capture.count(program.values[v].name) > 0; });
+            [&](ValueId v) { return options.keepAllValues || capture.count(program.value(v).name) > 0; });
 
     // Inputs go up once, before any timed step (they are parameters and data, not op work).
     std::unordered_map<ValueId, DevPtr> uploaded;
@@ -1812,12 +1812,12 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
     for (OpId op : plan.order) {
         std::string_view name = program.opName(op);
         if (!isInputOpName(name)) continue;
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         if (o.results.empty()) throw Error("op " + std::to_string(op) + " (" + std::string(name) + "): input op without a result");
-        const Type& t = program.types[program.values[o.results[0]].type];
+        const Type& t = program.types()[program.value(o.results[0]).type];
         std::string iname = inputName(program, op);
         auto fail = [&](const std::string& msg) {
-            throw Error("op " + std::to_string(op) + " (" + std::string(name) + " -> " + program.values[o.results[0]].name + "): " + msg);
+            throw Error("op " + std::to_string(op) + " (" + std::string(name) + " -> " + program.value(o.results[0]).name + "): " + msg);
         };
         if (t.kind != Type::Kind::DenseTensor) fail("input of a non-tensor type");
         auto it = inputs.byName.find(iname);
@@ -1860,19 +1860,19 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
         r.inputBytes = inputBytes;
         r.generatedInputs = generated;
         dev.launches = 0;
-        std::vector<Slot> slots(program.values.size());
+        std::vector<Slot> slots(program.values().size());
         std::unordered_map<size_t, DevPtr> pending;  // fused members' results, by position
-        std::vector<int64_t> slotBytes(program.values.size(), 0);
+        std::vector<int64_t> slotBytes(program.values().size(), 0);
         int64_t live = 0;
         check(cudaEventRecord(events[0], dev.stream), "cudaEventRecord");
         for (size_t pos = 0; pos < nOps; ++pos) {
             if (options.cancel && options.cancel->load()) { r.cancelled = true; break; }
             OpId op = plan.order[pos];
-            const Operation& o = program.ops[op];
+            const Operation& o = program.op(op);
             std::string_view name = program.opName(op);
             std::string range;
             if (options_.nvtx) {
-                range = std::string(name) + (o.results.empty() ? std::string() : " " + program.values[o.results[0]].name);
+                range = std::string(name) + (o.results.empty() ? std::string() : " " + program.value(o.results[0]).name);
                 nvtxRangePushA(range.c_str());
             }
             check(cudaEventRecord(events[1 + 2 * pos], dev.stream), "cudaEventRecord");
@@ -1880,8 +1880,8 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
             for (ValueId v : o.operands) {
                 if (v == kNoId) { in.push_back(nullptr); continue; }
                 if (!slots[v].set) {
-                    if (program.types[program.values[v].type].kind != Type::Kind::Null)
-                        throw Error("op " + std::to_string(op) + " (" + std::string(name) + ") reads " + program.values[v].name +
+                    if (program.types()[program.value(v).type].kind != Type::Kind::Null)
+                        throw Error("op " + std::to_string(op) + " (" + std::string(name) + ") reads " + program.value(v).name +
                                     " before it is defined or after it was freed");
                     in.push_back(nullptr);
                     continue;
@@ -1905,7 +1905,7 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
             if (options_.nvtx) nvtxRangePop();
             // Results against the declared types (rank, static dims, dtype), as the CPU checks.
             for (size_t i = 0; i < o.results.size(); ++i) {
-                const Type& t = program.types[program.values[o.results[i]].type];
+                const Type& t = program.types()[program.value(o.results[i]).type];
                 const Slot& s = ctx.outputs[i];
                 if (t.kind == Type::Kind::Null) continue;
                 if (!s.set) ctx.fail("kernel produced no result " + std::to_string(i));
@@ -1914,7 +1914,7 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
                     bool ok = s.tensor->dtype == t.dtype && s.tensor->dims.size() == t.dims.size();
                     for (size_t d = 0; ok && d < t.dims.size(); ++d) ok = t.dims[d] < 0 || t.dims[d] == s.tensor->dims[d];
                     if (!ok) ctx.fail("computed " + dimsString(s.tensor->dims) + std::string(dtypeShortName(s.tensor->dtype)) +
-                                      " for " + program.values[o.results[i]].name + ", declared " + dimsString(t.dims) +
+                                      " for " + program.value(o.results[i]).name + ", declared " + dimsString(t.dims) +
                                       std::string(dtypeShortName(t.dtype)));
                 } else if (t.kind == Type::Kind::Vector) {
                     if (!s.isList || s.list.size() != t.elements.size())
@@ -1939,14 +1939,14 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
                         exec::FetchedValue f;
                         const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
                         f.fetchName = a ? a->text : std::string();
-                        f.valueName = program.values[v].name;
+                        f.valueName = program.value(v).name;
                         f.tensor = dev.download(*slots[v].tensor);
                         r.fetches.push_back(std::move(f));
                     }
                 }
                 for (ValueId res : o.results)
-                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.values[res].name)))
-                        r.values[program.values[res].name] = dev.download(*slots[res].tensor);
+                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.value(res).name)))
+                        r.values[program.value(res).name] = dev.download(*slots[res].tensor);
             }
             for (ValueId v : plan.dieAfter[pos]) { live -= slotBytes[v]; slotBytes[v] = 0; slots[v] = Slot{}; }
             rec.liveBytes = live;

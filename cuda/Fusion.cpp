@@ -21,7 +21,7 @@ namespace {
 
 bool staticDenseDims(const Program& p, ValueId v, std::vector<int64_t>& dims) {
     if (v == kNoId) return false;
-    const Type& t = p.types[p.values[v].type];
+    const Type& t = p.types()[p.value(v).type];
     if (t.kind != Type::Kind::DenseTensor) return false;
     for (int64_t d : t.dims) if (d < 0) return false;
     dims = t.dims;
@@ -51,7 +51,7 @@ FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const st
     // Positions that read each value, to decide which member results must be stored.
     std::unordered_map<ValueId, std::vector<size_t>> readers;
     for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId v : program.ops[plan.order[pos]].operands)
+        for (ValueId v : program.op(plan.order[pos]).operands)
             if (v != kNoId) readers[v].push_back(pos);
 
     FusionGroup cur;
@@ -60,7 +60,7 @@ FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const st
         if (cur.positions.size() >= 2) {
             size_t first = cur.positions.front(), last = cur.positions.back();
             for (size_t pos : cur.positions) {
-                ValueId r = program.ops[plan.order[pos]].results[0];
+                ValueId r = program.op(plan.order[pos]).results[0];
                 bool need = plan.resident[r] || keep(r);
                 for (size_t reader : readers[r]) need = need || reader < first || reader > last;
                 cur.materialize.push_back(need ? 1 : 0);
@@ -74,7 +74,7 @@ FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const st
     };
     for (size_t pos = 0; pos < nOps; ++pos) {
         OpId op = plan.order[pos];
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         std::vector<int64_t> dims;
         bool candidate = fusible.count(program.opName(op)) && o.results.size() == 1 && o.regions.empty() &&
                          staticDenseDims(program, o.results[0], dims) && hasFormula(op);

@@ -124,7 +124,7 @@ public:
                 t.dims.push_back(integer(dims[i], "a dim", -1, std::numeric_limits<int64_t>::max()));
             }
             if (t.kind == Type::Kind::SelectedRows) t.dialect = "builtin.selected_rows";
-            return prog_.types.intern(t);
+            return prog_.internType(t);
         }
         if (c == "0.t_vec") {
             std::vector<TypeId> elements;
@@ -136,7 +136,7 @@ public:
                     elements.push_back(type((*d)[i]));
                 }
             }
-            return prog_.types.intern(Type::vector(std::move(elements)));
+            return prog_.internType(Type::vector(std::move(elements)));
         }
         if (c.empty() || c == "NULL") return kNullType;
         // Unknown type codes stay visible and print as text the PIR reader reads back.
@@ -145,7 +145,7 @@ public:
         std::string safe;
         for (char ch : c) safe += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.') ? ch : '_';
         t.text = "json_type<" + safe + ">";
-        return prog_.types.intern(t);
+        return prog_.internType(t);
     }
 
     DType dtype(const JsonValue& v) {
@@ -413,7 +413,7 @@ public:
         for (size_t i = 0; i < resultTypes.size(); ++i) names.push_back("%" + std::to_string(valueCount_++));
         const OpId id = prog_.appendOp(blockId, opName(c), operands, resultTypes, std::move(attrs), names);
         for (size_t i = 0; i < resultIds.size(); ++i)
-            if (resultIds[i] != 0) define(resultIds[i], prog_.ops[id].results[i]);
+            if (resultIds[i] != 0) define(resultIds[i], prog_.op(id).results[i]);
         if (const JsonValue* regions = optionalArray(o, "regions", "the op's regions")) {
             Step sr(*this, "regions");
             for (rapidjson::SizeType r = 0; r < regions->Size(); ++r) {
@@ -429,7 +429,7 @@ public:
                         block((*bs)[b], nb, depth + 1);
                     }
                 }
-                prog_.ops[id].regions.push_back(std::move(blocks));
+                prog_.addRegion(id, std::move(blocks));
             }
         }
     }
@@ -461,7 +461,7 @@ Program parsePirJson(std::string_view json, const std::string& fileName) {
     if (!magic || !magic->IsString() || std::string_view(magic->GetString()) != "pir")
         throw Error(fileName + ": not a PIR JSON program (\"base_code\": {\"magic\": \"pir\"} missing)");
     Program prog;
-    prog.generation = Generation::G2;
+    prog.setGeneration(Generation::G2);
     JsonProgramBuilder builder(prog, json, fileName);
     const JsonValue* program = member(doc, "program");
     builder.path_.emplace_back(std::string("program"));

@@ -147,7 +147,7 @@ private:
     // An excerpt (one with elision lines) may end before its closing '}'.
     void parseProgram(Program& prog) {
         prog_ = &prog;
-        prog.generation = gen_;
+        prog.setGeneration(gen_);
         scope_.clear();
         scopeLog_.clear();
         sawElision_ = false;
@@ -159,9 +159,7 @@ private:
         // Reserve for about one op per line: growth would copy (and page in) the arrays
         // twice over; unused reserve of these large blocks is never touched.
         const size_t lines = lex_.estimatedLines();
-        prog.ops.reserve(lines);
-        prog.values.reserve(lines + lines / 8);
-        prog.blocks[Program::kGlobalBlock].ops.reserve(lines);
+        prog.reserve(lines, lines + lines / 8);
         if (lex_.at('{')) {
             const char* open = lex_.pos();
             lex_.advance();
@@ -169,26 +167,21 @@ private:
             if (lex_.atEnd()) {
                 if (!sawElision_)
                     lex_.emitError(lex_.pos(), "'}' closing the program opened at line " + std::to_string(lex_.lineOf(open)));
-                prog.warnings.push_back("program has no closing '}' (an excerpt); loaded what is there");
+                prog.addWarning("program has no closing '}' (an excerpt); loaded what is there");
             } else {
                 lex_.advance();
             }
         } else {
             lenient_ = true;
-            prog.fragment = true;
-            prog.warnings.push_back("program has no enclosing braces (a fragment); loaded its ops as the global block");
+            prog.setFragment(true);
+            prog.addWarning("program has no enclosing braces (a fragment); loaded its ops as the global block");
             parseBlockBody(Program::kGlobalBlock, /*braced=*/false);
         }
-        if (sawElision_) prog.warnings.push_back("program contains elision lines (\"...\"); they were skipped");
+        if (sawElision_) prog.addWarning("program contains elision lines (\"...\"); they were skipped");
         // Drop vector growth slack (a third of the arrays' size on average).
-        const auto fit = [](auto& v) {
-            if (v.capacity() > v.size() + v.size() / 8 + 16) v.shrink_to_fit();
-        };
-        fit(prog.ops);
-        fit(prog.values);
-        for (Block& b : prog.blocks) fit(b.ops);
+        prog.shrinkToFit();
         if (undefinedUses_ > 0)
-            prog.warnings.push_back(std::to_string(undefinedUses_) +
+            prog.addWarning(std::to_string(undefinedUses_) +
                                     " value(s) used but not defined in the text; loaded as inputs of the global block");
         prog.finish();
     }
@@ -217,7 +210,7 @@ private:
         enterNesting(lex_.pos());
         lex_.advance();  // '{'
         const BlockId nb = prog.addBlock(id);
-        prog.ops[id].regions.push_back({nb});
+        prog.addRegion(id, {nb});
         parseBlockBody(nb, /*braced=*/true);
         if (lex_.atEnd()) lex_.emitError(lex_.pos(), "'}' closing the region");
         lex_.advance();  // '}'
@@ -242,8 +235,8 @@ private:
             }
             if (kind == K::LParen) {
                 parseOperation(block);
-            } else if (kind == K::Caret && block != Program::kGlobalBlock && prog_->blocks[block].ops.empty() &&
-                       !prog_->blocks[block].argsPrinted) {
+            } else if (kind == K::Caret && block != Program::kGlobalBlock && prog_->block(block).ops.empty() &&
+                       !prog_->block(block).argsPrinted) {
                 parseBlockArguments(block);
             } else if (kind == K::Elision) {
                 sawElision_ = true;
@@ -263,8 +256,8 @@ private:
     // block-argument  ::= (bare-id '=')? value-name (':' type)?
     void parseBlockArguments(BlockId block) {
         lex_.advance();  // '^'
-        prog_->blocks[block].argsPrinted = true;
-        const OpId parent = prog_->blocks[block].parentOp;
+        prog_->setBlockArgsPrinted(block, true);
+        const OpId parent = prog_->block(block).parentOp;
         lex_.skipTrivia(false);
         parseCommaSeparatedList(Delimiter::None, {}, {}, [&] {
             std::string keyword;
@@ -281,13 +274,13 @@ private:
             if (lex_.consumeIf(':')) {
                 lex_.skipTrivia(false);
                 type = parseType();
-                prog_->blocks[block].argTypesPrinted = true;
+                prog_->setBlockArgTypesPrinted(block, true);
             } else if (parent != kNoId && keyword.empty()) {
                 // Printers that leave block-argument types out (early `pd_op.while`): the i-th
                 // argument carries the loop input after the condition.
-                const Operation& op = prog_->ops[parent];
-                const size_t i = prog_->blocks[block].args.size() + 1;
-                if (i < op.operands.size() && op.operands[i] != kNoId) type = prog_->values[op.operands[i]].type;
+                const Operation& op = prog_->op(parent);
+                const size_t i = prog_->block(block).args.size() + 1;
+                if (i < op.operands.size() && op.operands[i] != kNoId) type = prog_->value(op.operands[i]).type;
             }
             const ValueId v = prog_->addBlockArgument(block, type, std::string(name), std::move(keyword));
             define(name, v, at);
@@ -372,20 +365,20 @@ private:
         if (undefinedUses_ != undefinedBefore && !inputTypes_.empty())
             for (size_t i = 0; i < op.operands.size(); ++i) {
                 const ValueId v = op.operands[i];
-                if (v != kNoId && prog.values[v].definingOp == kNoId && prog.values[v].block == Program::kGlobalBlock &&
-                    prog.values[v].type == kNullType)
-                    prog.values[v].type = inputTypes_[i];
+                if (v != kNoId && prog.value(v).definingOp == kNoId && prog.value(v).block == Program::kGlobalBlock &&
+                    prog.value(v).type == kNullType)
+                    prog.setValueType(v, inputTypes_[i]);
             }
         // Operand types that disagree with the operands' own types (hand-edited fixtures)
         // are kept so the writer prints them back.
         bool typesDiffer = false;
         for (size_t i = 0; i < inputTypes_.size(); ++i) {
             const ValueId v = op.operands[i];
-            const TypeId own = v == kNoId ? kNullType : prog.values[v].type;
+            const TypeId own = v == kNoId ? kNullType : prog.value(v).type;
             if (own != inputTypes_[i]) typesDiffer = true;
         }
         // Create the op and its results (names enter scope after its regions).
-        const auto id = static_cast<OpId>(prog.ops.size());
+        const auto id = static_cast<OpId>(prog.ops().size());
         op.parentBlock = block;
         op.results.reserve(resultCount);
         for (size_t i = 0; i < resultCount; ++i) {
@@ -393,31 +386,29 @@ private:
             if (haveSignature) {
                 v.type = outputTypes_[i];
             } else if (i + 1 < op.operands.size() && op.operands[i + 1] != kNoId) {
-                v.type = prog.values[op.operands[i + 1]].type;  // `pd_op.while` printed without types
+                v.type = prog.value(op.operands[i + 1]).type;  // `pd_op.while` printed without types
             }
             v.definingOp = id;
             v.block = block;
             v.index = static_cast<uint32_t>(i);
             v.name = std::string(resultNames_[nameBase + i].first);
             prog.noteValueName(v.name);
-            op.results.push_back(static_cast<ValueId>(prog.values.size()));
-            prog.values.push_back(std::move(v));
+            op.results.push_back(prog.addValue(std::move(v)));
         }
-        prog.ops.push_back(std::move(op));
-        prog.blocks[block].ops.push_back(id);
-        if (typesDiffer) prog.operandTypeOverrides[id] = inputTypes_;
+        prog.addOperation(std::move(op));
+        if (typesDiffer) prog.setOperandTypeOverride(id, inputTypes_);
         // Regions.
         const char* save = lex_.pos();
         lex_.clearSawNewline();
         lex_.skipTrivia();
         if (lex_.at('{')) {
-            if (lex_.sawNewline()) prog.ops[id].syntax |= OpSyntax::kRegionOnNewLine;
+            if (lex_.sawNewline()) prog.setOpSyntax(id, prog.op(id).syntax | OpSyntax::kRegionOnNewLine);
             parseRegionList(id);
         } else {
             lex_.resetPosition(save);
         }
         for (size_t i = 0; i < resultCount; ++i)
-            define(resultNames_[nameBase + i].first, prog.ops[id].results[i], resultNames_[nameBase + i].second);
+            define(resultNames_[nameBase + i].first, prog.op(id).results[i], resultNames_[nameBase + i].second);
         resultNames_.resize(nameBase);
     }
 
@@ -635,7 +626,7 @@ private:
         parseCommaSeparatedList(Delimiter::Square, "'['", "a vec[...] type", [&] { elements.push_back(parseType()); },
                                 ListStyle{.crossNewlines = false});
         leaveNesting();
-        return prog_->types.intern(Type::vector(std::move(elements)));
+        return prog_->internType(Type::vector(std::move(elements)));
     }
 
     // tensor-type ::= dialect-name '<' (dim 'x')* element-type '>'       dim ::= '-1' | integer
@@ -679,7 +670,7 @@ private:
                 t.dtype = *dt;
                 if (t.kind != Type::Kind::DenseTensor || name != defaultTensorSpelling(gen_)) t.dialect = std::string(name);
                 leaveNesting();
-                return prog.types.intern(t);
+                return prog.internType(t);
             }
             // G0 printed tensor<0x<<NULL TYPE>>>: kept verbatim; anything else is an error.
             if (lex_.startsWith(dtypeStart, "<<NULL TYPE>>>")) {
@@ -688,7 +679,7 @@ private:
                 t.kind = Type::Kind::Opaque;
                 t.text.assign(start, lex_.pos());
                 leaveNesting();
-                return prog.types.intern(t);
+                return prog.internType(t);
             }
             if (ok && !dt) lex_.emitError(dtypeStart, "an element type such as f32");
             lex_.emitError(lex_.pos(), "'>' closing the type");
@@ -703,7 +694,7 @@ private:
         lex_.advance();
         t.text.assign(start, lex_.pos());
         leaveNesting();
-        return prog.types.intern(t);
+        return prog.internType(t);
     }
 
     // ================= attributes =================

@@ -86,10 +86,10 @@ Program parsePir(std::string_view original, const std::string& fileName, const R
                     "program " + std::to_string(options.programIndex) + " requested, but the file holds " +
                         std::to_string(count) + " program(s) (0.." + std::to_string(count - 1) + ")");
     if (zeroWidth)
-        chosen->warnings.push_back(std::to_string(zeroWidth) +
+        chosen->addWarning(std::to_string(zeroWidth) +
                                    " zero-width character(s) removed (columns in messages count without them)");
     if (count > 1 && options.programIndex < 0)
-        chosen->warnings.push_back("file holds " + std::to_string(count) + " programs; loaded the last (program " +
+        chosen->addWarning("file holds " + std::to_string(count) + " programs; loaded the last (program " +
                                    std::to_string(count - 1) + ")");
     return std::move(*chosen);
 }

@@ -119,10 +119,10 @@ void printAttribute(std::string& out, const Attribute& a, Generation g, bool sam
 class Writer {
 public:
     Writer(const Program& p, const WriteOptions& o)
-        : prog_(p), gen_(o.generation.value_or(p.generation)), sameGeneration_(gen_ == p.generation),
+        : prog_(p), gen_(o.generation.value_or(p.generation())), sameGeneration_(gen_ == p.generation()),
           renumber_(o.renumber) {
-        typeText_.resize(p.types.size());
-        typeDone_.assign(p.types.size(), false);
+        typeText_.resize(p.types().size());
+        typeDone_.assign(p.types().size(), false);
         if (renumber_) computeNames();
     }
 
@@ -131,10 +131,10 @@ public:
     // returned as one string.
     std::string printProgram(const TextSink* sink = nullptr) {
         sink_ = sink;
-        out_.reserve(sink ? kPrintChunkBytes + 64 * 1024 : prog_.ops.size() * 256 + 16);
+        out_.reserve(sink ? kPrintChunkBytes + 64 * 1024 : prog_.ops().size() * 256 + 16);
         // Fragments (and programs that use values nobody defines) print without the outer
         // braces, so that reading them back is as lenient as it was the first time.
-        const bool fragment = prog_.fragment || !prog_.globalBlock().args.empty();
+        const bool fragment = prog_.isFragment() || !prog_.globalBlock().args.empty();
         if (!fragment) out_ += "{\n";
         printBlock(Program::kGlobalBlock, fragment ? 0 : 1);
         if (!fragment) out_ += "}\n";
@@ -161,7 +161,7 @@ public:
 private:
     // type ::= '<<NULL TYPE>>' | vector-type | tensor-type | opaque-type
     std::string printTypeUncached(TypeId id) {
-        const Type& t = prog_.types[id];
+        const Type& t = prog_.types()[id];
         std::string s;
         switch (t.kind) {
         case Type::Kind::Null: return "<<NULL TYPE>>";
@@ -197,7 +197,7 @@ private:
     static constexpr uint32_t kArgName = 0x80000000u, kUnnamed = 0xffffffffu;
     void appendName(ValueId v) {
         if (!renumber_) {
-            out_ += prog_.values[v].name;
+            out_ += prog_.value(v).name;
             return;
         }
         const uint32_t n = numbers_[v];
@@ -209,37 +209,37 @@ private:
     }
 
     void computeNames() {
-        numbers_.assign(prog_.values.size(), kUnnamed);
+        numbers_.assign(prog_.values().size(), kUnnamed);
         size_t next = 0, nextArg = 0;
         // Pre-order, results before the op's regions: the order the printer meets names.
         std::vector<std::pair<BlockId, size_t>> stack{{Program::kGlobalBlock, 0}};
-        std::vector<bool> argsNamed(prog_.blocks.size(), false);
+        std::vector<bool> argsNamed(prog_.blocks().size(), false);
         while (!stack.empty()) {
             auto& [b, i] = stack.back();
             if (!argsNamed[b] && b != Program::kGlobalBlock) {
                 argsNamed[b] = true;
-                for (ValueId a : prog_.blocks[b].args) numbers_[a] = kArgName | uint32_t(nextArg++);
-                for (ValueId a : prog_.blocks[b].kwargs) numbers_[a] = kArgName | uint32_t(nextArg++);
+                for (ValueId a : prog_.block(b).args) numbers_[a] = kArgName | uint32_t(nextArg++);
+                for (ValueId a : prog_.block(b).kwargs) numbers_[a] = kArgName | uint32_t(nextArg++);
             }
-            if (i >= prog_.blocks[b].ops.size()) {
+            if (i >= prog_.block(b).ops.size()) {
                 stack.pop_back();
                 continue;
             }
-            const Operation& op = prog_.ops[prog_.blocks[b].ops[i++]];
+            const Operation& op = prog_.op(prog_.block(b).ops[i++]);
             for (ValueId r : op.results) numbers_[r] = uint32_t(next++);
             for (auto r = op.regions.rbegin(); r != op.regions.rend(); ++r)
                 for (auto blk = r->rbegin(); blk != r->rend(); ++blk) stack.push_back({*blk, 0});
         }
         // Values a fragment uses without defining: numbered after everything else so they
         // cannot collide with the renumbered results.
-        for (ValueId a : prog_.blocks[Program::kGlobalBlock].args) numbers_[a] = uint32_t(next++);
+        for (ValueId a : prog_.block(Program::kGlobalBlock).args) numbers_[a] = uint32_t(next++);
     }
 
     void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }
 
     // block-body ::= block-arguments? operation*
     void printBlock(BlockId b, int depth) {
-        const Block& blk = prog_.blocks[b];
+        const Block& blk = prog_.block(b);
         if (b != Program::kGlobalBlock && (blk.argsPrinted || !blk.args.empty() || !blk.kwargs.empty()))
             printBlockArguments(blk, depth);
         for (OpId op : blk.ops) printOperation(op, depth);
@@ -254,14 +254,14 @@ private:
         const auto arg = [&](ValueId a) {
             if (!first) out_ += ", ";
             first = false;
-            if (!prog_.values[a].keyword.empty()) {
-                out_ += prog_.values[a].keyword.str();
+            if (!prog_.value(a).keyword.empty()) {
+                out_ += prog_.value(a).keyword.str();
                 out_ += '=';
             }
             appendName(a);
             if (blk.argTypesPrinted || !blk.argsPrinted) {
                 out_ += ": ";
-                out_ += printType(prog_.values[a].type);
+                out_ += printType(prog_.value(a).type);
             }
         };
         for (ValueId a : blk.args) arg(a);
@@ -271,7 +271,7 @@ private:
 
     // operation ::= value-list '=' op-name op-id? operand-list attr-dict? function-type? region-list?
     void printOperation(OpId id, int depth) {
-        const Operation& op = prog_.ops[id];
+        const Operation& op = prog_.op(id);
         indent(depth);
         printResultList(op);
         out_ += " = ";
@@ -344,15 +344,15 @@ private:
     void printFunctionType(OpId id, const Operation& op) {
         if (!(op.syntax & OpSyntax::kArrowOnlySignature)) {
             out_ += " : (";
-            const auto overrideIt = prog_.operandTypeOverrides.empty() ? prog_.operandTypeOverrides.end()
-                                                                       : prog_.operandTypeOverrides.find(id);
+            const auto overrideIt = prog_.operandTypeOverrides().empty() ? prog_.operandTypeOverrides().end()
+                                                                       : prog_.operandTypeOverrides().find(id);
             const bool useOverride =
-                overrideIt != prog_.operandTypeOverrides.end() && overrideIt->second.size() == op.operands.size();
+                overrideIt != prog_.operandTypeOverrides().end() && overrideIt->second.size() == op.operands.size();
             for (size_t i = 0; i < op.operands.size(); ++i) {
                 if (i) out_ += ", ";
                 const TypeId t = useOverride ? overrideIt->second[i]
                                  : op.operands[i] == kNoId ? kNullType
-                                                           : prog_.values[op.operands[i]].type;
+                                                           : prog_.value(op.operands[i]).type;
                 out_ += printType(t);
             }
             out_ += ")";
@@ -360,7 +360,7 @@ private:
         out_ += " ->";
         for (size_t i = 0; i < op.results.size(); ++i) {
             out_ += i ? ", " : " ";
-            out_ += printType(prog_.values[op.results[i]].type);
+            out_ += printType(prog_.value(op.results[i]).type);
         }
     }
 

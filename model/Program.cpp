@@ -46,19 +46,19 @@ void Operation::setAttribute(std::string_view key, Attribute value) {
 }
 
 Program::Program() {
-    blocks.emplace_back();  // the global block
+    blocks_.emplace_back();  // the global block
 }
 
 Program::Program(const Program& o, size_t extraOps, size_t extraValues)
-    : blocks(o.blocks), types(o.types), generation(o.generation), warnings(o.warnings), fragment(o.fragment),
-      operandTypeOverrides(o.operandTypeOverrides), opNames_(o.opNames_), opNameIds_(o.opNameIds_),
+    : blocks_(o.blocks_), types_(o.types_), generation_(o.generation_), warnings_(o.warnings_), fragment_(o.fragment_),
+      operandTypeOverrides_(o.operandTypeOverrides_), opNames_(o.opNames_), opNameIds_(o.opNameIds_),
       nextNumericName_(o.nextNumericName_) {
     // Every data member but the finish() tables: the copy is unfinished, as the caller is about
     // to append to it. Keep in step with Program.h.
-    ops.reserve(o.ops.size() + extraOps);
-    ops.assign(o.ops.begin(), o.ops.end());
-    values.reserve(o.values.size() + extraValues);
-    values.assign(o.values.begin(), o.values.end());
+    ops_.reserve(o.ops_.size() + extraOps);
+    ops_.assign(o.ops_.begin(), o.ops_.end());
+    values_.reserve(o.values_.size() + extraValues);
+    values_.assign(o.values_.begin(), o.values_.end());
 }
 
 uint32_t Program::internOpName(std::string_view name) {
@@ -76,9 +76,10 @@ uint32_t Program::findOpName(std::string_view name) const {
 }
 
 BlockId Program::addBlock(OpId parentOp) {
-    blocks.emplace_back();
-    blocks.back().parentOp = parentOp;
-    return static_cast<BlockId>(blocks.size() - 1);
+    blocks_.emplace_back();
+    blocks_.back().parentOp = parentOp;
+    markUnfinished();
+    return static_cast<BlockId>(blocks_.size() - 1);
 }
 
 void Program::noteValueName(std::string_view name) {
@@ -93,7 +94,7 @@ std::string Program::nextValueName() { return "%" + std::to_string(nextNumericNa
 
 OpId Program::createOp(std::string_view name, std::span<const ValueId> operands,
                        std::span<const TypeId> resultTypes, std::vector<NamedAttribute> attributes) {
-    const auto id = static_cast<OpId>(ops.size());
+    const auto id = static_cast<OpId>(ops_.size());
     Operation op;
     op.nameId = internOpName(name);
     op.operands.assign(operands.begin(), operands.end());
@@ -105,10 +106,10 @@ OpId Program::createOp(std::string_view name, std::span<const ValueId> operands,
         v.definingOp = id;
         v.index = static_cast<uint32_t>(i);
         v.name = nextValueName();
-        op.results.push_back(static_cast<ValueId>(values.size()));
-        values.push_back(std::move(v));
+        op.results.push_back(static_cast<ValueId>(values_.size()));
+        values_.push_back(std::move(v));
     }
-    ops.push_back(std::move(op));
+    ops_.push_back(std::move(op));
     markUnfinished();
     return id;
 }
@@ -117,8 +118,8 @@ OpId Program::appendOp(BlockId block, std::string_view name, std::span<const Val
                        std::span<const TypeId> resultTypes, std::vector<NamedAttribute> attributes,
                        std::span<const std::string> resultNames) {
     const OpId id = createOp(name, operands, resultTypes, std::move(attributes));
-    for (size_t i = 0; i < resultNames.size() && i < ops[id].results.size(); ++i) {
-        values[ops[id].results[i]].name = resultNames[i];
+    for (size_t i = 0; i < resultNames.size() && i < ops_[id].results.size(); ++i) {
+        values_[ops_[id].results[i]].name = resultNames[i];
         noteValueName(resultNames[i]);
     }
     appendExistingOp(id, block);
@@ -130,64 +131,181 @@ ValueId Program::addBlockArgument(BlockId block, TypeId type, std::string name, 
     v.type = type;
     v.block = block;
     const bool isKeyword = !keyword.empty();
-    v.index = static_cast<uint32_t>(isKeyword ? blocks[block].kwargs.size() : blocks[block].args.size());
+    v.index = static_cast<uint32_t>(isKeyword ? blocks_[block].kwargs.size() : blocks_[block].args.size());
     noteValueName(name);
     v.name = std::move(name);
     v.keyword = keyword;
-    const auto id = static_cast<ValueId>(values.size());
-    values.push_back(std::move(v));
-    (isKeyword ? blocks[block].kwargs : blocks[block].args).push_back(id);
+    const auto id = static_cast<ValueId>(values_.size());
+    values_.push_back(std::move(v));
+    (isKeyword ? blocks_[block].kwargs : blocks_[block].args).push_back(id);
     markUnfinished();
     return id;
 }
 
-namespace {
-void detach(Program& p, OpId op) {
-    const BlockId b = p.ops[op].parentBlock;
+void Program::detach(OpId op) {
+    const BlockId b = ops_[op].parentBlock;
     if (b == kNoId) return;
-    auto& list = p.blocks[b].ops;
+    auto& list = blocks_[b].ops;
     list.erase(std::find(list.begin(), list.end(), op));
-    p.ops[op].parentBlock = kNoId;
+    ops_[op].parentBlock = kNoId;
 }
-void setResultBlocks(Program& p, OpId op, BlockId block) {
-    for (ValueId r : p.ops[op].results) p.values[r].block = block;
+
+void Program::place(OpId op, BlockId block) {
+    ops_[op].parentBlock = block;
+    for (ValueId r : ops_[op].results) values_[r].block = block;
 }
-}  // namespace
 
 void Program::insertOpBefore(OpId op, OpId before) {
     assert(op != before);
-    detach(*this, op);
-    const BlockId b = ops[before].parentBlock;
-    auto& list = blocks[b].ops;
+    detach(op);
+    const BlockId b = ops_[before].parentBlock;
+    auto& list = blocks_[b].ops;
     list.insert(std::find(list.begin(), list.end(), before), op);
-    ops[op].parentBlock = b;
-    setResultBlocks(*this, op, b);
+    place(op, b);
     markUnfinished();
 }
 
 void Program::appendExistingOp(OpId op, BlockId block) {
-    detach(*this, op);
-    blocks[block].ops.push_back(op);
-    ops[op].parentBlock = block;
-    setResultBlocks(*this, op, block);
+    detach(op);
+    blocks_[block].ops.push_back(op);
+    place(op, block);
     markUnfinished();
 }
 
 void Program::setOperand(OpId op, uint32_t index, ValueId v) {
-    ops[op].operands[index] = v;
-    if (!operandTypeOverrides.empty()) operandTypeOverrides.erase(op);
+    ValueId& slot = ops_[op].operands[index];
+    // The printed operand types stay right while the slot keeps its type (the rewriter's
+    // clones); a new type makes them describe operands the op no longer has.
+    const auto typeOf = [&](ValueId x) { return x == kNoId ? kNullType : values_[x].type; };
+    if (!operandTypeOverrides_.empty() && typeOf(slot) != typeOf(v)) operandTypeOverrides_.erase(op);
+    slot = v;
     markUnfinished();
 }
 
 void Program::eraseOp(OpId op) {
-    detach(*this, op);
-    ops[op].dead = true;
+    detach(op);
+    ops_[op].dead = true;
+    markUnfinished();
+}
+
+void Program::setBlockOps(BlockId block, std::vector<OpId> newOps) {
+    for (OpId op : blocks_[block].ops) ops_[op].parentBlock = kNoId;
+    // An op listed here that sits in another block leaves that block first.
+    for (OpId op : newOps)
+        if (ops_[op].parentBlock != kNoId && ops_[op].parentBlock != block) detach(op);
+    for (OpId op : newOps) place(op, block);
+    blocks_[block].ops = std::move(newOps);
+    markUnfinished();
+}
+
+void Program::addRegion(OpId op, std::vector<BlockId> regionBlocks) {
+    ops_[op].regions.push_back(std::move(regionBlocks));
+    markUnfinished();
+}
+
+void Program::setOpAttribute(OpId op, std::string_view key, Attribute value) {
+    ops_[op].setAttribute(key, std::move(value));
+    markUnfinished();
+}
+
+void Program::setOpAttributes(OpId op, AttributeList attributes) {
+    ops_[op].attributes = std::move(attributes);
+    markUnfinished();
+}
+
+void Program::setOpOperands(OpId op, std::vector<ValueId> operands) {
+    const auto typesOf = [&](const std::vector<ValueId>& vs) {
+        std::vector<TypeId> out;
+        for (ValueId x : vs) out.push_back(x == kNoId ? kNullType : values_[x].type);
+        return out;
+    };
+    if (!operandTypeOverrides_.empty() && typesOf(ops_[op].operands) != typesOf(operands)) operandTypeOverrides_.erase(op);
+    ops_[op].operands = std::move(operands);
+    markUnfinished();
+}
+
+void Program::truncateResults(OpId op, size_t count) {
+    if (count < ops_[op].results.size()) ops_[op].results.resize(count);
+    markUnfinished();
+}
+
+void Program::setOpSyntax(OpId op, uint8_t syntax) {
+    ops_[op].syntax = syntax;
+    markUnfinished();
+}
+
+void Program::setPrintedId(OpId op, uint32_t printedId) {
+    ops_[op].printedId = printedId;
+    markUnfinished();
+}
+
+void Program::setOperandKeywords(OpId op, std::vector<std::string> keywords) {
+    ops_[op].operandKeywords = std::move(keywords);
+    markUnfinished();
+}
+
+void Program::setOperandTypeOverride(OpId op, std::vector<TypeId> printedTypes) {
+    operandTypeOverrides_[op] = std::move(printedTypes);
+    markUnfinished();
+}
+
+void Program::setValueName(ValueId v, std::string name) {
+    noteValueName(name);
+    values_[v].name = std::move(name);
+    markUnfinished();
+}
+
+void Program::setValueType(ValueId v, TypeId type) {
+    values_[v].type = type;
+    markUnfinished();
+}
+
+void Program::setBlockArgsPrinted(BlockId block, bool printed) {
+    blocks_[block].argsPrinted = printed;
+    markUnfinished();
+}
+
+void Program::setBlockArgTypesPrinted(BlockId block, bool printed) {
+    blocks_[block].argTypesPrinted = printed;
+    markUnfinished();
+}
+
+void Program::reserve(size_t opCount, size_t valueCount) {
+    ops_.reserve(opCount);
+    values_.reserve(valueCount);
+    blocks_[kGlobalBlock].ops.reserve(opCount);
+    markUnfinished();
+}
+
+ValueId Program::addValue(Value value) {
+    const auto id = static_cast<ValueId>(values_.size());
+    values_.push_back(std::move(value));
+    markUnfinished();
+    return id;
+}
+
+OpId Program::addOperation(Operation op) {
+    const auto id = static_cast<OpId>(ops_.size());
+    const BlockId parent = op.parentBlock;
+    ops_.push_back(std::move(op));
+    if (parent != kNoId) blocks_[parent].ops.push_back(id);
+    markUnfinished();
+    return id;
+}
+
+void Program::shrinkToFit() {
+    const auto fit = [](auto& v) {
+        if (v.capacity() > v.size() + v.size() / 8 + 16) v.shrink_to_fit();
+    };
+    fit(ops_);
+    fit(values_);
+    for (Block& b : blocks_) fit(b.ops);
     markUnfinished();
 }
 
 size_t Program::liveOpCount() const {
     size_t n = 0;
-    for (const auto& op : ops)
+    for (const auto& op : ops_)
         if (!op.dead && op.parentBlock != kNoId) ++n;
     return n;
 }
@@ -202,14 +320,11 @@ void Program::requireFinished(const char* call) const {
     if (!finished_)
         throw std::logic_error(std::string("Program::") + call +
                                " called on an unfinished program (call Program::finish() after building or editing it)");
-    if (indexInBlock_.size() != ops.size() || useOffsets_.size() != values.size() + 1)
-        throw std::logic_error(std::string("Program::") + call +
-                               " called after ops or values were added by hand since Program::finish()");
 }
 
 void Program::buildIndex() {
-    indexInBlock_.assign(ops.size(), kNoId);
-    for (const Block& b : blocks)
+    indexInBlock_.assign(ops_.size(), kNoId);
+    for (const Block& b : blocks_)
         for (size_t i = 0; i < b.ops.size(); ++i) indexInBlock_[b.ops[i]] = static_cast<uint32_t>(i);
 }
 
@@ -217,41 +332,41 @@ uint32_t Program::indexInBlock(OpId op) const {
     requireFinished("indexInBlock()");
     if (op >= indexInBlock_.size())
         throw std::out_of_range("Program::indexInBlock(): op " + std::to_string(op) + " out of range (" +
-                                std::to_string(ops.size()) + " ops)");
+                                std::to_string(ops_.size()) + " ops)");
     return indexInBlock_[op];
 }
 
 OpId Program::ancestorInBlock(OpId op, BlockId block) const {
-    while (op != kNoId && op < ops.size()) {
-        const BlockId b = ops[op].parentBlock;
+    while (op != kNoId && op < ops_.size()) {
+        const BlockId b = ops_[op].parentBlock;
         if (b == block) return op;
         if (b == kNoId) return kNoId;
-        op = blocks[b].parentOp;
+        op = blocks_[b].parentOp;
     }
     return kNoId;
 }
 
 void Program::buildUses() {
     // Pre-order walk from the global block gives "program order" for nested uses too.
-    std::vector<uint32_t> counts(values.size() + 1, 0);
+    std::vector<uint32_t> counts(values_.size() + 1, 0);
     struct FlatUse { Use use; ValueId value; };
     std::vector<FlatUse> flat;
-    flat.reserve(ops.size() * 2);
+    flat.reserve(ops_.size() * 2);
     std::vector<std::pair<BlockId, size_t>> stack;
-    if (!blocks.empty()) stack.push_back({kGlobalBlock, 0});
+    if (!blocks_.empty()) stack.push_back({kGlobalBlock, 0});
     while (!stack.empty()) {
         auto& [b, i] = stack.back();
-        if (i >= blocks[b].ops.size()) {
+        if (i >= blocks_[b].ops.size()) {
             stack.pop_back();
             continue;
         }
-        const OpId op = blocks[b].ops[i++];
-        const Operation& o = ops[op];
+        const OpId op = blocks_[b].ops[i++];
+        const Operation& o = ops_[op];
         for (uint32_t k = 0; k < o.operands.size(); ++k) {
             const ValueId v = o.operands[k];
             if (v == kNoId) continue;
             // The op's own block is known here: no walk up for the common same-block use.
-            const BlockId vb = values[v].block;
+            const BlockId vb = values_[v].block;
             flat.push_back({Use{op, k, vb == b ? op : ancestorInBlock(op, vb)}, v});
             ++counts[v];
         }
@@ -259,8 +374,8 @@ void Program::buildUses() {
         for (auto r = o.regions.rbegin(); r != o.regions.rend(); ++r)
             for (auto blk = r->rbegin(); blk != r->rend(); ++blk) stack.push_back({*blk, 0});
     }
-    useOffsets_.assign(values.size() + 1, 0);
-    for (size_t v = 0; v < values.size(); ++v) useOffsets_[v + 1] = useOffsets_[v] + counts[v];
+    useOffsets_.assign(values_.size() + 1, 0);
+    for (size_t v = 0; v < values_.size(); ++v) useOffsets_[v + 1] = useOffsets_[v] + counts[v];
     useEntries_.assign(flat.size(), Use{});
     std::vector<uint32_t> fill(useOffsets_.begin(), useOffsets_.end() - 1);
     for (const FlatUse& f : flat) useEntries_[fill[f.value]++] = f.use;
@@ -268,9 +383,9 @@ void Program::buildUses() {
 
 std::span<const Use> Program::uses(ValueId v) const {
     requireFinished("uses()");
-    if (v >= values.size())
+    if (v >= values_.size())
         throw std::out_of_range("Program::uses(): value " + std::to_string(v) + " out of range (" +
-                                std::to_string(values.size()) + " values)");
+                                std::to_string(values_.size()) + " values)");
     return {useEntries_.data() + useOffsets_[v], useEntries_.data() + useOffsets_[v + 1]};
 }
 

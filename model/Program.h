@@ -93,27 +93,40 @@ public:
     // pass that appends to the copy (the rewriter's clones) does not move the arrays again.
     Program(const Program& other, size_t extraOps, size_t extraValues);
 
-    // ---- storage (read freely; mutate through the API below so caches stay valid) ----
-    std::vector<Operation> ops;
-    std::vector<Value> values;
-    std::vector<Block> blocks;
-    TypeTable types;
+    // ---- storage: read through const accessors; change through the mutators below ----
+    // Ids index these; an id from this program is always in range (ops are never removed,
+    // only marked dead). The spans stay valid until the next mutator that adds ops/values.
+    const Operation& op(OpId id) const { return ops_[id]; }
+    const Value& value(ValueId id) const { return values_[id]; }
+    const Block& block(BlockId id) const { return blocks_[id]; }
+    std::span<const Operation> ops() const { return ops_; }
+    std::span<const Value> values() const { return values_; }
+    std::span<const Block> blocks() const { return blocks_; }
+    const TypeTable& types() const { return types_; }
 
-    Generation generation = Generation::G2;   // the printer generation it was read in
-    std::vector<std::string> warnings;        // reader warnings (fragment without braces, ...)
+    Generation generation() const { return generation_; }   // the printer generation it was read in
+    const std::vector<std::string>& warnings() const { return warnings_; }  // reader warnings
     // Read from a fragment (ops without the enclosing "{ }"); the writer prints it the same
     // way. Values such a fragment uses without defining are arguments of the global block.
-    bool fragment = false;
+    bool isFragment() const { return fragment_; }
     // Operand types as printed where they disagree with the operands' own types (hand-edited
     // fixtures do this); the writer prints them back. setOperand() drops an op's entry.
-    std::unordered_map<OpId, std::vector<TypeId>> operandTypeOverrides;
+    const std::unordered_map<OpId, std::vector<TypeId>>& operandTypeOverrides() const { return operandTypeOverrides_; }
 
     static constexpr BlockId kGlobalBlock = 0;
-    const Block& globalBlock() const { return blocks[kGlobalBlock]; }
+    const Block& globalBlock() const { return blocks_[kGlobalBlock]; }
+
+    // ---- metadata (none of these unseals: finish() derives nothing from them) ----
+    // Types are append-only and interned; a new type changes no use list or index.
+    TypeId internType(const Type& type) { return types_.intern(type); }
+    TypeId tensorType(DType dtype, std::vector<int64_t> dims) { return types_.tensor(dtype, std::move(dims)); }
+    void setGeneration(Generation g) { generation_ = g; }
+    void addWarning(std::string warning) { warnings_.push_back(std::move(warning)); }
+    void setFragment(bool fragment) { fragment_ = fragment; }
 
     // ---- names ----
     uint32_t internOpName(std::string_view name);
-    std::string_view opName(OpId op) const { return opNames_[ops[op].nameId]; }
+    std::string_view opName(OpId op) const { return opNames_[ops_[op].nameId]; }
     std::string_view opNameById(uint32_t nameId) const { return opNames_[nameId]; }
     size_t opNameCount() const { return opNames_.size(); }
     // kNoId if not interned (then no op has that name).
@@ -139,15 +152,51 @@ public:
     void insertOpBefore(OpId op, OpId before);     // op must be unplaced or is moved
     void appendExistingOp(OpId op, BlockId block);
     void moveOpBefore(OpId op, OpId before) { insertOpBefore(op, before); }
+    // Replaces operand `index` of `op`; if the new operand's type differs from the old one's,
+    // drops the op's printed operand types (they described the old operands).
     void setOperand(OpId op, uint32_t index, ValueId v);
     void eraseOp(OpId op);                         // detaches and marks dead; results stay (unused)
+    // Replaces the op list of `block` by `ops` (a new order, or a new set: each listed op and
+    // its results move to `block`; an op that was in it and is not listed becomes unplaced).
+    void setBlockOps(BlockId block, std::vector<OpId> ops);
+    // Appends a region (its blocks, in order) to `op`; the blocks' parentOp must be `op`.
+    void addRegion(OpId op, std::vector<BlockId> blocks);
+    void setOpAttribute(OpId op, std::string_view key, Attribute value);  // replaces or appends
+    void setOpAttributes(OpId op, AttributeList attributes);  // the whole list (shared, copy on write)
+    // Replaces all operands of `op` (kNoId = null); drops its printed operand types unless
+    // the new operands have the old ones' types.
+    void setOpOperands(OpId op, std::vector<ValueId> operands);
+    // Keeps the first `count` results of `op`; the dropped values keep their slots, unused
+    // (test fuzzers make malformed ops with it).
+    void truncateResults(OpId op, size_t count);
+    void setOpSyntax(OpId op, uint8_t syntax);               // OpSyntax bits
+    void setPrintedId(OpId op, uint32_t printedId);          // "[id:N]"; kNoId for none
+    // Empty, or one keyword per operand ("cond", "inputs").
+    void setOperandKeywords(OpId op, std::vector<std::string> keywords);
+    // The operand types the file printed for `op`, where they differ from its operands' types.
+    void setOperandTypeOverride(OpId op, std::vector<TypeId> printedTypes);
+    void setValueName(ValueId v, std::string name);  // also keeps nextValueName() fresh
+    void setValueType(ValueId v, TypeId type);
+    void setBlockArgsPrinted(BlockId block, bool printed);      // "^%arg_0, ..." line seen
+    void setBlockArgTypesPrinted(BlockId block, bool printed);  // ... with ": type" after each
+
+    // ---- the text reader's fast path (also mark the program unfinished) ----
+    // Room for `ops` ops and `values` values, and `ops` entries in the global block's list.
+    void reserve(size_t ops, size_t values);
+    // Appends a value built by the caller (definingOp, block, index, name all set); returns its id.
+    ValueId addValue(Value value);
+    // Appends an op built by the caller, its results already added with addValue(); when its
+    // parentBlock is set, it goes at the end of that block. Returns its id.
+    OpId addOperation(Operation op);
+    // Drops growth slack of the op, value and block-op arrays (about a third of their size
+    // after a read); frees nothing when the slack is small.
+    void shrinkToFit();
 
     // ---- sealing ----
     // Builds the use lists and in-block indices once the program is complete. Builders call
     // it last (readers, rewriter, zoo, test builders); after it, the const queries below
-    // read immutable data, so a finished program may be shared across threads. Any mutator
-    // (and any edit of the public storage, which the caller must follow with finish())
-    // makes the program unfinished again.
+    // read immutable data, so a finished program may be shared across threads. Any
+    // structural mutator above makes the program unfinished again.
     void finish();
     // True between finish() and the next mutation through the API.
     bool isFinished() const { return finished_; }
@@ -163,15 +212,25 @@ public:
     OpId ancestorInBlock(OpId op, BlockId block) const;
     size_t liveOpCount() const;                    // ops not dead, all blocks
     // Size in bytes per docs/ALGORITHM.md §5 (-1 dims left out; vectors summed).
-    int64_t valueBytes(ValueId v) const { return types.bytes(values[v].type); }
+    int64_t valueBytes(ValueId v) const { return types_.bytes(values_[v].type); }
 
 private:
     void markUnfinished() { finished_ = false; }
-    // Throws std::logic_error naming `call` unless finished (and the storage still has the
-    // sizes finish() saw: an op or value appended by hand since then is caught here).
+    void detach(OpId op);                 // out of its block's list; parentBlock = kNoId
+    void place(OpId op, BlockId block);   // op's and its results' block become `block`
+    // Throws std::logic_error naming `call` unless finished.
     void requireFinished(const char* call) const;
     void buildUses();
     void buildIndex();
+
+    std::vector<Operation> ops_;
+    std::vector<Value> values_;
+    std::vector<Block> blocks_;
+    TypeTable types_;
+    Generation generation_ = Generation::G2;
+    std::vector<std::string> warnings_;
+    bool fragment_ = false;
+    std::unordered_map<OpId, std::vector<TypeId>> operandTypeOverrides_;
 
     std::vector<std::string> opNames_;
     // Transparent lookup: interning a name already seen allocates nothing.

@@ -58,8 +58,8 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
 
     // Names: first binding wins, global block first (values are created in that order).
     std::unordered_map<std::string_view, ValueId> byName;
-    byName.reserve(program.values.size());
-    for (ValueId v = 0; v < program.values.size(); ++v) byName.emplace(program.values[v].name, v);
+    byName.reserve(program.values().size());
+    for (ValueId v = 0; v < program.values().size(); ++v) byName.emplace(program.value(v).name, v);
 
     std::vector<std::string> unknown;
     std::optional<JsonPath> firstUnknown;
@@ -108,7 +108,7 @@ std::string specToJson(const RecomputeSpec& spec, const Program& program) {
     const auto list = [&](const char* key, const std::vector<ValueId>& values) {
         w.Key(key);
         w.StartArray();
-        for (ValueId v : values) w.String(program.values[v].name.data(), rapidjson::SizeType(program.values[v].name.size()));
+        for (ValueId v : values) w.String(program.value(v).name.data(), rapidjson::SizeType(program.value(v).name.size()));
         w.EndArray();
     };
     w.StartObject();
@@ -137,7 +137,7 @@ RecomputeSpec detectSpec(const Program& program) {
     int lastForwardRole = -1;
     bool haveRoles = false;
     for (size_t i = 0; i < ops.size(); ++i) {
-        const Operation& op = program.ops[ops[i]];
+        const Operation& op = program.op(ops[i]);
         if (op.nameId == data || op.nameId == parameter)
             for (ValueId r : op.results) spec.inputs.push_back(r);
         if (op.nameId == fetch)
@@ -155,7 +155,7 @@ RecomputeSpec detectSpec(const Program& program) {
     } else {
         int end = -1;
         for (ValueId v : spec.outputs) {
-            const OpId def = program.values[v].definingOp;
+            const OpId def = program.value(v).definingOp;
             if (def == kNoId) continue;
             const OpId top = program.ancestorInBlock(def, Program::kGlobalBlock);
             if (top != kNoId) end = std::max(end, static_cast<int>(program.indexInBlock(top)));

@@ -120,10 +120,10 @@ void Document::installProgram(std::shared_ptr<Program> program, const QString& p
     Q_EMIT logMessage(tr("Opened %1: %2 ops, %3 values in %4 ms (spec %5)")
                         .arg(displayName())
                         .arg(program_->globalBlock().ops.size())
-                        .arg(program_->values.size())
+                        .arg(program_->values().size())
                         .arg(parseMs, 0, 'f', 1)
                         .arg(specDetected_ ? tr("detected") : QString::fromStdString(loaded.specFile)));
-    for (const auto& w : program_->warnings) Q_EMIT logMessage(tr("Warning: %1").arg(QString::fromStdString(w)));
+    for (const auto& w : program_->warnings()) Q_EMIT logMessage(tr("Warning: %1").arg(QString::fromStdString(w)));
     Q_EMIT programChanged();  // implies a new spec: views rebuild once, not twice
     solveNow();
 }
@@ -143,7 +143,7 @@ PlanMarks Document::planMarks() const {
     PlanMarks m;
     if (!program_ || !result_ || !result_->ok()) return m;
     const Plan& plan = result_->plan;
-    const size_t nv = program_->values.size(), no = program_->ops.size();
+    const size_t nv = program_->values().size(), no = program_->ops().size();
     m.valueSaved.assign(nv, 0);
     for (ValueId v : plan.savedValues)
         if (v < nv) m.valueSaved[v] = 1;
@@ -197,16 +197,16 @@ void Document::applySpec(const RecomputeSpec& spec) {
 }
 
 int Document::pinOf(ValueId v) const {
-    const std::string& name = program_->values[v].name;
+    const std::string& name = program_->value(v).name;
     if (std::find(config_.pinnedSaved.begin(), config_.pinnedSaved.end(), name) != config_.pinnedSaved.end()) return 1;
     if (std::find(config_.pinnedRecomputed.begin(), config_.pinnedRecomputed.end(), name) != config_.pinnedRecomputed.end()) return 2;
     return 0;
 }
 
 void Document::pinValue(ValueId v, int pin) {
-    if (!program_ || v >= program_->values.size()) return;
+    if (!program_ || v >= program_->values().size()) return;
     RecomputeConfig c = config_;
-    const std::string& name = program_->values[v].name;
+    const std::string& name = program_->value(v).name;
     auto drop = [&](std::vector<std::string>& list) { list.erase(std::remove(list.begin(), list.end(), name), list.end()); };
     drop(c.pinnedSaved);
     drop(c.pinnedRecomputed);
@@ -313,7 +313,7 @@ void Document::select(ModelKey key, QObject* origin) {
 }
 
 QString Document::valueName(ValueId v) const {
-    return program_ && v < program_->values.size() ? QString::fromStdString(program_->values[v].name) : QString();
+    return program_ && v < program_->values().size() ? QString::fromStdString(program_->value(v).name) : QString();
 }
 
 ValueId Document::findValue(const QString& name) const {

@@ -78,7 +78,7 @@ VisualGraph buildFlowGraph(const Program& program, const SolveResult& result, co
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Value, v};
         n.shape = NodeShape::NetPair;
-        const QString name = QString::fromStdString(program.values[v].name);
+        const QString name = QString::fromStdString(program.value(v).name);
         const Marks m = marks.value(v);
         const uint32_t in = net.inNode(v), out = net.outNode(v);
         n.title = part == 0 ? name : part == 1 ? name + "_in" : name + "_out";
@@ -157,16 +157,16 @@ VisualGraph buildFlowGraph(const Program& program, const SolveResult& result, co
 // ---------------------------------------------------------------- scoped flow view
 
 int64_t topLevelPosition(const Program& program, OpId op) {
-    if (op >= program.ops.size()) return -1;
-    while (op != kNoId && program.ops[op].parentBlock != Program::kGlobalBlock) {
-        const BlockId b = program.ops[op].parentBlock;
-        op = b == kNoId || b >= program.blocks.size() ? kNoId : program.blocks[b].parentOp;
+    if (op >= program.ops().size()) return -1;
+    while (op != kNoId && program.op(op).parentBlock != Program::kGlobalBlock) {
+        const BlockId b = program.op(op).parentBlock;
+        op = b == kNoId || b >= program.blocks().size() ? kNoId : program.block(b).parentOp;
     }
     return op == kNoId ? -1 : int64_t(program.indexInBlock(op));
 }
 
 int64_t valuePosition(const Program& program, ValueId v) {
-    return v < program.values.size() ? topLevelPosition(program, program.values[v].definingOp) : -1;
+    return v < program.values().size() ? topLevelPosition(program, program.value(v).definingOp) : -1;
 }
 
 namespace {
@@ -197,7 +197,7 @@ std::vector<ValueId> flowValuesOfGroup(const Program& program, const FlowNetwork
         const LayerGroup& g = layers.groups[group];
         const auto& ops = program.globalBlock().ops;
         for (uint32_t pos = g.fwdBegin; pos < g.fwdEnd && pos < ops.size(); ++pos)
-            for (ValueId v : program.ops[ops[pos]].results)
+            for (ValueId v : program.op(ops[pos]).results)
                 if (v != kNoId && hasNodes(network, v)) out.push_back(v);
     }
     sortForward(program, out);
@@ -206,15 +206,15 @@ std::vector<ValueId> flowValuesOfGroup(const Program& program, const FlowNetwork
 
 std::vector<ValueId> flowValuesAround(const Program& program, const FlowNetwork& network, OpId op, uint32_t radius) {
     std::vector<ValueId> out;
-    if (op >= program.ops.size()) return out;
-    ValueId anyResult = program.ops[op].results.empty() ? kNoId : program.ops[op].results.front();
+    if (op >= program.ops().size()) return out;
+    ValueId anyResult = program.op(op).results.empty() ? kNoId : program.op(op).results.front();
     int64_t center = anyResult != kNoId ? forwardPosition(program, anyResult) : -1;
-    if (center < 0 && program.ops[op].parentBlock == Program::kGlobalBlock) center = program.indexInBlock(op);
+    if (center < 0 && program.op(op).parentBlock == Program::kGlobalBlock) center = program.indexInBlock(op);
     if (center < 0) return out;
     const auto& ops = program.globalBlock().ops;
     const int64_t lo = std::max<int64_t>(0, center - radius), hi = std::min<int64_t>(int64_t(ops.size()), center + radius + 1);
     for (int64_t pos = lo; pos < hi; ++pos)
-        for (ValueId v : program.ops[ops[pos]].results)
+        for (ValueId v : program.op(ops[pos]).results)
             if (v != kNoId && hasNodes(network, v)) out.push_back(v);
     sortForward(program, out);
     return out;
@@ -260,7 +260,7 @@ VisualGraph buildScopedFlowGraph(const Program& program, const SolveResult& resu
     const FlowNetwork& net = *result.network;
     std::vector<ValueId> scope;
     for (ValueId v : scopeIn)
-        if (v < program.values.size() && hasNodes(net, v)) scope.push_back(v);
+        if (v < program.values().size() && hasNodes(net, v)) scope.push_back(v);
     sortForward(program, scope);
     const size_t n = scope.size();
     QHash<ValueId, int> indexOf;
@@ -320,7 +320,7 @@ VisualGraph buildScopedFlowGraph(const Program& program, const SolveResult& resu
     double capW = 0, nameW = 0;
     for (size_t i = 0; i < n; ++i) {
         // Bold 8.5 pt titles run wider than estimateTextWidth's average glyph: never elide a name.
-        nameW = std::max(nameW, 1.45 * estimateTextWidth(QString::fromStdString(program.values[scope[i]].name), 8.5));
+        nameW = std::max(nameW, 1.45 * estimateTextWidth(QString::fromStdString(program.value(scope[i]).name), 8.5));
         if (info[i].weightArc >= 0)
             capW = std::max(capW, estimateTextWidth(QString::fromStdString(net.capacityText(net.arcs[info[i].weightArc])), 7.2));
     }
@@ -372,7 +372,7 @@ VisualGraph buildScopedFlowGraph(const Program& program, const SolveResult& resu
     QHash<uint32_t, int> nodeOfNetNode;
     for (size_t i = 0; i < n; ++i) {
         const ValueId v = scope[i];
-        const QString name = QString::fromStdString(program.values[v].name);
+        const QString name = QString::fromStdString(program.value(v).name);
         const uint32_t in = net.inNode(v), out = net.outNode(v);
         const ValueReason* why = v < result.plan.reasons.size() ? &result.plan.reasons[v] : nullptr;
         const ValueSide decision = why ? why->side : ValueSide::Neither;

@@ -102,7 +102,7 @@ ProgramView::ProgramView(Document* doc, QWidget* parent) : QWidget(parent), doc_
             // Layer view: original ops keep their ids; a clone (rewritten program) selects its original.
             if (auto r = doc_->result(); r && showingRewritten_)
                 for (size_t i = 0; i < r->clones.size() && i < r->cloneOf.size(); ++i)
-                    if (r->clones[i] == k.id && k.id >= doc_->program().ops.size()) return doc_->select(ModelKey{ModelKey::Kind::Op, r->cloneOf[i]}, this);
+                    if (r->clones[i] == k.id && k.id >= doc_->program().ops().size()) return doc_->select(ModelKey{ModelKey::Kind::Op, r->cloneOf[i]}, this);
             return doc_->select(k, this);  // a stub selects its first backward user
         }
         if (showingRewritten_ && k.kind == ModelKey::Kind::Op) {
@@ -178,7 +178,7 @@ void ProgramView::showWholeGraph() {
 PlanMarks ProgramView::marksWithMidHold() const {
     PlanMarks m = doc_->planMarks();
     if (auto r = doc_->result(); r && r->ok() && !m.valueSaved.empty()) {
-        m.valueRecomputed.assign(doc_->program().values.size(), 0);
+        m.valueRecomputed.assign(doc_->program().values().size(), 0);
         for (ValueId v : r->plan.midHoldValues)
             if (v < m.valueRecomputed.size()) m.valueRecomputed[v] = 1;
     }
@@ -211,12 +211,12 @@ void ProgramView::rebuild(bool relayout) {
     if (showingRewritten_ && r && r->rewritten) {
         const Program& p = *r->rewritten;
         PlanMarks m;
-        m.opClone.assign(p.ops.size(), 0);
+        m.opClone.assign(p.ops().size(), 0);
         for (OpId c : r->clones)
-            if (c < p.ops.size()) m.opClone[c] = 1;
-        m.valueSaved.assign(p.values.size(), 0);
+            if (c < p.ops().size()) m.opClone[c] = 1;
+        m.valueSaved.assign(p.values().size(), 0);
         for (ValueId v : r->plan.savedValues)  // the rewriter keeps original ids for originals
-            if (v < p.values.size()) m.valueSaved[v] = 1;
+            if (v < p.values().size()) m.valueSaved[v] = 1;
         // The clones are inserted into the backward: the split moves by their count.
         opt.split.backwardOpStartIdx = doc_->split().backwardOpStartIdx;
         g = buildProgramGraph(p, rewrittenOverview_, opt, m);
@@ -234,7 +234,7 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
     std::vector<ModelKey> keys;
     for (ValueId v : changed) {
         keys.push_back(ModelKey{ModelKey::Kind::Value, v});
-        const OpId def = doc_->program().values[v].definingOp;
+        const OpId def = doc_->program().value(v).definingOp;
         if (def != kNoId) keys.push_back(ModelKey{ModelKey::Kind::Op, def});
     }
     canvas_->flash(keys);
@@ -243,11 +243,11 @@ void ProgramView::onResult(const std::vector<ValueId>& changed) {
 bool ProgramView::revealOp(OpId op) {
     if (showingRewritten_ || inLayerView() || !doc_->hasProgram()) return false;
     const Program& p = doc_->program();
-    if (op >= p.ops.size()) return false;
+    if (op >= p.ops().size()) return false;
     OpId top = op;
-    while (top != kNoId && p.ops[top].parentBlock != Program::kGlobalBlock) {
-        const BlockId b = p.ops[top].parentBlock;
-        top = b == kNoId ? kNoId : p.blocks[b].parentOp;
+    while (top != kNoId && p.op(top).parentBlock != Program::kGlobalBlock) {
+        const BlockId b = p.op(top).parentBlock;
+        top = b == kNoId ? kNoId : p.block(b).parentOp;
     }
     if (top == kNoId) return false;
     const uint32_t pos = p.indexInBlock(top);
@@ -279,8 +279,8 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
     }
     OpId op = kNoId;
     if (key.kind == ModelKey::Kind::Op) op = key.id;
-    if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values.size())
-        op = doc_->program().values[key.id].definingOp;
+    if (key.kind == ModelKey::Kind::Value && doc_->hasProgram() && key.id < doc_->program().values().size())
+        op = doc_->program().value(key.id).definingOp;
     if (op != kNoId && revealOnSelect_ && !canvas_->nodeItem(target) && revealOp(op)) {
         rebuild(true);  // the new layout re-selects through selectedKey... set it after
         QMetaObject::Connection* c = new QMetaObject::Connection;
@@ -298,7 +298,7 @@ void ProgramView::onSelection(ModelKey key, QObject* origin) {
 
 bool ProgramView::canCollapseAround(OpId op) const {
     if (inLayerView()) return true;  // back to the overview
-    if (!doc_->hasProgram() || op >= doc_->program().ops.size() || doc_->program().ops[op].parentBlock != Program::kGlobalBlock) return false;
+    if (!doc_->hasProgram() || op >= doc_->program().ops().size() || doc_->program().op(op).parentBlock != Program::kGlobalBlock) return false;
     return overview_.canCollapse(doc_->program().indexInBlock(op));
 }
 
@@ -314,10 +314,10 @@ bool ProgramView::collapseAround(OpId op) {
 }
 
 void ProgramView::onDoubleClick(ModelKey key) {
-    if (inLayerView() && key.kind == ModelKey::Kind::Op && !showingRewritten_ && key.id < doc_->program().ops.size()) {
+    if (inLayerView() && key.kind == ModelKey::Kind::Op && !showingRewritten_ && key.id < doc_->program().ops().size()) {
         // A stub (or an op outside the layer): go there, in the overview, the op revealed.
         const Program& p = doc_->program();
-        if (p.ops[key.id].parentBlock == Program::kGlobalBlock && layerView_.contains(p.indexInBlock(key.id))) return;
+        if (p.op(key.id).parentBlock == Program::kGlobalBlock && layerView_.contains(p.indexInBlock(key.id))) return;
         layerView_ = LayerViewSpec{};
         revealOp(key.id);
         rebuild(true);
@@ -580,7 +580,7 @@ void FlowView::rebuild(bool force) {
         const std::vector<ValueId> path = infinitePathValues(net, failed->cut);
         scope_ = path;
         if (!path.empty()) {  // the path and what surrounds its first value
-            const OpId def = p.values[path.front()].definingOp;
+            const OpId def = p.value(path.front()).definingOp;
             for (ValueId v : flowValuesAround(p, net, def, 12)) scope_.push_back(v);
         }
         opt.scopeName = tr("\u221E path");
@@ -599,7 +599,7 @@ void FlowView::rebuild(bool force) {
     } else if (scopeKind_ == ScopeKind::Around) {
         OpId op = kNoId;
         if (around_.kind == ModelKey::Kind::Op) op = around_.id;
-        if (around_.kind == ModelKey::Kind::Value && around_.id < p.values.size()) op = p.values[around_.id].definingOp;
+        if (around_.kind == ModelKey::Kind::Value && around_.id < p.values().size()) op = p.value(around_.id).definingOp;
         scope_ = flowValuesAround(p, net, op, 30);
         opt.scopeName = around_.kind == ModelKey::Kind::Value ? tr("around %1").arg(doc_->valueName(around_.id))
                         : op != kNoId ? tr("around op %1").arg(QString::fromUtf8(p.opName(op).data(), int(p.opName(op).size())))

@@ -465,7 +465,7 @@ void MainWindow::buildActions() {
     QAction* collapse = view->addAction(tr("&Collapse Group of Selection"), this, [this] {
         const ModelKey k = doc_->selection();
         if (!doc_->hasProgram() || !k.valid()) return;
-        const OpId op = k.kind == ModelKey::Kind::Op ? k.id : k.kind == ModelKey::Kind::Value ? doc_->program().values[k.id].definingOp : kNoId;
+        const OpId op = k.kind == ModelKey::Kind::Op ? k.id : k.kind == ModelKey::Kind::Value ? doc_->program().value(k.id).definingOp : kNoId;
         if (op != kNoId) programView_->collapseAround(op);
     });
     collapse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -682,7 +682,7 @@ void MainWindow::updateStatus() {
         return;
     }
     const Program& p = doc_->program();
-    statusFile_->setText(tr("%1 · %2 ops · %3 values").arg(doc_->displayName()).arg(p.globalBlock().ops.size()).arg(p.values.size()));
+    statusFile_->setText(tr("%1 · %2 ops · %3 values").arg(doc_->displayName()).arg(p.globalBlock().ops.size()).arg(p.values().size()));
     auto r = doc_->result();
     if (r && r->ok()) {
         const double before = double(r->originalMemory.peakBytes), after = double(r->rewrittenMemory.peakBytes);
@@ -723,12 +723,12 @@ QMenu* MainWindow::contextMenuFor(ModelKey key) {
         rec->setChecked(pin == 2);
         clear->setEnabled(pin != 0);
     };
-    if (key.kind == ModelKey::Kind::Value && key.id < p.values.size()) {
+    if (key.kind == ModelKey::Kind::Value && key.id < p.values().size()) {
         addPins(key.id);
-    } else if (key.kind == ModelKey::Kind::Op && key.id < p.ops.size()) {
+    } else if (key.kind == ModelKey::Kind::Op && key.id < p.ops().size()) {
         const OpId op = key.id;
         int shown = 0;
-        for (ValueId r : p.ops[op].results)
+        for (ValueId r : p.op(op).results)
             if (p.valueBytes(r) > 0 && ++shown <= 4) addPins(r);
         if (programView_->canCollapseAround(op)) {
             menu->addSeparator();
@@ -752,7 +752,7 @@ QString MainWindow::exportRewritten(const QString& path) {
     auto r = doc_->result();
     if (!r || !r->rewritten) return tr("no rewritten program (solve first)");
     WriteOptions wo;
-    wo.generation = doc_->program().generation;
+    wo.generation = doc_->program().generation();
     return writeAtomically(path, QByteArray::fromStdString(printProgram(*r->rewritten, wo)));
 }
 
@@ -904,7 +904,7 @@ void MainWindow::specDialog() {
     bwd->setValue(int(s.backwardOpStartIdx));
     auto names = [&](const std::vector<ValueId>& vs) {
         QStringList l;
-        for (ValueId v : vs) l << QString::fromStdString(p.values[v].name);
+        for (ValueId v : vs) l << QString::fromStdString(p.value(v).name);
         return l.join(", ");
     };
     auto* inputs = new QLineEdit(names(s.inputs), &dlg);

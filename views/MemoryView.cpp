@@ -267,9 +267,9 @@ void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
     const ValueId v = valueAt(event->pos());
     if (v == kNoId || panes_.empty() || !panes_[0].program) return QToolTip::hideText();
     const Program& p = *panes_[0].program;
-    if (v >= p.values.size()) return;
+    if (v >= p.values().size()) return;
     QToolTip::showText(event->globalPosition().toPoint(),
-                       QStringLiteral("<b>%1</b> %2 · %3").arg(qs(p.values[v].name), formatBytes(double(p.valueBytes(v))), typeSummary(p, v)), this);
+                       QStringLiteral("<b>%1</b> %2 · %3").arg(qs(p.value(v).name), formatBytes(double(p.valueBytes(v))), typeSummary(p, v)), this);
 }
 
 // ---------------------------------------------------------------- MemoryView
@@ -339,9 +339,9 @@ void MemoryView::rebuild() {
         out.liveBytes = m.liveBytes;
         out.peakBytes = m.peakBytes;
         out.peakOp = m.peakOpIndex;
-        out.cloneValue.assign(p->values.size(), 0);
-        out.originalOf.resize(p->values.size());
-        for (ValueId v = 0; v < p->values.size(); ++v) out.originalOf[v] = v;
+        out.cloneValue.assign(p->values().size(), 0);
+        out.originalOf.resize(p->values().size());
+        for (ValueId v = 0; v < p->values().size(); ++v) out.originalOf[v] = v;
         return out;
     };
     std::vector<MemoryPane> panes;
@@ -352,8 +352,8 @@ void MemoryView::rebuild() {
         // A clone's result stands for the original value it recomputes (same result slot).
         const Program& orig = doc_->program();
         for (size_t i = 0; i < r->clones.size() && i < r->cloneOf.size(); ++i) {
-            const auto& res = r->rewritten->ops[r->clones[i]].results;
-            const auto& ores = orig.ops[r->cloneOf[i]].results;
+            const auto& res = r->rewritten->op(r->clones[i]).results;
+            const auto& ores = orig.op(r->cloneOf[i]).results;
             for (size_t k = 0; k < res.size() && k < ores.size(); ++k) {
                 rw.cloneValue[res[k]] = 1;
                 rw.originalOf[res[k]] = ores[k];
@@ -394,8 +394,8 @@ void MemoryView::fillTable() {
             const ValueSide side = r->plan.reasons[orig].side;
             decision = side == ValueSide::Saved ? tr("saved") : side == ValueSide::Recomputed ? tr("recomputed") : tr("—");
         }
-        const OpId def = p.values[lt.value].definingOp;
-        auto* it = new QTreeWidgetItem({qs(p.values[lt.value].name), formatBytes(double(lt.bytes)), tr(memoryRoleName(lt.role)), decision,
+        const OpId def = p.value(lt.value).definingOp;
+        auto* it = new QTreeWidgetItem({qs(p.value(lt.value).name), formatBytes(double(lt.bytes)), tr(memoryRoleName(lt.role)), decision,
                                         def == kNoId ? QString() : QStringLiteral("#%1 %2").arg(lt.begin).arg(shortOpName(p.opName(def)))});
         it->setData(0, ValueRole, orig);
         it->setForeground(2, memoryRoleColor(lt.role));

@@ -112,14 +112,14 @@ void OutlinePanel::rebuild() {
     if (auto r = doc_->result(); r && r->ok()) {
         auto* saved = new QTreeWidgetItem(tree_, {tr("Saved values"), QString::number(r->plan.savedValues.size())});
         for (ValueId v : r->plan.savedValues) {
-            auto* it = new QTreeWidgetItem(saved, {qs(p.values[v].name), formatBytes(double(p.valueBytes(v)))});
+            auto* it = new QTreeWidgetItem(saved, {qs(p.value(v).name), formatBytes(double(p.valueBytes(v)))});
             it->setData(0, KeyKindRole, int(ModelKey::Kind::Value));
             it->setData(0, KeyIdRole, v);
         }
         auto* midHold = new QTreeWidgetItem(tree_, {tr("Recomputed values"), QString::number(r->plan.midHoldValues.size())});
         midHold->setToolTip(0, tr("Mid-hold values: forward results the backward reads that the plan recomputes"));
         for (ValueId v : r->plan.midHoldValues) {
-            auto* it = new QTreeWidgetItem(midHold, {qs(p.values[v].name), formatBytes(double(p.valueBytes(v)))});
+            auto* it = new QTreeWidgetItem(midHold, {qs(p.value(v).name), formatBytes(double(p.valueBytes(v)))});
             it->setData(0, KeyKindRole, int(ModelKey::Kind::Value));
             it->setData(0, KeyIdRole, v);
         }
@@ -143,8 +143,8 @@ void OutlinePanel::populate(QTreeWidgetItem* item) {
     for (const QVariant& v : lazy.toList()) {
         const uint32_t pos = v.toUInt();
         const OpId op = ops[pos];
-        const auto& res = p.ops[op].results;
-        auto* it = new QTreeWidgetItem({QStringLiteral("#%1 %2").arg(pos).arg(res.empty() ? QString() : qs(p.values[res[0]].name)),
+        const auto& res = p.op(op).results;
+        auto* it = new QTreeWidgetItem({QStringLiteral("#%1 %2").arg(pos).arg(res.empty() ? QString() : qs(p.value(res[0]).name)),
                                         res.empty() ? QString() : typeSummary(p, res[0])});
         it->setData(0, KeyKindRole, int(ModelKey::Kind::Op));
         it->setData(0, KeyIdRole, op);
@@ -159,8 +159,8 @@ bool OutlinePanel::lazyGroupMatches(QTreeWidgetItem* item, const QString& text) 
     for (const QVariant& v : item->data(0, LazyRole).toList()) {
         const uint32_t pos = v.toUInt();
         if (QStringLiteral("#%1").arg(pos).contains(text, Qt::CaseInsensitive)) return true;
-        for (ValueId r : p.ops[ops[pos]].results)
-            if (qs(p.values[r].name).contains(text, Qt::CaseInsensitive)) return true;
+        for (ValueId r : p.op(ops[pos]).results)
+            if (qs(p.value(r).name).contains(text, Qt::CaseInsensitive)) return true;
     }
     return false;
 }
@@ -202,7 +202,7 @@ void OutlinePanel::onSelection(ModelKey key, QObject* origin) {
     if (origin == this || !doc_->hasProgram()) return;
     if (key.kind != ModelKey::Kind::Op && key.kind != ModelKey::Kind::Value) return;
     const Program& p = doc_->program();
-    OpId op = key.kind == ModelKey::Kind::Op ? key.id : p.values[key.id].definingOp;
+    OpId op = key.kind == ModelKey::Kind::Op ? key.id : p.value(key.id).definingOp;
     // Saved values are listed directly.
     QTreeWidgetItem* found = nullptr;
     for (int i = 0; i < tree_->topLevelItemCount() && !found; ++i) {
@@ -214,7 +214,7 @@ void OutlinePanel::onSelection(ModelKey key, QObject* origin) {
                 found = c;
         }
     }
-    if (!found && op != kNoId && p.ops[op].parentBlock == Program::kGlobalBlock) {
+    if (!found && op != kNoId && p.op(op).parentBlock == Program::kGlobalBlock) {
         const uint32_t pos = p.indexInBlock(op);
         const bool bwd = doc_->split().isBackward(pos);
         const QString name = qs(p.opName(op));
@@ -269,7 +269,7 @@ QString InspectorPanel::valueLink(ValueId v) const {
 
 QString InspectorPanel::opLink(OpId op) const {
     const Program& p = doc_->program();
-    const QString pos = p.ops[op].parentBlock == Program::kGlobalBlock ? QStringLiteral("#%1 ").arg(p.indexInBlock(op)) : QString();
+    const QString pos = p.op(op).parentBlock == Program::kGlobalBlock ? QStringLiteral("#%1 ").arg(p.indexInBlock(op)) : QString();
     return QStringLiteral("<a href='op:%1'>%2%3</a>").arg(op).arg(pos, qs(p.opName(op)).toHtmlEscaped());
 }
 
@@ -282,7 +282,7 @@ QString yesNo(bool b) { return b ? QObject::tr("yes") : QObject::tr("no"); }
 
 QString InspectorPanel::valueHtml(ValueId v) const {
     const Program& p = doc_->program();
-    const Value& val = p.values[v];
+    const Value& val = p.value(v);
     QString h = QStringLiteral("<h3 style='margin:2px'>value %1</h3><table>").arg(doc_->valueName(v).toHtmlEscaped());
     h += row(tr("type"), typeSummary(p, v).toHtmlEscaped());
     h += row(tr("size"), formatBytes(double(p.valueBytes(v))) + QStringLiteral(" (%1 B)").arg(p.valueBytes(v)));
@@ -331,21 +331,21 @@ QString InspectorPanel::valueHtml(ValueId v) const {
 
 QString InspectorPanel::opHtml(OpId op) const {
     const Program& p = doc_->program();
-    const Operation& o = p.ops[op];
+    const Operation& o = p.op(op);
     QString h = QStringLiteral("<h3 style='margin:2px'>%1</h3><table>").arg(qs(p.opName(op)).toHtmlEscaped());
     if (o.parentBlock == Program::kGlobalBlock) {
         const uint32_t pos = p.indexInBlock(op);
         h += row(tr("index"), QString::number(pos));
         h += row(tr("part"), doc_->split().known() ? (doc_->split().isBackward(pos) ? tr("backward") : int64_t(pos) <= doc_->spec().fwdOpEndIdx ? tr("forward") : tr("between")) : tr("—"));
     } else {
-        h += row(tr("nested in"), opLink(p.blocks[o.parentBlock].parentOp));
+        h += row(tr("nested in"), opLink(p.block(o.parentBlock).parentOp));
     }
     QStringList ins, outs, attrs;
     for (ValueId v : o.operands) ins << (v == kNoId ? QStringLiteral("&lt;&lt;NULL VALUE&gt;&gt;") : valueLink(v) + " " + typeSummary(p, v).toHtmlEscaped());
     for (ValueId v : o.results) outs << valueLink(v) + " " + typeSummary(p, v).toHtmlEscaped();
     for (const auto& a : o.attributes)
         attrs << QStringLiteral("%1: %2").arg(QString::fromStdString(a.name).toHtmlEscaped(),
-                                             QString::fromStdString(printAttribute(a.value, p.generation)).toHtmlEscaped().left(120));
+                                             QString::fromStdString(printAttribute(a.value, p.generation())).toHtmlEscaped().left(120));
     h += row(tr("operands"), ins.join("<br>"));
     h += row(tr("results"), outs.join("<br>"));
     if (auto r = doc_->result(); r && r->ok()) {
@@ -397,10 +397,10 @@ void InspectorPanel::refresh() {
     QString h;
     switch (k.kind) {
     case ModelKey::Kind::Value:
-        if (k.id < doc_->program().values.size()) h = valueHtml(k.id);
+        if (k.id < doc_->program().values().size()) h = valueHtml(k.id);
         break;
     case ModelKey::Kind::Op:
-        if (k.id < doc_->program().ops.size()) h = opHtml(k.id);
+        if (k.id < doc_->program().ops().size()) h = opHtml(k.id);
         break;
     case ModelKey::Kind::NetEdge: h = arcHtml(k.id); break;
     case ModelKey::Kind::Group: h = groupHtml(k.id); break;
@@ -706,19 +706,19 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
 
 std::vector<SideChange> sideChanges(const Program& program, const Plan& before, const Plan& after,
                                     const std::vector<ValueId>& changed) {
-    std::vector<uint8_t> wasCloned(program.ops.size(), 0), isCloned(program.ops.size(), 0);
+    std::vector<uint8_t> wasCloned(program.ops().size(), 0), isCloned(program.ops().size(), 0);
     for (OpId op : before.recomputeOps) wasCloned[op] = 1;
     for (OpId op : after.recomputeOps) isCloned[op] = 1;
     std::vector<SideChange> out;
     for (ValueId v : changed) {
-        if (v >= before.reasons.size() || v >= after.reasons.size() || v >= program.values.size()) continue;
+        if (v >= before.reasons.size() || v >= after.reasons.size() || v >= program.values().size()) continue;
         SideChange c{v, before.reasons[v].side, after.reasons[v].side, 0, 0};
         if (c.before == c.after) continue;
         const int64_t bytes = std::max<int64_t>(0, program.valueBytes(v));
         c.heldBytesDelta = (c.after == ValueSide::Saved ? bytes : 0) - (c.before == ValueSide::Saved ? bytes : 0);
         // The producer's clone appears or goes away with the value (counted once per op).
-        const OpId def = program.values[v].definingOp;
-        if (def != kNoId && def < program.ops.size() && wasCloned[def] != isCloned[def]) {
+        const OpId def = program.value(v).definingOp;
+        if (def != kNoId && def < program.ops().size() && wasCloned[def] != isCloned[def]) {
             const double f = estimateOpFlops(program, def);
             c.recomputeFlopsDelta = isCloned[def] ? f : -f;
             wasCloned[def] = isCloned[def];
@@ -848,7 +848,7 @@ void SummaryPanel::refresh() {
         const std::vector<ValueLifetime> live = lts.liveAt(at);
         QStringList top;
         for (size_t i = 0; i < live.size() && i < 4; ++i)
-            top << QStringLiteral("%1 %2 (%3)").arg(qs(rp.values[live[i].value].name), formatBytes(double(live[i].bytes)), tr(memoryRoleName(live[i].role)));
+            top << QStringLiteral("%1 %2 (%3)").arg(qs(rp.value(live[i].value).name), formatBytes(double(live[i].bytes)), tr(memoryRoleName(live[i].role)));
         const OpId peakOp = at < rp.globalBlock().ops.size() ? rp.globalBlock().ops[at] : kNoId;
         warning_ = tr("Recompute raises the peak by %1: it is at op #%2 %3 of the rewritten program, where %4 are live — %5%6.")
                        .arg(formatBytes(after - before))

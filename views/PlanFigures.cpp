@@ -22,16 +22,16 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
     const auto& gops = program.globalBlock().ops;
     const size_t n = gops.size();
     out.opCount = uint32_t(n);
-    std::vector<uint8_t> resident(program.values.size(), 0);
+    std::vector<uint8_t> resident(program.values().size(), 0);
     for (ValueId v : options.resident)
         if (v < resident.size()) resident[v] = 1;
     const uint32_t paramId = program.findOpName("builtin.parameter");
     for (OpId op : gops)
-        if (program.ops[op].nameId == paramId)
-            for (ValueId r : program.ops[op].results) resident[r] = 1;
-    for (ValueId v = 0; v < program.values.size(); ++v)
+        if (program.op(op).nameId == paramId)
+            for (ValueId r : program.op(op).results) resident[r] = 1;
+    for (ValueId v = 0; v < program.values().size(); ++v)
         if (resident[v]) out.residentBytes += program.valueBytes(v);
-    std::vector<uint8_t> isClone(program.ops.size(), 0);
+    std::vector<uint8_t> isClone(program.ops().size(), 0);
     for (OpId c : options.clones)
         if (c < isClone.size()) isClone[c] = 1;
 
@@ -40,7 +40,7 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
         const OpId op = gops[i];
         const std::string_view name = program.opName(op);
         const bool gradOp = name.size() > 5 && name.substr(name.size() - 5) == "_grad";
-        for (ValueId r : program.ops[op].results) {
+        for (ValueId r : program.op(op).results) {
             if (resident[r]) continue;
             const int64_t bytes = program.valueBytes(r);
             if (!bytes) continue;
@@ -79,8 +79,8 @@ std::vector<ValueLifetime> ProgramLifetimes::liveAt(uint32_t op) const {
 namespace {
 
 const Type* tensorType(const Program& p, ValueId v) {
-    if (v == kNoId || v >= p.values.size()) return nullptr;
-    const Type& t = p.types[p.values[v].type];
+    if (v == kNoId || v >= p.values().size()) return nullptr;
+    const Type& t = p.types()[p.value(v).type];
     return t.kind == Type::Kind::DenseTensor ? &t : nullptr;
 }
 
@@ -92,10 +92,10 @@ bool boolAttr(const Operation& op, std::string_view key) {
 }  // namespace
 
 double estimateOpFlops(const Program& program, OpId op) {
-    const Operation& o = program.ops[op];
+    const Operation& o = program.op(op);
     const std::string_view name = program.opName(op);
     double outElems = 0;
-    for (ValueId r : o.results) outElems += double(std::max<int64_t>(0, program.types.elementCount(program.values[r].type)));
+    for (ValueId r : o.results) outElems += double(std::max<int64_t>(0, program.types().elementCount(program.value(r).type)));
     const bool matmul = name == "pd_op.matmul" || name == "pd_op.bmm" || name == "pd_op.mm" || name == "pd_op.linear" ||
                         name == "pd_op.fused_gemm_epilogue" || name == "pd_op.addmm";
     if (matmul && !o.operands.empty()) {
@@ -109,14 +109,14 @@ double estimateOpFlops(const Program& program, OpId op) {
     const bool reduce = name.find("sum") != std::string_view::npos || name.find("mean") != std::string_view::npos ||
                         name.find("max") != std::string_view::npos || name.find("softmax") != std::string_view::npos;
     if (reduce && !o.operands.empty() && o.operands[0] != kNoId)
-        return std::max(outElems, double(std::max<int64_t>(0, program.types.elementCount(program.values[o.operands[0]].type))));
+        return std::max(outElems, double(std::max<int64_t>(0, program.types().elementCount(program.value(o.operands[0]).type))));
     return outElems;
 }
 
 double estimateFlops(const Program& program, std::span<const OpId> ops) {
     double total = 0;
     for (OpId op : ops)
-        if (op < program.ops.size()) total += estimateOpFlops(program, op);
+        if (op < program.ops().size()) total += estimateOpFlops(program, op);
     return total;
 }
 

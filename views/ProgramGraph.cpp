@@ -18,8 +18,8 @@ QString shortOpName(std::string_view name) {
 }
 
 QString typeSummary(const Program& program, ValueId v) {
-    if (v >= program.values.size()) return {};
-    const Type& t = program.types[program.values[v].type];
+    if (v >= program.values().size()) return {};
+    const Type& t = program.types()[program.value(v).type];
     switch (t.kind) {
     case Type::Kind::DenseTensor:
     case Type::Kind::SelectedRows:
@@ -328,7 +328,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     if (options.overlay != Overlay::None) {
         double lo = 1e300, hi = -1e300;
         for (OpId op : global.ops)
-            for (ValueId r : program.ops[op].results) {
+            for (ValueId r : program.op(op).results) {
                 const double m = metric(r);
                 if (m < 0) continue;
                 const double x = scale.log ? std::log10(1 + m) : m;
@@ -344,19 +344,19 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     // Units: one node per expanded op or collapsed segment.
     std::vector<int> unitOfPos(opCount, -1);
     std::vector<int> valueNode;  // per ValueId when values are shown
-    if (values) valueNode.assign(program.values.size(), -1);
+    if (values) valueNode.assign(program.values().size(), -1);
 
     bool anyPinned = false;
     auto addOpNode = [&](uint32_t pos) {
         const OpId op = global.ops[pos];
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Op, op};
         n.shape = NodeShape::RoundedBox;
         n.title = shortOpName(program.opName(op));
         if (!o.results.empty()) {
             n.subtitle = values ? QString() : typeSummary(program, o.results[0]);
-            if (!values) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + n.subtitle;
+            if (!values) n.subtitle = QString::fromStdString(program.value(o.results[0]).name) + "  " + n.subtitle;
         }
         if (!o.regions.empty()) n.badge = QObject::tr("%1 region%2").arg(o.regions.size()).arg(o.regions.size() > 1 ? "s" : "");
         if (split.isBackward(pos)) n.flags |= kFlagBackward;
@@ -376,7 +376,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 break;
             }
         QString tip = QStringLiteral("<b>%1</b> · op #%2 (index %3)").arg(QString::fromUtf8(program.opName(op).data(), qsizetype(program.opName(op).size()))).arg(op).arg(pos);
-        for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+        for (ValueId r : o.results) tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.value(r).name), typeSummary(program, r));
         n.tooltip = tip;
         const double textW = std::max(estimateTextWidth(n.title, 9.5), estimateTextWidth(n.subtitle, 7.5));
         n.width = std::clamp(textW + 24, 70.0, 220.0);
@@ -427,7 +427,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 int64_t saved = 0, recomputedBytes = 0;
                 for (const auto& [b, e] : ranges)
                     for (uint32_t pos = b; pos < e; ++pos)
-                        for (ValueId r : program.ops[global.ops[pos]].results) {
+                        for (ValueId r : program.op(global.ops[pos]).results) {
                             if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
                             else if (PlanMarks::at(marks.valueRecomputed, r)) recomputedBytes += program.valueBytes(r);
                         }
@@ -463,7 +463,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     auto valueNodeFor = [&](ValueId v) -> int {
         if (!values || v >= valueNode.size()) return -1;
         if (valueNode[v] >= 0) return valueNode[v];
-        const Value& val = program.values[v];
+        const Value& val = program.value(v);
         VisualNode n;
         n.key = ModelKey{ModelKey::Kind::Value, v};
         n.shape = NodeShape::Ellipse;
@@ -483,7 +483,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         }
         n.width = std::clamp(std::max(estimateTextWidth(n.title, 9), estimateTextWidth(n.subtitle, 7.5)) + 26, 56.0, 170.0);
         n.height = 32;
-        if (val.definingOp != kNoId && program.ops[val.definingOp].parentBlock == Program::kGlobalBlock) {
+        if (val.definingOp != kNoId && program.op(val.definingOp).parentBlock == Program::kGlobalBlock) {
             const uint32_t pos = program.indexInBlock(val.definingOp);
             n.cluster = clusterOf(pos);
             if (split.isBackward(pos)) n.flags |= kFlagBackward;
@@ -538,12 +538,12 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         const OpId op = global.ops[pos];
         const int src = unitOfPos[pos];
         const bool srcIsOp = g.nodes[src].shape == NodeShape::RoundedBox;
-        if (!srcIsOp && program.ops[op].nameId == parameterName) continue;
-        for (ValueId r : program.ops[op].results) {
+        if (!srcIsOp && program.op(op).nameId == parameterName) continue;
+        for (ValueId r : program.op(op).results) {
             const int vn = srcIsOp ? valueNodeFor(r) : -1;
             if (vn >= 0) addEdge(src, vn, r);
             for (const Use& u : program.uses(r)) {
-                if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+                if (u.ancestor == kNoId || program.op(u.ancestor).parentBlock != Program::kGlobalBlock) continue;
                 const int dst = unitOfPos[program.indexInBlock(u.ancestor)];
                 if (vn >= 0) addEdge(vn, dst, r);
                 else addEdge(src, dst, r);
@@ -662,9 +662,9 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
     if (withClones) g.clusters.push_back(VisualCluster{QObject::tr("clones (rewritten program)"), QColor(192, 38, 211, 22)});
 
     auto topPos = [&](OpId op) -> int64_t {  // the op's position in the global block, -1 if none
-        while (op != kNoId && program.ops[op].parentBlock != Program::kGlobalBlock) {
-            const BlockId b = program.ops[op].parentBlock;
-            op = b == kNoId ? kNoId : program.blocks[b].parentOp;
+        while (op != kNoId && program.op(op).parentBlock != Program::kGlobalBlock) {
+            const BlockId b = program.op(op).parentBlock;
+            op = b == kNoId ? kNoId : program.block(b).parentOp;
         }
         return op == kNoId ? -1 : int64_t(program.indexInBlock(op));
     };
@@ -672,7 +672,7 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
     auto backwardUsers = [&](ValueId v) {
         std::vector<OpId> users;
         for (const Use& u : program.uses(v)) {
-            if (u.ancestor == kNoId || program.ops[u.ancestor].parentBlock != Program::kGlobalBlock) continue;
+            if (u.ancestor == kNoId || program.op(u.ancestor).parentBlock != Program::kGlobalBlock) continue;
             if (program.indexInBlock(u.ancestor) >= bwdBegin && (users.empty() || users.back() != u.ancestor)) users.push_back(u.ancestor);
         }
         std::sort(users.begin(), users.end(), [&](OpId a, OpId b) { return program.indexInBlock(a) < program.indexInBlock(b); });
@@ -688,12 +688,12 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
     for (const auto& [b, e] : spec.forward)
         for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
             const OpId op = global.ops[pos];
-            const Operation& o = program.ops[op];
+            const Operation& o = program.op(op);
             VisualNode n;
             n.key = ModelKey{ModelKey::Kind::Op, op};
             n.shape = NodeShape::RoundedBox;
             n.title = shortOpName(program.opName(op));
-            if (!o.results.empty()) n.subtitle = QString::fromStdString(program.values[o.results[0]].name) + "  " + typeSummary(program, o.results[0]);
+            if (!o.results.empty()) n.subtitle = QString::fromStdString(program.value(o.results[0]).name) + "  " + typeSummary(program, o.results[0]);
             const bool recomputed = PlanMarks::at(marks.opRecomputed, op);
             if (recomputed) {
                 n.flags |= kFlagRecomputed;
@@ -703,14 +703,14 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
             for (ValueId r : o.results) {
                 const std::vector<OpId> users = backwardUsers(r);
                 const bool saved = PlanMarks::at(marks.valueSaved, r), midHold = PlanMarks::at(marks.valueRecomputed, r);
-                tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.values[r].name), typeSummary(program, r));
+                tip += QStringLiteral("<br>→ %1 : %2").arg(QString::fromStdString(program.value(r).name), typeSummary(program, r));
                 if (!saved && !midHold && users.empty()) continue;
                 // A port: the backward needs this value, saved (the cut), recomputed, or held as is.
                 const int64_t bytes = program.valueBytes(r);
                 QColor c = saved ? pal.savedFill : midHold ? pal.recomputed : pal.banned;
                 const QString role = saved ? QObject::tr("saved") : midHold ? QObject::tr("recomputed") : planned ? QObject::tr("held (not in the network)") : QObject::tr("read by the backward");
                 (saved ? savedBytes : midHold ? recomputedBytes : heldBytes) += bytes;
-                n.ports.push_back(VisualPort{ModelKey{ModelKey::Kind::Value, r}, c, QString::fromStdString(program.values[r].name)});
+                n.ports.push_back(VisualPort{ModelKey{ModelKey::Kind::Value, r}, c, QString::fromStdString(program.value(r).name)});
                 tip += QObject::tr(" · <b>%1</b>, %2, %3 backward user(s)").arg(role, formatBytes(double(bytes))).arg(users.size());
                 ++ports;
                 if (!users.empty()) pending.push_back(Stub{int(g.nodes.size()), r, users, c});
@@ -758,11 +758,11 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
     for (const auto& [b, e] : spec.forward)
         for (uint32_t pos = b; pos < e && pos < opCount; ++pos) {
             const int to = nodeOfPos[pos];
-            for (ValueId x : program.ops[global.ops[pos]].operands) {
-                if (x == kNoId || x >= program.values.size()) continue;
-                const OpId def = program.values[x].definingOp;
+            for (ValueId x : program.op(global.ops[pos]).operands) {
+                if (x == kNoId || x >= program.values().size()) continue;
+                const OpId def = program.value(x).definingOp;
                 if (def == kNoId) continue;
-                if (program.ops[def].nameId == parameterName || program.ops[def].nameId == dataName) continue;  // resident
+                if (program.op(def).nameId == parameterName || program.op(def).nameId == dataName) continue;  // resident
                 const int64_t dp = topPos(def);
                 if (dp >= 0 && size_t(dp) < nodeOfPos.size() && nodeOfPos[size_t(dp)] >= 0) addEdge(nodeOfPos[size_t(dp)], to, x);
                 else if (dp >= 0 && uint32_t(dp) < bwdBegin) addEdge(sourceFor(def), to, x);
@@ -772,7 +772,7 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
     QHash<int, int> sinkNode;
     for (const auto& [b, e] : spec.forward)
         for (uint32_t pos = b; pos < e && pos < opCount; ++pos)
-            for (ValueId r : program.ops[global.ops[pos]].results)
+            for (ValueId r : program.op(global.ops[pos]).results)
                 for (const Use& u : program.uses(r)) {
                     const int64_t up = u.ancestor == kNoId ? -1 : topPos(u.ancestor);
                     if (up < 0 || uint32_t(up) >= bwdBegin || spec.contains(uint32_t(up))) continue;
@@ -798,7 +798,7 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
         n.shape = NodeShape::RoundedBox;
         n.flags = kFlagBackward | kFlagStub;
         n.title = st.users.size() == 1 ? QObject::tr("\u2192 1 backward user") : QObject::tr("\u2192 %1 backward users").arg(st.users.size());
-        n.subtitle = QString::fromStdString(program.values[st.v].name);
+        n.subtitle = QString::fromStdString(program.value(st.v).name);
         QString tip = QObject::tr("<b>%1</b> is read by the backward:").arg(n.subtitle);
         for (size_t i = 0; i < st.users.size() && i < 12; ++i)
             tip += QStringLiteral("<br>%1 (op #%2, index %3)").arg(shortOpName(program.opName(st.users[i]))).arg(st.users[i]).arg(program.indexInBlock(st.users[i]));
@@ -822,11 +822,11 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
         QHash<OpId, int> cloneNode;
         for (size_t i = 0; i < clones.clones->size() && i < clones.cloneOf->size(); ++i) {
             const OpId orig = (*clones.cloneOf)[i];
-            if (orig >= program.ops.size()) continue;
+            if (orig >= program.ops().size()) continue;
             const int64_t pos = topPos(orig);
             if (pos < 0 || !spec.contains(uint32_t(pos))) continue;
             const OpId c = (*clones.clones)[i];
-            if (c >= rp.ops.size()) continue;
+            if (c >= rp.ops().size()) continue;
             VisualNode n;
             n.key = ModelKey{ModelKey::Kind::Op, c};
             n.shape = NodeShape::RoundedBox;
@@ -843,9 +843,9 @@ VisualGraph buildLayerGraph(const Program& program, const LayerPartition& layers
             ++cloneCount;
         }
         for (auto it = cloneNode.begin(); it != cloneNode.end(); ++it)
-            for (ValueId x : rp.ops[it.key()].operands) {
-                if (x == kNoId || x >= rp.values.size()) continue;
-                const OpId def = rp.values[x].definingOp;
+            for (ValueId x : rp.op(it.key()).operands) {
+                if (x == kNoId || x >= rp.values().size()) continue;
+                const OpId def = rp.value(x).definingOp;
                 if (def != kNoId && cloneNode.contains(def)) {
                     addEdge(cloneNode.value(def), it.value(), x);
                 }

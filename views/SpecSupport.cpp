@@ -3,8 +3,8 @@
 namespace rx::ui {
 
 ValueId findValueByName(const Program& program, std::string_view name) {
-    for (ValueId v = 0; v < program.values.size(); ++v)
-        if (program.values[v].name == name) return v;
+    for (ValueId v = 0; v < program.values().size(); ++v)
+        if (program.value(v).name == name) return v;
     return kNoId;
 }
 

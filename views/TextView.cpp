@@ -77,9 +77,9 @@ constexpr int kHighlightLineLimit = 20000;  // bigger texts stay plain: highligh
 std::vector<OpId> mapLinesToOps(const Program& program, const QString& text) {
     std::vector<OpId> order;
     std::function<void(BlockId)> walk = [&](BlockId b) {
-        for (OpId op : program.blocks[b].ops) {
+        for (OpId op : program.block(b).ops) {
             order.push_back(op);
-            for (const auto& region : program.ops[op].regions)
+            for (const auto& region : program.op(op).regions)
                 for (BlockId inner : region) walk(inner);
         }
     };
@@ -201,7 +201,7 @@ TextView::TextView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) 
         OpId op = rightLineOps_[line];
         for (size_t i = 0; i < r->clones.size(); ++i)
             if (r->clones[i] == op) { op = r->cloneOf[i]; break; }
-        if (op < doc_->program().ops.size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
+        if (op < doc_->program().ops().size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
     });
     // Scroll the panes together, both ways and both axes: rows stay aligned while a long
     // line is scrolled into view.
@@ -285,7 +285,7 @@ void TextView::rebuildAligned() {
         const QString rightText = QString::fromStdString(printProgram(*r->rewritten));
         rightLines = rightText.split('\n');
         rightOps = mapLinesToOps(*r->rewritten, rightText);
-        std::vector<uint8_t> isClone(r->rewritten->ops.size(), 0);
+        std::vector<uint8_t> isClone(r->rewritten->ops().size(), 0);
         for (OpId c : r->clones) isClone[c] = 1;
         inserted.assign(rightOps.size(), 0);
         for (size_t j = 0; j < rightOps.size(); ++j) inserted[j] = rightOps[j] != kNoId && rightOps[j] < isClone.size() && isClone[rightOps[j]];
@@ -320,8 +320,8 @@ void TextView::rebuildAligned() {
     if (haveRewrite) setText(right_, rightRows.join('\n'), rows_.size());
     else right_->setPlainText(tr("// no rewritten program yet"));
     syncing_ = false;
-    leftHeader_->setText(tr("<b>Original</b> · %1 · %2 ops").arg(name.toHtmlEscaped()).arg(original.ops.size()));
-    rightHeader_->setText(haveRewrite ? tr("<b>Rewritten</b> · %1 · %2 ops (+%3 clones)").arg(name.toHtmlEscaped()).arg(r->rewritten->ops.size()).arg(r->clones.size())
+    leftHeader_->setText(tr("<b>Original</b> · %1 · %2 ops").arg(name.toHtmlEscaped()).arg(original.ops().size()));
+    rightHeader_->setText(haveRewrite ? tr("<b>Rewritten</b> · %1 · %2 ops (+%3 clones)").arg(name.toHtmlEscaped()).arg(r->rewritten->ops().size()).arg(r->clones.size())
                                       : tr("<b>Rewritten</b> · none yet"));
     info_->setText(tr("%1 rows · %2 inserted · %3 changed · %4 changes").arg(rows_.size()).arg(inserts).arg(changes).arg(changeStarts_.size()));
 }
@@ -344,7 +344,7 @@ void TextView::goToRow(int row) {
             for (size_t i = 0; i < r->clones.size(); ++i)
                 if (r->clones[i] == rightLineOps_[size_t(row)]) op = r->cloneOf[i];
     }
-    if (op != kNoId && op < doc_->program().ops.size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
+    if (op != kNoId && op < doc_->program().ops().size()) doc_->select(ModelKey{ModelKey::Kind::Op, op}, this);
     markLines();
 }
 
@@ -386,10 +386,10 @@ void TextView::markLines() {
     };
     std::vector<uint8_t> recomputed, clones;
     if (r && r->ok()) {
-        recomputed.assign(doc_->program().ops.size(), 0);
+        recomputed.assign(doc_->program().ops().size(), 0);
         for (OpId op : r->plan.recomputeOps) recomputed[op] = 1;
         if (r->rewritten) {
-            clones.assign(r->rewritten->ops.size(), 0);
+            clones.assign(r->rewritten->ops().size(), 0);
             for (OpId c : r->clones) clones[c] = 1;
         }
     }
@@ -412,7 +412,7 @@ void TextView::onSelection(ModelKey key, QObject* origin) {
     if (origin == this || dirty_ || !doc_->hasProgram()) return;
     OpId op = kNoId;
     if (key.kind == ModelKey::Kind::Op) op = key.id;
-    if (key.kind == ModelKey::Kind::Value && key.id < doc_->program().values.size()) op = doc_->program().values[key.id].definingOp;
+    if (key.kind == ModelKey::Kind::Value && key.id < doc_->program().values().size()) op = doc_->program().value(key.id).definingOp;
     const int line = op == kNoId ? -1 : lineOfOp(op);
     if (line < 0) return;
     syncing_ = true;

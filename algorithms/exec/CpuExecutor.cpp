@@ -49,27 +49,27 @@ const std::unordered_map<std::string, Kernel>& kernels() { return registry().ker
 
 bool isComplexValue(const Program& p, ValueId v) {
     if (v == kNoId) return false;
-    const Type& t = p.types[p.values[v].type];
+    const Type& t = p.types()[p.value(v).type];
     if (t.kind == Type::Kind::DenseTensor) return isComplexDType(t.dtype);
     if (t.kind == Type::Kind::Vector)
         for (TypeId e : t.elements)
-            if (p.types[e].kind == Type::Kind::DenseTensor && isComplexDType(p.types[e].dtype)) return true;
+            if (p.types()[e].kind == Type::Kind::DenseTensor && isComplexDType(p.types()[e].dtype)) return true;
     return false;
 }
 
 bool isInputOp(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter" || name == "pd_op.feed"; }
 
 std::string inputName(const Program& p, OpId op) {
-    const Operation& o = p.ops[op];
+    const Operation& o = p.op(op);
     const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
     if (a && !a->text.empty()) return a->text;
-    return o.results.empty() ? std::string() : p.values[o.results[0]].name;
+    return o.results.empty() ? std::string() : p.value(o.results[0]).name;
 }
 
 void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
-    for (OpId op : p.blocks[b].ops) {
+    for (OpId op : p.block(b).ops) {
         out.push_back(op);
-        for (const auto& region : p.ops[op].regions)
+        for (const auto& region : p.op(op).regions)
             for (BlockId nb : region) collectOps(p, nb, out);
     }
 }
@@ -104,13 +104,13 @@ std::vector<std::string> CpuExecutor::unsupportedOps(const Program& program) con
     collectOps(program, Program::kGlobalBlock, all);
     std::vector<std::string> missing;
     for (OpId op : all) {
-        if (program.ops[op].dead) continue;
+        if (program.op(op).dead) continue;
         std::string name(program.opName(op));
         if (isInputOp(name)) continue;
         auto it = kernels().find(name);
-        if (it == kernels().end() || !it->second || !program.ops[op].regions.empty()) { missing.push_back(name); continue; }
+        if (it == kernels().end() || !it->second || !program.op(op).regions.empty()) { missing.push_back(name); continue; }
         if (registry().complexAware.count(name)) continue;
-        const Operation& o = program.ops[op];
+        const Operation& o = program.op(op);
         bool complex = std::any_of(o.operands.begin(), o.operands.end(), [&](ValueId v) { return isComplexValue(program, v); }) ||
                        std::any_of(o.results.begin(), o.results.end(), [&](ValueId v) { return isComplexValue(program, v); });
         if (complex) missing.push_back(name + " (on complex tensors)");
@@ -126,10 +126,10 @@ CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
     Cost cost;
     cost.multiplyAdds = check.multiplyAdds;
     for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.ops[op].results)
+        for (ValueId r : program.op(op).results)
             if (const auto& d = check.shapes[r]; d && numelOf(*d) > cost.largestElements) {
                 cost.largestElements = numelOf(*d);
-                cost.largestValue = program.values[r].name;
+                cost.largestValue = program.value(r).name;
             }
     return cost;
 }
@@ -137,12 +137,12 @@ CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
 namespace {
 
 std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options) {
-    std::vector<uint8_t> resident(program.values.size(), 0);
+    std::vector<uint8_t> resident(program.values().size(), 0);
     if (options.residentValues) {
         for (ValueId v : *options.residentValues) if (v < resident.size()) resident[v] = 1;
     } else if (options.inputsResident) {
         for (OpId op : program.globalBlock().ops)
-            if (isInputOp(program.opName(op))) for (ValueId r : program.ops[op].results) resident[r] = 1;
+            if (isInputOp(program.opName(op))) for (ValueId r : program.op(op).results) resident[r] = 1;
     }
     return resident;
 }
@@ -167,10 +167,10 @@ void checkRunnable(const CpuExecutor& executor, const Program& program, const Ru
         throw Error("the CPU executor has no kernel for: " + list);
     }
     for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.ops[op].results) {
-            const Type& t = program.types[program.values[r].type];
+        for (ValueId r : program.op(op).results) {
+            const Type& t = program.types()[program.value(r).type];
             if (t.kind == Type::Kind::DenseTensor && !isSupportedDType(t.dtype))
-                throw Error("the CPU executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.values[r].name +
+                throw Error("the CPU executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.value(r).name +
                             ", defined by " + std::string(program.opName(op)) + ")");
         }
     checkProgram(program, limitsOf(options), resident);
@@ -181,13 +181,13 @@ void checkRunnable(const CpuExecutor& executor, const Program& program, const Ru
 std::vector<std::vector<ValueId>> planLifetimes(const Program& program, const std::vector<uint8_t>& resident) {
     const Block& block = program.globalBlock();
     const size_t nOps = block.ops.size();
-    std::vector<int64_t> lastUse(program.values.size(), -1);
+    std::vector<int64_t> lastUse(program.values().size(), -1);
     for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId v : program.ops[block.ops[pos]].operands)
+        for (ValueId v : program.op(block.ops[pos]).operands)
             if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
     std::vector<std::vector<ValueId>> dieAfter(nOps);
     for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId r : program.ops[block.ops[pos]].results) {
+        for (ValueId r : program.op(block.ops[pos]).results) {
             if (resident[r]) continue;
             dieAfter[std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos))].push_back(r);
         }
@@ -198,7 +198,7 @@ std::vector<std::vector<ValueId>> planLifetimes(const Program& program, const st
 class Run {
 public:
     Run(const Program& p, const RunInputs& in, const RunOptions& o)
-        : program_(p), inputs_(in), options_(o), slots_(p.values.size()), slotBytes_(p.values.size(), 0) {
+        : program_(p), inputs_(in), options_(o), slots_(p.values().size()), slotBytes_(p.values().size(), 0) {
         for (const std::string& n : o.captureValues) capture_.insert(n);
     }
 
@@ -232,13 +232,13 @@ private:
     int64_t live_ = 0;
 
     std::vector<const Slot*> operandSlots(OpId op) const {
-        const Operation& o = program_.ops[op];
+        const Operation& o = program_.op(op);
         std::vector<const Slot*> in;
         for (ValueId v : o.operands) {
             if (v == kNoId) { in.push_back(nullptr); continue; }
             if (!slots_[v].set) {
-                if (program_.types[program_.values[v].type].kind != Type::Kind::Null)
-                    throw Error(opWhere(program_, op) + ": reads " + program_.values[v].name + " before it is defined or after it was freed");
+                if (program_.types()[program_.value(v).type].kind != Type::Kind::Null)
+                    throw Error(opWhere(program_, op) + ": reads " + program_.value(v).name + " before it is defined or after it was freed");
                 in.push_back(nullptr);
                 continue;
             }
@@ -251,7 +251,7 @@ private:
         const Operation& o = ctx.o;
         std::string iname = inputName(program_, ctx.id);
         if (o.results.empty()) ctx.fail("input op without a result");
-        const Type& t = program_.types[program_.values[o.results[0]].type];
+        const Type& t = program_.types()[program_.value(o.results[0]).type];
         if (t.kind != Type::Kind::DenseTensor) ctx.fail("input of a non-tensor type");
         auto it = inputs_.byName.find(iname);
         if (it != inputs_.byName.end()) {
@@ -273,12 +273,12 @@ private:
     void checkResults(Context& ctx) const {
         const Operation& o = ctx.o;
         for (size_t i = 0; i < o.results.size(); ++i) {
-            const Type& t = program_.types[program_.values[o.results[i]].type];
+            const Type& t = program_.types()[program_.value(o.results[i]).type];
             const Slot& s = ctx.outputs[i];
             if (t.kind == Type::Kind::Null) continue;
             if (!s.set) ctx.fail("kernel produced no result " + std::to_string(i));
             if (!s.isList && s.tensor && options_.maxBytesPerValue > 0 && s.tensor->byteSize() > options_.maxBytesPerValue)
-                ctx.fail("result " + program_.values[o.results[i]].name + " holds " + std::to_string(s.tensor->byteSize()) +
+                ctx.fail("result " + program_.value(o.results[i]).name + " holds " + std::to_string(s.tensor->byteSize()) +
                          " bytes (limit " + std::to_string(options_.maxBytesPerValue) + ", RunOptions::maxBytesPerValue)");
             if (t.kind == Type::Kind::DenseTensor) {
                 if (s.isList) ctx.fail("result " + std::to_string(i) + " is a vector, declared a tensor");
@@ -288,7 +288,7 @@ private:
                 if (!ok) {
                     std::string declared;
                     for (int64_t d : t.dims) declared += std::to_string(d) + "x";
-                    ctx.fail("computed " + r.shapeString() + " for " + program_.values[o.results[i]].name + ", declared " + declared +
+                    ctx.fail("computed " + r.shapeString() + " for " + program_.value(o.results[i]).name + ", declared " + declared +
                              std::string(dtypeShortName(t.dtype)));
                 }
             } else if (t.kind == Type::Kind::Vector) {
@@ -299,7 +299,7 @@ private:
     }
 
     OpRecord executeOp(OpId op) {
-        const Operation& o = program_.ops[op];
+        const Operation& o = program_.op(op);
         std::string_view name = program_.opName(op);
         Context ctx(program_, op, operandSlots(op), inputs_.seed);
         if (isInputOp(name)) {
@@ -334,21 +334,21 @@ private:
 
     // Fetches and captured values.
     void record(OpId op, std::string_view name) {
-        const Operation& o = program_.ops[op];
+        const Operation& o = program_.op(op);
         if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
             ValueId v = o.operands.empty() ? kNoId : o.operands[0];
             if (v != kNoId && slots_[v].set && !slots_[v].isList) {
                 FetchedValue f;
                 const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
                 f.fetchName = a ? a->text : std::string();
-                f.valueName = program_.values[v].name;
+                f.valueName = program_.value(v).name;
                 f.tensor = *slots_[v].tensor;
                 result_.fetches.push_back(std::move(f));
             }
         }
         for (ValueId r : o.results)
-            if (slots_[r].set && !slots_[r].isList && (options_.keepAllValues || capture_.count(program_.values[r].name)))
-                result_.values[program_.values[r].name] = *slots_[r].tensor;
+            if (slots_[r].set && !slots_[r].isList && (options_.keepAllValues || capture_.count(program_.value(r).name)))
+                result_.values[program_.value(r).name] = *slots_[r].tensor;
     }
 };
 

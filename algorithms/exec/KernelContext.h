@@ -33,7 +33,7 @@ struct Slot {
 class Context {
 public:
     Context(const Program& p, OpId op, std::vector<const Slot*> in, uint64_t seed)
-        : program(p), id(op), o(p.ops[op]), inputs(std::move(in)), runSeed(seed) {
+        : program(p), id(op), o(p.op(op)), inputs(std::move(in)), runSeed(seed) {
         outputs.resize(o.results.size());
     }
     const Program& program;
@@ -45,7 +45,7 @@ public:
 
     [[noreturn]] void fail(const std::string& msg) const {
         std::string where = "op " + std::to_string(id) + " (" + std::string(program.opName(id));
-        if (!o.results.empty()) where += " -> " + program.values[o.results[0]].name;
+        if (!o.results.empty()) where += " -> " + program.value(o.results[0]).name;
         throw Error(where + "): " + msg);
     }
     size_t operandCount() const { return inputs.size(); }
@@ -78,7 +78,7 @@ public:
     }
     const Type& resultType(size_t i) const {
         if (i >= o.results.size()) fail("has " + std::to_string(o.results.size()) + " results, expected at least " + std::to_string(i + 1));
-        return program.types[program.values[o.results[i]].type]; }
+        return program.types()[program.value(o.results[i]).type]; }
     bool resultIsNull(size_t i) const { return resultType(i).kind == Type::Kind::Null; }
     DType outDType(size_t i) const {
         const Type& t = resultType(i);
@@ -115,7 +115,7 @@ public:
             fail("shape " + dimsString(d) + " exceeds the limit of " + std::to_string(maxElements) + " elements per value (RunOptions::maxElementsPerValue)");
     }
     int64_t maxElements = 0;
-    std::string resultName(size_t i) const { return i < o.results.size() ? program.values[o.results[i]].name : std::string("(no result)"); }
+    std::string resultName(size_t i) const { return i < o.results.size() ? program.value(o.results[i]).name : std::string("(no result)"); }
 
     void needResult(size_t i) const {
         if (i >= outputs.size()) fail("has " + std::to_string(outputs.size()) + " results, the kernel writes result " + std::to_string(i));

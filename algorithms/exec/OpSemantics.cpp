@@ -96,7 +96,7 @@ std::string attrString(const Operation& o, std::string_view n, std::string def) 
 
 std::string opWhere(const Program& p, OpId op) {
     std::string where = "op " + std::to_string(op) + " (" + std::string(p.opName(op));
-    if (!p.ops[op].results.empty()) where += " -> " + p.values[p.ops[op].results[0]].name;
+    if (!p.op(op).results.empty()) where += " -> " + p.value(p.op(op).results[0]).name;
     return where + ")";
 }
 
@@ -239,8 +239,8 @@ const std::unordered_set<std::string_view>& reduceOps() {
 class Checker {
 public:
     Checker(const Program& p, const RunLimits& l) : p_(p), limits_(l) {
-        out_.shapes.resize(p.values.size());
-        consts_.resize(p.values.size());
+        out_.shapes.resize(p.values().size());
+        consts_.resize(p.values().size());
     }
 
     ProgramCheck run(const std::vector<uint8_t>& resident) {
@@ -261,7 +261,7 @@ private:
     [[noreturn]] void fail(const std::string& msg) const { throw Error(opWhere(p_, op_) + ": " + msg); }
     FailFn failFn() const { return [this](const std::string& m) { fail(m); }; }
 
-    const Type& typeOf(ValueId v) const { return p_.types[p_.values[v].type]; }
+    const Type& typeOf(ValueId v) const { return p_.types()[p_.value(v).type]; }
     bool isTensor(ValueId v) const { return v != kNoId && typeOf(v).kind == Type::Kind::DenseTensor; }
     size_t nIn() const { return o_->operands.size(); }
     size_t nOut() const { return o_->results.size(); }
@@ -296,7 +296,7 @@ private:
     }
     void needTensorOperand(size_t i) const {
         if (in(i) != kNoId && !isTensor(in(i)) && typeOf(in(i)).kind != Type::Kind::Null)
-            fail("operand " + std::to_string(i) + " (" + p_.values[in(i)].name + ") is not a dense tensor");
+            fail("operand " + std::to_string(i) + " (" + p_.value(in(i)).name + ") is not a dense tensor");
     }
     int64_t normAxis(int64_t axis, int64_t r, const std::string& what) const {
         int64_t a = axis < 0 ? axis + r : axis;
@@ -325,12 +325,12 @@ private:
     void setShape(size_t result, Dims d) {
         if (result >= nOut()) return;
         ValueId r = o_->results[result];
-        for (int64_t x : d) if (x < 0) fail("computed a negative dim " + dimsString(d) + " for " + p_.values[r].name);
+        for (int64_t x : d) if (x < 0) fail("computed a negative dim " + dimsString(d) + " for " + p_.value(r).name);
         const Type& t = typeOf(r);
         if (t.kind == Type::Kind::DenseTensor) {
             bool ok = t.dims.size() == d.size();
             for (size_t i = 0; ok && i < d.size(); ++i) ok = t.dims[i] < 0 || t.dims[i] == d[i];
-            if (!ok) fail("result " + p_.values[r].name + " is declared " + dimsString(t.dims) + " but the op computes " + dimsString(d));
+            if (!ok) fail("result " + p_.value(r).name + " is declared " + dimsString(t.dims) + " but the op computes " + dimsString(d));
         }
         out_.shapes[r] = std::move(d);
     }
@@ -346,7 +346,7 @@ private:
 
     void checkOp(OpId op) {
         op_ = op;
-        o_ = &p_.ops[op];
+        o_ = &p_.op(op);
         const std::string_view name = p_.opName(op);
         declaredShapes();
         if (name == "builtin.shadow_output") { needOperands(1); return; }
@@ -358,7 +358,7 @@ private:
         needResults(1);
         if (vectorOperandOps().count(name)) {
             needOperands(1);
-            if (typeOf(in(0)).kind != Type::Kind::Vector) fail("operand 0 (" + p_.values[in(0)].name + ") is not a vector");
+            if (typeOf(in(0)).kind != Type::Kind::Vector) fail("operand 0 (" + p_.value(in(0)).name + ") is not a vector");
         }
         if (sameShapeOps().count(name)) {
             needOperands(1);
@@ -595,7 +595,7 @@ private:
             auto axisConst = name == "pd_op.concat" && in(1) != kNoId ? constInts(1) : std::optional<Dims>(Dims{attrInt(*o_, "axis", 0)});
             const Type& vt = typeOf(in(0));
             if (vt.elements.empty()) fail("operand 0 is an empty vector");
-            const Type& e0 = p_.types[vt.elements[0]];
+            const Type& e0 = p_.types()[vt.elements[0]];
             if (axisConst && !axisConst->empty() && e0.kind == Type::Kind::DenseTensor)
                 normAxis((*axisConst)[0], static_cast<int64_t>(e0.dims.size()) + (name == "pd_op.stack"), "axis");
             return;
@@ -717,23 +717,23 @@ private:
     // top-level use (what the CPU run loop does).
     void accountBytes(const std::vector<uint8_t>& resident) {
         const Block& block = p_.globalBlock();
-        std::vector<int64_t> lastUse(p_.values.size(), -1);
+        std::vector<int64_t> lastUse(p_.values().size(), -1);
         for (size_t pos = 0; pos < block.ops.size(); ++pos)
-            for (ValueId v : p_.ops[block.ops[pos]].operands)
+            for (ValueId v : p_.op(block.ops[pos]).operands)
                 if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
         std::vector<std::vector<ValueId>> dieAfter(block.ops.size());
         int64_t live = 0;
         for (size_t pos = 0; pos < block.ops.size(); ++pos) {
             op_ = block.ops[pos];
-            o_ = &p_.ops[op_];
+            o_ = &p_.op(op_);
             for (ValueId r : o_->results) {
                 int64_t b = bytesOf(r);
-                if (b > out_.largestBytes) { out_.largestBytes = b; out_.largestValue = p_.values[r].name; }
+                if (b > out_.largestBytes) { out_.largestBytes = b; out_.largestValue = p_.value(r).name; }
                 if (limits_.maxElementsPerValue > 0 && out_.shapes[r] && numelOf(*out_.shapes[r]) > limits_.maxElementsPerValue)
-                    fail("result " + p_.values[r].name + " " + dimsString(*out_.shapes[r]) + " has more than " +
+                    fail("result " + p_.value(r).name + " " + dimsString(*out_.shapes[r]) + " has more than " +
                          std::to_string(limits_.maxElementsPerValue) + " elements (RunLimits::maxElementsPerValue)");
                 if (limits_.maxBytesPerValue > 0 && b > limits_.maxBytesPerValue)
-                    fail("result " + p_.values[r].name + " would hold " + std::to_string(b) + " bytes (limit " +
+                    fail("result " + p_.value(r).name + " would hold " + std::to_string(b) + " bytes (limit " +
                          std::to_string(limits_.maxBytesPerValue) + ", RunLimits::maxBytesPerValue)");
                 live += b;
                 bool keep = r < resident.size() && resident[r];

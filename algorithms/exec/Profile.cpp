@@ -34,8 +34,8 @@ std::vector<std::string> sinkNames(const Program& p) {
     for (OpId op : p.globalBlock().ops) {
         std::string_view n = p.opName(op);
         if (n == "pd_op.data" || n == "builtin.parameter") continue;
-        for (ValueId v : p.ops[op].results)
-            if (p.uses(v).empty() && p.types[p.values[v].type].kind == Type::Kind::DenseTensor) names.push_back(p.values[v].name);
+        for (ValueId v : p.op(op).results)
+            if (p.uses(v).empty() && p.types()[p.value(v).type].kind == Type::Kind::DenseTensor) names.push_back(p.value(v).name);
     }
     return names;
 }
@@ -54,7 +54,7 @@ RunProfile profileOf(const Program& p, const RunResult& r, const std::vector<int
         o.index = static_cast<int64_t>(i);
         o.op = rec.op;
         o.name = std::string(p.opName(rec.op));
-        if (!p.ops[rec.op].results.empty()) o.result = p.values[p.ops[rec.op].results[0]].name;
+        if (!p.op(rec.op).results.empty()) o.result = p.value(p.op(rec.op).results[0]).name;
         o.ms = rec.micros / 1000.0;
         o.liveBytes = rec.liveBytes;
         o.peakBytes = rec.peakBytes;

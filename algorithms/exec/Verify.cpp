@@ -101,9 +101,9 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
         for (OpId op : original.globalBlock().ops) {
             std::string_view n = original.opName(op);
             if (n == "pd_op.data" || n == "builtin.parameter") continue;
-            for (ValueId v : original.ops[op].results)
-                if (original.uses(v).empty() && original.types[original.values[v].type].kind == Type::Kind::DenseTensor)
-                    ro.captureValues.push_back(original.values[v].name);
+            for (ValueId v : original.op(op).results)
+                if (original.uses(v).empty() && original.types()[original.value(v).type].kind == Type::Kind::DenseTensor)
+                    ro.captureValues.push_back(original.value(v).name);
         }
     }
     ro.cancel = o.cancel;

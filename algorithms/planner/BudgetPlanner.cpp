@@ -101,13 +101,13 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
 void BudgetPlanner::prepareSimulation() {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
-    const size_t nv = p.values.size();
+    const size_t nv = p.values().size();
     lastUse_.assign(nv, 0);
     lastFixedUse_.assign(nv, 0);
     lastRedirectedUse_.assign(nv, kNoId);
     defIndex_.assign(nv, kNoId);
     for (OpId op : a.globalOps())
-        for (ValueId r : p.ops[op].results) defIndex_[r] = a.opIndex(op);
+        for (ValueId r : p.op(op).results) defIndex_[r] = a.opIndex(op);
     for (ValueId v = 0; v < nv; ++v) {
         if (defIndex_[v] == kNoId) continue;
         for (const Use& use : p.uses(v)) {
@@ -123,7 +123,7 @@ void BudgetPlanner::prepareSimulation() {
     }
     firstBackwardUse_.assign(candidates_.size(), kNoId);
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
-        const Operation& o = p.ops[candidates_[k]];
+        const Operation& o = p.op(candidates_[k]);
         for (const Use& use : p.uses(o.results[0]))
             if (use.ancestor != kNoId && a.isBackwardRangeOp(use.ancestor))
                 firstBackwardUse_[k] = std::min(firstBackwardUse_[k], a.opIndex(use.ancestor));
@@ -143,15 +143,15 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
     std::vector<uint32_t> cloneSlot(candidates_.size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c) cloneSlot[clones[c]] = c;
     auto producerSlot = [&](ValueId x) -> uint32_t {
-        if (x == kNoId || x >= p.values.size()) return kNoId;
-        const OpId d = p.values[x].definingOp;
+        if (x == kNoId || x >= p.values().size()) return kNoId;
+        const OpId d = p.value(x).definingOp;
         if (d == kNoId || candidateIndex_[d] == kNoId) return kNoId;
         return cloneSlot[candidateIndex_[d]];
     };
     std::vector<uint32_t> anchor(nc);
     for (uint32_t c = 0; c < nc; ++c) anchor[c] = firstBackwardUse_[clones[c]];
     for (size_t c = nc; c-- > 0;)
-        for (ValueId x : p.ops[candidates_[clones[c]]].operands) {
+        for (ValueId x : p.op(candidates_[clones[c]]).operands) {
             const uint32_t s = producerSlot(x);
             if (s != kNoId && anchor[c] != kNoId) anchor[s] = std::min(anchor[s], anchor[c]);
         }
@@ -172,16 +172,16 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
         delta[std::max(from, to) + 1] -= bytes;
     };
     // Readers among the clones: of original values (subgraph inputs) and of clone results.
-    std::vector<uint32_t> cloneRead(p.values.size(), kNoId), cloneResultRead(p.values.size(), kNoId);
+    std::vector<uint32_t> cloneRead(p.values().size(), kNoId), cloneResultRead(p.values().size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c)
-        for (ValueId x : p.ops[candidates_[clones[c]]].operands) {
-            if (x == kNoId || x >= p.values.size()) continue;
+        for (ValueId x : p.op(candidates_[clones[c]]).operands) {
+            if (x == kNoId || x >= p.values().size()) continue;
             auto& last = producerSlot(x) != kNoId ? cloneResultRead[x] : cloneRead[x];
             last = last == kNoId ? clonePos[c] : std::max(last, clonePos[c]);
         }
     // Clone results: alive from the clone to its last reader (clones and redirected backward uses).
     for (uint32_t c = 0; c < nc; ++c)
-        for (ValueId r : p.ops[candidates_[clones[c]]].results) {
+        for (ValueId r : p.op(candidates_[clones[c]]).results) {
             if (resident_[r]) continue;
             uint32_t last = clonePos[c];
             if (neededByBackward_[r] && lastRedirectedUse_[r] != kNoId) last = std::max(last, pos(lastRedirectedUse_[r]));
@@ -190,7 +190,7 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
         }
     // Original values.
     for (size_t i = 0; i < n; ++i) {
-        for (ValueId r : p.ops[gops[i]].results) {
+        for (ValueId r : p.op(gops[i]).results) {
             if (resident_[r]) continue;
             const int64_t b = p.valueBytes(r);
             if (!b) continue;
@@ -215,24 +215,24 @@ void BudgetPlanner::buildCandidates() {
     const auto gops = a.globalOps();
     const int64_t fwdEnd = a.fwdEnd(), bwdStart = a.bwdStart();
 
-    resident_.assign(p.values.size(), 0);
+    resident_.assign(p.values().size(), 0);
     for (ValueId v : spec_.inputs)
         if (v < resident_.size()) resident_[v] = 1;
     for (OpId op : gops)
         if (p.opName(op) == "builtin.parameter")
-            for (ValueId r : p.ops[op].results) resident_[r] = 1;
+            for (ValueId r : p.op(op).results) resident_[r] = 1;
 
     auto isForwardDef = [&](ValueId v) {
-        if (v == kNoId || v >= p.values.size() || resident_[v]) return false;
-        const OpId d = p.values[v].definingOp;
-        return d != kNoId && p.ops[d].parentBlock == Program::kGlobalBlock && int64_t(a.opIndex(d)) <= fwdEnd;
+        if (v == kNoId || v >= p.values().size() || resident_[v]) return false;
+        const OpId d = p.value(v).definingOp;
+        return d != kNoId && p.op(d).parentBlock == Program::kGlobalBlock && int64_t(a.opIndex(d)) <= fwdEnd;
     };
 
-    neededByBackward_.assign(p.values.size(), 0);
+    neededByBackward_.assign(p.values().size(), 0);
     std::vector<ValueId> stack;
     for (OpId op : gops) {
         if (int64_t(a.opIndex(op)) > fwdEnd) break;
-        for (ValueId r : p.ops[op].results) {
+        for (ValueId r : p.op(op).results) {
             if (!isForwardDef(r)) continue;
             for (const Use& use : p.uses(r))
                 if (use.ancestor != kNoId && int64_t(a.opIndex(use.ancestor)) >= bwdStart) {
@@ -244,29 +244,29 @@ void BudgetPlanner::buildCandidates() {
     }
 
     const std::vector<std::string> random = config_.randomOps;
-    recomputable_.assign(p.ops.size(), 0);
-    std::vector<uint8_t> inCone(p.ops.size(), 0), seen(p.values.size(), 0);
+    recomputable_.assign(p.ops().size(), 0);
+    std::vector<uint8_t> inCone(p.ops().size(), 0), seen(p.values().size(), 0);
     for (ValueId v : stack) seen[v] = 1;
     while (!stack.empty()) {
         const ValueId v = stack.back();
         stack.pop_back();
-        const OpId d = p.values[v].definingOp;
+        const OpId d = p.value(v).definingOp;
         if (inCone[d]) continue;
         inCone[d] = 1;
-        for (ValueId x : p.ops[d].operands)
+        for (ValueId x : p.op(d).operands)
             if (isForwardDef(x) && !seen[x]) { seen[x] = 1; stack.push_back(x); }
     }
-    candidateIndex_.assign(p.ops.size(), kNoId);
+    candidateIndex_.assign(p.ops().size(), kNoId);
     for (OpId op : gops) {
         if (!inCone[op]) continue;
         coneOps_.push_back(op);
-        const Operation& o = p.ops[op];
+        const Operation& o = p.op(op);
         const std::string_view name = p.opName(op);
         bool ok = o.regions.empty() && !o.results.empty() && !sideEffecting(name) && !contains(random, name);
         for (ValueId r : o.results) ok = ok && !resident_[r];
         // Operands must be reachable by the clone: global values (nested ones cannot be).
         for (ValueId x : o.operands)
-            if (x != kNoId && p.values[x].block != Program::kGlobalBlock) ok = false;
+            if (x != kNoId && p.value(x).block != Program::kGlobalBlock) ok = false;
         if (!ok) continue;
         recomputable_[op] = 1;
         candidateIndex_[op] = uint32_t(candidates_.size());
@@ -277,10 +277,10 @@ void BudgetPlanner::buildCandidates() {
 
     resultBytes_.assign(candidates_.size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k)
-        for (ValueId r : p.ops[candidates_[k]].results) resultBytes_[k] += p.valueBytes(r);
+        for (ValueId r : p.op(candidates_[k]).results) resultBytes_[k] += p.valueBytes(r);
     int64_t neededBytes = 0;
     double candidateCost = 0;
-    for (ValueId v = 0; v < p.values.size(); ++v)
+    for (ValueId v = 0; v < p.values().size(); ++v)
         if (neededByBackward_[v]) neededBytes += p.valueBytes(v);
     for (OpId op : candidates_) candidateCost += costs_.cost(op);
     lambdaScale_ = candidateCost > 0 ? double(std::max<int64_t>(neededBytes, 1)) / candidateCost : 1.0;
@@ -297,13 +297,13 @@ void BudgetPlanner::findLayerInputs() {
     const auto gops = a.globalOps();
     const LayerPartition layers = detectLayers(p, a.fwdEnd(), a.bwdStart());
     inLayer_.assign(candidates_.size(), 0);
-    std::vector<uint8_t> taken(p.values.size(), 0);
+    std::vector<uint8_t> taken(p.values().size(), 0);
     for (const LayerGroup& g : layers.groups) {
         if (g.kind != LayerGroup::Kind::Layer) continue;
         for (uint32_t i = g.fwdBegin; i < g.fwdEnd && i < gops.size(); ++i) {
             if (candidateIndex_[gops[i]] != kNoId) inLayer_[candidateIndex_[gops[i]]] = 1;
-            for (ValueId x : p.ops[gops[i]].operands) {
-                if (x == kNoId || x >= p.values.size() || resident_[x] || taken[x]) continue;
+            for (ValueId x : p.op(gops[i]).operands) {
+                if (x == kNoId || x >= p.values().size() || resident_[x] || taken[x]) continue;
                 const uint32_t d = defIndex_[x];
                 if (d == kNoId || d >= g.fwdBegin || int64_t(d) > a.fwdEnd() || !p.valueBytes(x)) continue;
                 taken[x] = 1;
@@ -323,7 +323,7 @@ std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::v
     n.sink = n.graph.addNode();
     n.sourceArc.assign(candidates_.size(), lemon::INVALID);
     n.opNode.assign(candidates_.size(), lemon::INVALID);
-    std::vector<lemon::SmartDigraph::Node> valueNode(p.values.size(), lemon::INVALID);
+    std::vector<lemon::SmartDigraph::Node> valueNode(p.values().size(), lemon::INVALID);
     auto freeOp = [&](OpId op) {
         const uint32_t k = candidateIndex_[op];
         return k != kNoId && !(banned && (*banned)[k]);
@@ -335,11 +335,11 @@ std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::v
             n.opNode[k] = n.graph.addNode();
             n.sourceArc[k] = n.graph.addArc(n.source, n.opNode[k]);
             from = n.opNode[k];
-            for (ValueId x : p.ops[op].operands)
+            for (ValueId x : p.op(op).operands)
                 if (x != kNoId && x < valueNode.size() && valueNode[x] != lemon::INVALID)
                     n.cap[n.graph.addArc(valueNode[x], n.opNode[k])] = kInfinite;
         }
-        for (ValueId r : p.ops[op].results) {
+        for (ValueId r : p.op(op).results) {
             if (resident_[r]) continue;
             valueNode[r] = n.graph.addNode();
             n.valueArcs.push_back({n.graph.addArc(from, valueNode[r]), r});
@@ -403,8 +403,8 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
     std::vector<uint8_t> wanted = wantedIn;
     const size_t nc = candidates_.size();
     auto candidateOf = [&](ValueId v) -> uint32_t {
-        if (v == kNoId || v >= p.values.size()) return kNoId;
-        const OpId d = p.values[v].definingOp;
+        if (v == kNoId || v >= p.values().size()) return kNoId;
+        const OpId d = p.value(v).definingOp;
         return d == kNoId ? kNoId : candidateIndex_[d];
     };
     for (;;) {
@@ -413,13 +413,13 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
         std::vector<uint32_t> stack;
         for (uint32_t k = 0; k < nc; ++k) {
             if (!wanted[k]) continue;
-            for (ValueId r : p.ops[candidates_[k]].results)
+            for (ValueId r : p.op(candidates_[k]).results)
                 if (neededByBackward_[r]) { inR[k] = 1; stack.push_back(k); break; }
         }
         while (!stack.empty()) {
             const uint32_t k = stack.back();
             stack.pop_back();
-            for (ValueId x : p.ops[candidates_[k]].operands) {
+            for (ValueId x : p.op(candidates_[k]).operands) {
                 const uint32_t d = candidateOf(x);
                 if (d != kNoId && wanted[d] && !inR[d]) { inR[d] = 1; stack.push_back(d); }
             }
@@ -430,7 +430,7 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
         bool allAnchored = true;
         for (size_t k = nc; k-- > 0;) {
             if (!inR[k]) continue;
-            const Operation& o = p.ops[candidates_[k]];
+            const Operation& o = p.op(candidates_[k]);
             bool ok = false;
             for (const Use& use : p.uses(o.results[0]))
                 if (use.ancestor != kNoId && a.isBackwardRangeOp(use.ancestor)) { ok = true; break; }
@@ -449,16 +449,16 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
 Plan BudgetPlanner::rxPlan(const std::vector<uint8_t>& inR) const {
     const Program& p = *program_;
     Plan plan;
-    std::vector<uint8_t> produced(p.values.size(), 0), input(p.values.size(), 0);
+    std::vector<uint8_t> produced(p.values().size(), 0), input(p.values().size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k)
         if (inR[k]) {
             plan.recomputeOps.push_back(candidates_[k]);
-            for (ValueId r : p.ops[candidates_[k]].results) produced[r] = 1;
+            for (ValueId r : p.op(candidates_[k]).results) produced[r] = 1;
         }
     for (OpId op : plan.recomputeOps) {
-        for (ValueId x : p.ops[op].operands)
+        for (ValueId x : p.op(op).operands)
             if (x != kNoId && !produced[x] && !input[x]) { input[x] = 1; plan.subgraphInputs.push_back(x); }
-        for (ValueId r : p.ops[op].results)
+        for (ValueId r : p.op(op).results)
             if (neededByBackward_[r]) {
                 plan.midHoldValues.push_back(r);
                 plan.memorySavedBytes += p.valueBytes(r);
@@ -750,13 +750,13 @@ BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::s
     out.recomputeOps = out.plan.recomputeOps;
     out.recomputedValues = out.plan.midHoldValues;
     // Saved: needed values the forward keeps, plus the clones' non-resident inputs.
-    std::vector<uint8_t> produced(p.values.size(), 0), saved(p.values.size(), 0);
+    std::vector<uint8_t> produced(p.values().size(), 0), saved(p.values().size(), 0);
     for (OpId op : out.recomputeOps)
-        for (ValueId r : p.ops[op].results) produced[r] = 1;
-    for (ValueId v = 0; v < p.values.size(); ++v)
+        for (ValueId r : p.op(op).results) produced[r] = 1;
+    for (ValueId v = 0; v < p.values().size(); ++v)
         if (neededByBackward_[v] && !produced[v]) saved[v] = 1;
     for (ValueId x : out.plan.savedValues) saved[x] = 1;
-    for (ValueId v = 0; v < p.values.size(); ++v)
+    for (ValueId v = 0; v < p.values().size(); ++v)
         if (saved[v]) out.savedValues.push_back(v);
     sortValuesByName(p, out.savedValues);
     // Reported figures come from the real rewritten program (the search used simulatePeak).
@@ -773,11 +773,11 @@ BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::s
 int64_t BudgetPlanner::savedBytes(const std::vector<uint8_t>& inR) const {
     const Program& p = *program_;
     const Plan plan = rxPlan(inR);
-    std::vector<uint8_t> produced(p.values.size(), 0);
+    std::vector<uint8_t> produced(p.values().size(), 0);
     for (OpId op : plan.recomputeOps)
-        for (ValueId r : p.ops[op].results) produced[r] = 1;
+        for (ValueId r : p.op(op).results) produced[r] = 1;
     int64_t bytes = 0;
-    for (ValueId v = 0; v < p.values.size(); ++v)
+    for (ValueId v = 0; v < p.values().size(); ++v)
         if (neededByBackward_[v] && !produced[v]) bytes += p.valueBytes(v);
     for (ValueId x : plan.savedValues)
         if (!neededByBackward_[x] || produced[x]) bytes += p.valueBytes(x);
@@ -837,19 +837,19 @@ std::vector<int64_t> BudgetPlanner::pytorchValueWeights() const {
                !contains(config_.randomOps, name);
     };
     constexpr int64_t kFar = 1000000000;
-    std::vector<int64_t> dist(p.ops.size(), kFar);
+    std::vector<int64_t> dist(p.ops().size(), kFar);
     for (size_t i = gops.size(); i-- > 0;) {
         const OpId op = gops[i];
         if (int64_t(i) > a.fwdEnd()) { dist[op] = 0; continue; }
-        for (ValueId r : p.ops[op].results)
+        for (ValueId r : p.op(op).results)
             for (const Use& use : p.uses(r))
                 if (use.ancestor != kNoId && use.ancestor < dist.size())
                     dist[op] = std::min(dist[op], dist[use.ancestor] + 1);
     }
-    std::vector<int64_t> weight(p.values.size(), 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) {
+    std::vector<int64_t> weight(p.values().size(), 0);
+    for (ValueId v = 0; v < p.values().size(); ++v) {
         const int64_t bytes = p.valueBytes(v);
-        const OpId d = p.values[v].definingOp;
+        const OpId d = p.value(v).definingOp;
         if (d == kNoId || !bytes) { weight[v] = bytes; continue; }
         bool materialized = !fusible(d);
         for (const Use& use : p.uses(v))
@@ -890,7 +890,7 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         if (banAggressive[k]) items.push_back(k);
     auto memory = [&](uint32_t k) {
         int64_t b = 0;
-        for (ValueId r : p.ops[candidates_[k]].results) b += p.valueBytes(r);
+        for (ValueId r : p.op(candidates_[k]).results) b += p.valueBytes(r);
         return double(b) / (maxAct - minAct);
     };
     std::stable_sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
@@ -913,10 +913,10 @@ BudgetPlan BudgetPlanner::fullCheckpointPlan() {
     // backward needs from outside them (ops there are never recomputed).
     findLayerInputs();
     const Program& p = *program_;
-    std::vector<int64_t> caps(p.values.size(), 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) {
+    std::vector<int64_t> caps(p.values().size(), 0);
+    for (ValueId v = 0; v < p.values().size(); ++v) {
         // Values of ops no plan recomputes (dropout) are saved at their plain price.
-        const OpId d = p.values[v].definingOp;
+        const OpId d = p.value(v).definingOp;
         const bool fixed = d == kNoId || candidateIndex_[d] == kNoId;
         caps[v] = p.valueBytes(v) + (fixed ? 0 : kAvoid);
     }
@@ -925,12 +925,12 @@ BudgetPlan BudgetPlanner::fullCheckpointPlan() {
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
         outside[k] = !inLayer_[k];
         if (outside[k])
-            for (ValueId r : p.ops[candidates_[k]].results) caps[r] = p.valueBytes(r);
+            for (ValueId r : p.op(candidates_[k]).results) caps[r] = p.valueBytes(r);
     }
     // A layer input is never recomputed: recompute segments start at layer inputs and never
     // reach across a layer boundary.
     for (ValueId v : layerInputs_) {
-        const OpId d = p.values[v].definingOp;
+        const OpId d = p.value(v).definingOp;
         if (d != kNoId && candidateIndex_[d] != kNoId) outside[candidateIndex_[d]] = 1;
     }
     return makePlan(cutRecomputeSet(0.0, &outside, &caps), "full-checkpoint");
@@ -954,13 +954,13 @@ int64_t BudgetPlanner::activationLowerBound() const {
     // ops, so backward values keep their ranges; a recomputed forward original lives to its
     // last use the rewriter does not redirect; an op no plan recomputes keeps its values.
     std::vector<int64_t> delta(n + 2, 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) {
+    for (ValueId v = 0; v < p.values().size(); ++v) {
         const uint32_t d = defIndex_[v];
         if (d == kNoId || resident_[v]) continue;
         const int64_t b = p.valueBytes(v);
         if (!b) continue;
         uint32_t end = std::max(d, lastUse_[v]);
-        const OpId def = p.values[v].definingOp;
+        const OpId def = p.value(v).definingOp;
         if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId &&
             lastRedirectedUse_[v] != kNoId) {
             end = std::max(d, lastFixedUse_[v]);
@@ -1000,21 +1000,21 @@ PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
     out.peakOpIndex = m.peakOpIndex;
     if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
     out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
-    std::vector<uint8_t> resident(q.values.size(), 0), fetched(q.values.size(), 0), clone(q.ops.size(), 0);
+    std::vector<uint8_t> resident(q.values().size(), 0), fetched(q.values().size(), 0), clone(q.ops().size(), 0);
     for (ValueId v : spec_.inputs)
         if (v < resident.size()) resident[v] = 1;
     for (OpId op : gops) {
         const std::string_view name = q.opName(op);
         if (name == "builtin.parameter")
-            for (ValueId r : q.ops[op].results) resident[r] = 1;
+            for (ValueId r : q.op(op).results) resident[r] = 1;
         if (name == "pd_op.fetch" || name == "builtin.shadow_output")
-            for (ValueId x : q.ops[op].operands)
+            for (ValueId x : q.op(op).operands)
                 if (x != kNoId && x < fetched.size()) fetched[x] = 1;
     }
     for (OpId c : rw.clones) clone[c] = 1;
     const std::vector<uint32_t> last = lastUseByGlobalIndex(q);
     for (size_t j = 0; j <= m.peakOpIndex && j < gops.size(); ++j)
-        for (ValueId r : q.ops[gops[j]].results) {
+        for (ValueId r : q.op(gops[j]).results) {
             if (resident[r] || std::max<size_t>(j, last[r]) < m.peakOpIndex) continue;
             const int64_t b = q.valueBytes(r);
             if (clone[gops[j]]) out.recomputed += b;
@@ -1034,20 +1034,20 @@ std::shared_ptr<Program> BudgetPlanner::rewrite(const BudgetPlan& plan) const {
 std::vector<SideChange> BudgetPlanner::explain(const BudgetPlan& plan, const BudgetPlan& reference) const {
     const Program& p = *program_;
     auto sides = [&](const BudgetPlan& b, std::vector<uint8_t>& inR) {
-        std::vector<ValueSide> s(p.values.size(), ValueSide::Neither);
-        inR.assign(p.ops.size(), 0);
+        std::vector<ValueSide> s(p.values().size(), ValueSide::Neither);
+        inR.assign(p.ops().size(), 0);
         for (ValueId v : b.savedValues) s[v] = ValueSide::Saved;
         for (OpId op : b.recomputeOps) {
             inR[op] = 1;
-            for (ValueId r : p.ops[op].results) s[r] = ValueSide::Recomputed;
+            for (ValueId r : p.op(op).results) s[r] = ValueSide::Recomputed;
         }
         return s;
     };
     std::vector<uint8_t> rPlan, rRef;
     const auto a = sides(plan, rPlan), b = sides(reference, rRef);
     std::vector<SideChange> out;
-    std::vector<uint8_t> opCounted(p.ops.size(), 0);
-    for (ValueId v = 0; v < p.values.size(); ++v) {
+    std::vector<uint8_t> opCounted(p.ops().size(), 0);
+    for (ValueId v = 0; v < p.values().size(); ++v) {
         if (a[v] == b[v]) continue;
         SideChange c;
         c.value = v;
@@ -1055,7 +1055,7 @@ std::vector<SideChange> BudgetPlanner::explain(const BudgetPlan& plan, const Bud
         c.side = a[v];
         const int64_t size = p.valueBytes(v);
         c.bytes = (a[v] == ValueSide::Saved ? size : 0) - (b[v] == ValueSide::Saved ? size : 0);
-        const OpId d = p.values[v].definingOp;
+        const OpId d = p.value(v).definingOp;
         if (d != kNoId && rPlan[d] != rRef[d] && !opCounted[d]) {
             opCounted[d] = 1;
             c.flops = (rPlan[d] ? 1.0 : -1.0) * costs_.flops(d);

@@ -16,13 +16,13 @@ namespace rx::planner {
 namespace {
 
 int64_t elements(const Program& p, ValueId v) {
-    if (v == kNoId || v >= p.values.size()) return 0;
-    return p.types.elementCount(p.values[v].type);
+    if (v == kNoId || v >= p.values().size()) return 0;
+    return p.types().elementCount(p.value(v).type);
 }
 
 const std::vector<int64_t>* dims(const Program& p, ValueId v) {
-    if (v == kNoId || v >= p.values.size()) return nullptr;
-    const Type& t = p.types[p.values[v].type];
+    if (v == kNoId || v >= p.values().size()) return nullptr;
+    const Type& t = p.types()[p.value(v).type];
     return t.kind == Type::Kind::DenseTensor ? &t.dims : nullptr;
 }
 
@@ -87,7 +87,7 @@ double convFlops(const Program& p, const Operation& o) {
 
 OpCost estimateOpCost(const Program& p, OpId op) {
     OpCost c;
-    const Operation& o = p.ops[op];
+    const Operation& o = p.op(op);
     int64_t inElems = 0, outElems = 0;
     for (ValueId x : o.operands)
         if (x != kNoId) { c.bytesMoved += p.valueBytes(x); inElems = std::max(inElems, elements(p, x)); }
@@ -119,8 +119,8 @@ OpCost estimateOpCost(const Program& p, OpId op) {
 
 CostModel CostModel::fromTypes(const Program& program) {
     CostModel m;
-    m.ops_.resize(program.ops.size());
-    for (OpId op = 0; op < program.ops.size(); ++op) m.ops_[op] = estimateOpCost(program, op);
+    m.ops_.resize(program.ops().size());
+    for (OpId op = 0; op < program.ops().size(); ++op) m.ops_[op] = estimateOpCost(program, op);
     return m;
 }
 
@@ -138,7 +138,7 @@ void CostModel::loadProfile(const std::string& path, const Program& program) {
 }
 
 void CostModel::loadProfileJson(std::string_view json, const std::string& fileName, const Program& program) {
-    if (ops_.size() != program.ops.size()) *this = fromTypes(program);
+    if (ops_.size() != program.ops().size()) *this = fromTypes(program);
     rapidjson::Document doc;
     doc.Parse(json.data(), json.size());
     if (doc.HasParseError()) {
@@ -159,7 +159,7 @@ void CostModel::loadProfileJson(std::string_view json, const std::string& fileNa
     const auto& original = doc["original"];
     if (!original.HasMember("ops") || !original["ops"].IsArray()) fail("$.original.ops", "expected an array");
     const auto& gops = program.globalBlock().ops;
-    std::vector<double> ms(program.ops.size(), -1.0);
+    std::vector<double> ms(program.ops().size(), -1.0);
     const auto& list = original["ops"];
     for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
         const std::string at = "$.original.ops[" + std::to_string(i) + "]";

@@ -23,7 +23,7 @@ void str(Writer& w, std::string_view s) { w.String(s.data(), rapidjson::SizeType
 
 void names(Writer& w, const Program& p, const std::vector<ValueId>& values) {
     w.StartArray();
-    for (ValueId v : values) str(w, p.values[v].name);
+    for (ValueId v : values) str(w, p.value(v).name);
     w.EndArray();
 }
 
@@ -42,7 +42,7 @@ void changes(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, co
     w.StartArray();
     for (const auto& c : list) {
         w.StartObject();
-        key(w, "value"); str(w, p.values[c.value].name);
+        key(w, "value"); str(w, p.value(c.value).name);
         key(w, "seed_side"); str(w, valueSideName(c.referenceSide));
         key(w, "side"); str(w, valueSideName(c.side));
         key(w, "bytes"); w.Int64(c.bytes);
@@ -122,7 +122,7 @@ std::string paretoCsv(const BudgetPlanner& planner, const std::vector<BudgetPlan
         std::snprintf(num, sizeof num, "%.17g", plan.recomputeFlops);
         out += num;
         out += ",\"";
-        for (size_t i = 0; i < plan.savedValues.size(); ++i) out += (i ? " " : "") + p.values[plan.savedValues[i]].name;
+        for (size_t i = 0; i < plan.savedValues.size(); ++i) out += (i ? " " : "") + p.value(plan.savedValues[i]).name;
         out += "\"\n";
     }
     return out;

@@ -18,7 +18,7 @@ std::shared_ptr<SolveResult> solveResultFor(const BudgetPlanner& planner, const 
     r->plan.memorySavedBytes = plan.plan.memorySavedBytes;
     r->plan.warnings.push_back("showing the " + plan.source + " plan of the memory-budget planner (activation peak " +
                                std::to_string(plan.activationPeakBytes) + " bytes)");
-    if (r->plan.reasons.size() < p.values.size()) r->plan.reasons.resize(p.values.size());
+    if (r->plan.reasons.size() < p.values().size()) r->plan.reasons.resize(p.values().size());
     for (auto& why : r->plan.reasons) {
         why.side = ValueSide::Neither;
         why.midHold = false;

@@ -46,7 +46,7 @@ public:
     std::vector<TapeEntry> tape_;
     std::unordered_map<ValueId, ValueId> grad_;
 
-    const Type& type(ValueId v) const { return p_.types[p_.values[v].type]; }
+    const Type& type(ValueId v) const { return p_.types()[p_.value(v).type]; }
     Dims dims(ValueId v) const { return type(v).dims; }
     DType dtypeOf(ValueId v) const { return type(v).dtype; }
     bool needs(ValueId v) const { return v != kNoId && v < needsGrad_.size() && needsGrad_[v]; }
@@ -64,15 +64,15 @@ public:
             attrs.insert(it, std::move(s));
         }
         OpId id = p_.appendOp(Program::kGlobalBlock, name, operands, results, std::move(attrs));
-        const std::vector<ValueId>& res = p_.ops[id].results;
-        if (needsGrad_.size() < p_.values.size()) needsGrad_.resize(p_.values.size() * 2 + 16, false);
+        const std::vector<ValueId>& res = p_.op(id).results;
+        if (needsGrad_.size() < p_.values().size()) needsGrad_.resize(p_.values().size() * 2 + 16, false);
         for (ValueId r : res) needsGrad_[r] = grad;
         return res;
     }
     ValueId op1(std::string_view name, std::vector<ValueId> operands, TypeId result, std::vector<NamedAttribute> attrs, bool grad) {
         return op(name, std::move(operands), {result}, std::move(attrs), grad)[0];
     }
-    TypeId t(const Dims& d, DType dt) { return p_.types.tensor(dt, d); }
+    TypeId t(const Dims& d, DType dt) { return p_.tensorType(dt, d); }
     TypeId t(const Dims& d) { return t(d, dt_); }
     bool anyNeeds(std::initializer_list<ValueId> vs) const {
         for (ValueId v : vs) if (needs(v)) return true;
@@ -83,7 +83,7 @@ public:
     }
     void accumulate(ValueId v, ValueId g) {
         if (!needs(v) || g == kNoId) return;
-        if (dims(g) != dims(v)) throw Error("internal: gradient of " + p_.values[v].name + " has the wrong shape");
+        if (dims(g) != dims(v)) throw Error("internal: gradient of " + p_.value(v).name + " has the wrong shape");
         auto it = grad_.find(v);
         if (it == grad_.end()) { grad_[v] = g; return; }
         it->second = rawBinary("pd_op.add", it->second, g, false);
@@ -133,11 +133,11 @@ public:
     }
     ValueId rawScale(ValueId x, double s, double bias, bool grad) {
         ValueId f = full({1}, s, DType::Float32);
-        return op1("pd_op.scale", {x, f}, p_.values[x].type,
+        return op1("pd_op.scale", {x, f}, p_.value(x).type,
                    {{"bias", Attribute::float32(bias)}, {"bias_after_scale", Attribute::boolean(true)}}, grad);
     }
     ValueId rawUnary(std::string_view name, ValueId x, bool grad, std::vector<NamedAttribute> attrs = {}) {
-        return op1(name, {x}, p_.values[x].type, std::move(attrs), grad);
+        return op1(name, {x}, p_.value(x).type, std::move(attrs), grad);
     }
     ValueId rawReshape(ValueId x, const Dims& d, bool grad) {
         ValueId s = fullIntArray(d);
@@ -203,7 +203,7 @@ public:
         record({out}, [this, n, a, b, out](const std::vector<ValueId>& gs) {
             ValueId go = gs[0];
             if (composite_ && n != "pd_op.divide") {
-                std::vector<TypeId> rt = {needs(a) ? p_.values[a].type : kNullType, needs(b) ? p_.values[b].type : kNullType};
+                std::vector<TypeId> rt = {needs(a) ? p_.value(a).type : kNullType, needs(b) ? p_.value(b).type : kNullType};
                 auto r = op(n + "_grad", {a, b, go}, rt, {{"axis", Attribute::int32(-1)}}, true);
                 if (needs(a)) accumulate(a, r[0]);
                 if (needs(b)) accumulate(b, r[1]);
@@ -242,7 +242,7 @@ public:
             ValueId go = gs[0];
             if (composite_ && (n == "pd_op.relu" || n == "pd_op.rsqrt" || n == "pd_op.exp" || n == "pd_op.silu" || n == "pd_op.sigmoid" || n == "pd_op.tanh")) {
                 ValueId arg = (n == "pd_op.silu") ? x : out;
-                accumulate(x, op1(n + "_grad", {arg, go}, p_.values[x].type, {}, true));
+                accumulate(x, op1(n + "_grad", {arg, go}, p_.value(x).type, {}, true));
                 return;
             }
             ValueId d;
@@ -265,7 +265,7 @@ public:
             } else if (n == "pd_op.relu") {
                 ValueId zero = full({}, 0.0);
                 ValueId mask = op1("pd_op.greater_than", {out, zero}, t(dims(out), DType::Bool), {}, false);
-                d = op1("pd_op.where", {mask, go, zero}, p_.values[x].type, {}, true);
+                d = op1("pd_op.where", {mask, go, zero}, p_.value(x).type, {}, true);
             } else if (n == "pd_op.silu") {  // s * (1 + x * (1 - s))
                 ValueId s = rawUnary("pd_op.sigmoid", x, true);
                 ValueId inner = rawScale(rawBinary("pd_op.multiply", x, rawScale(s, -1.0, 1.0, true), true), 1.0, 1.0, true);
@@ -277,7 +277,7 @@ public:
     }
     ValueId square(ValueId x) {  // pd_op.pow y=2
         bool g = needs(x);
-        ValueId out = op1("pd_op.pow", {x}, p_.values[x].type, {{"y", Attribute::float32(2.0)}}, g);
+        ValueId out = op1("pd_op.pow", {x}, p_.value(x).type, {{"y", Attribute::float32(2.0)}}, g);
         if (g) record({out}, [this, x](const std::vector<ValueId>& gs) {
             accumulate(x, rawBinary("pd_op.multiply", gs[0], rawScale(x, 2.0, 0.0, true), true));
         });
@@ -290,7 +290,7 @@ public:
         record({out}, [this, a, b, ta, tb](const std::vector<ValueId>& gs) {
             ValueId go = gs[0];
             if (composite_) {
-                std::vector<TypeId> rt = {needs(a) ? p_.values[a].type : kNullType, needs(b) ? p_.values[b].type : kNullType};
+                std::vector<TypeId> rt = {needs(a) ? p_.value(a).type : kNullType, needs(b) ? p_.value(b).type : kNullType};
                 auto r = op("pd_op.matmul_grad", {a, b, go}, rt,
                             {{"transpose_x", Attribute::boolean(ta)}, {"transpose_y", Attribute::boolean(tb)}}, true);
                 if (needs(a)) accumulate(a, r[0]);
@@ -314,7 +314,7 @@ public:
         if (g) record({out}, [this, x, perm](const std::vector<ValueId>& gs) {
             Dims inv(perm.size());
             for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
-            if (composite_) accumulate(x, op1("pd_op.transpose_grad", {gs[0]}, p_.values[x].type, {{"perm", int32Array(perm)}}, true));
+            if (composite_) accumulate(x, op1("pd_op.transpose_grad", {gs[0]}, p_.value(x).type, {{"perm", int32Array(perm)}}, true));
             else accumulate(x, rawTranspose(gs[0], inv, true));
         });
         return out;
@@ -344,7 +344,7 @@ public:
         ValueId r = op1("pd_op.mean", {x}, t(out, dtypeOf(x)), {{"axis", Attribute::intArray(axes)}, {"keepdim", Attribute::boolean(keepdim)}}, g);
         if (g) record({r}, [this, x, axes, keepdim, kd, d, count](const std::vector<ValueId>& gs) {
             if (composite_) {
-                accumulate(x, op1("pd_op.mean_grad", {x, gs[0]}, p_.values[x].type,
+                accumulate(x, op1("pd_op.mean_grad", {x, gs[0]}, p_.value(x).type,
                                   {{"axis", Attribute::intArray(axes)}, {"keepdim", Attribute::boolean(keepdim)}, {"reduce_all", Attribute::boolean(false)}}, true));
                 return;
             }
@@ -374,8 +374,8 @@ public:
         ValueId out = op1("pd_op.where", {cond, a, b}, t(broadcast(broadcast(dims(cond), dims(a)), dims(b)), dtypeOf(a)), {}, g);
         if (g) record({out}, [this, cond, a, b](const std::vector<ValueId>& gs) {
             ValueId zero = full({}, 0.0, dtypeOf(gs[0]));
-            if (needs(a)) accumulate(a, reduceTo(op1("pd_op.where", {cond, gs[0], zero}, p_.values[gs[0]].type, {}, true), dims(a)));
-            if (needs(b)) accumulate(b, reduceTo(op1("pd_op.where", {cond, zero, gs[0]}, p_.values[gs[0]].type, {}, true), dims(b)));
+            if (needs(a)) accumulate(a, reduceTo(op1("pd_op.where", {cond, gs[0], zero}, p_.value(gs[0]).type, {}, true), dims(a)));
+            if (needs(b)) accumulate(b, reduceTo(op1("pd_op.where", {cond, zero, gs[0]}, p_.value(gs[0]).type, {}, true), dims(b)));
         });
         return out;
     }
@@ -387,7 +387,7 @@ public:
         for (int64_t s : sections) { Dims pd = d; pd[axis] = s; parts.push_back(t(pd, dtypeOf(x))); }
         ValueId sec = fullIntArray(sections);
         ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
-        ValueId vec = op1("pd_op.split", {x, sec, ax}, p_.types.intern(Type::vector(parts)), {}, g);
+        ValueId vec = op1("pd_op.split", {x, sec, ax}, p_.internType(Type::vector(parts)), {}, g);
         std::vector<ValueId> outs = op("builtin.split", {vec}, parts, {}, g);
         if (g) record(outs, [this, x, outs, axis](const std::vector<ValueId>& gs) {
             std::vector<ValueId> filled;
@@ -400,8 +400,8 @@ public:
         std::vector<TypeId> types;
         Dims d = dims(xs[0]);
         d[axis] = 0;
-        for (ValueId v : xs) { types.push_back(p_.values[v].type); d[axis] += dims(v)[axis]; }
-        ValueId vec = op1("builtin.combine", xs, p_.types.intern(Type::vector(types)), {}, grad);
+        for (ValueId v : xs) { types.push_back(p_.value(v).type); d[axis] += dims(v)[axis]; }
+        ValueId vec = op1("builtin.combine", xs, p_.internType(Type::vector(types)), {}, grad);
         ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
         return op1("pd_op.concat", {vec, ax}, t(d, dtypeOf(xs[0])), {}, grad);
     }
@@ -413,10 +413,10 @@ public:
             Dims sections;
             for (ValueId v : xs) sections.push_back(dims(v)[axis]);
             std::vector<TypeId> parts;
-            for (ValueId v : xs) parts.push_back(p_.values[v].type);
+            for (ValueId v : xs) parts.push_back(p_.value(v).type);
             ValueId sec = fullIntArray(sections);
             ValueId ax = full({1}, static_cast<double>(axis), DType::Int32);
-            ValueId vec = op1("pd_op.split", {gs[0], sec, ax}, p_.types.intern(Type::vector(parts)), {}, true);
+            ValueId vec = op1("pd_op.split", {gs[0], sec, ax}, p_.internType(Type::vector(parts)), {}, true);
             std::vector<ValueId> outs = op("builtin.split", {vec}, parts, {}, true);
             for (size_t i = 0; i < xs.size(); ++i) accumulate(xs[i], outs[i]);
         });
@@ -429,7 +429,7 @@ public:
             bool g = needs(x);
             ValueId out = rawUnary("pd_op.gelu", x, g, {{"approximate", Attribute::boolean(false)}});
             if (g) record({out}, [this, x](const std::vector<ValueId>& gs) {
-                accumulate(x, op1("pd_op.gelu_grad", {x, gs[0]}, p_.values[x].type, {{"approximate", Attribute::boolean(false)}}, true));
+                accumulate(x, op1("pd_op.gelu_grad", {x, gs[0]}, p_.value(x).type, {{"approximate", Attribute::boolean(false)}}, true));
             });
             return out;
         }
@@ -448,7 +448,7 @@ public:
             bool g = needs(x);
             ValueId out = rawUnary("pd_op.softmax", x, g, {{"axis", Attribute::int32(-1)}});
             if (g) record({out}, [this, x, out](const std::vector<ValueId>& gs) {
-                accumulate(x, op1("pd_op.softmax_grad", {out, gs[0]}, p_.values[x].type, {{"axis", Attribute::int32(-1)}}, true));
+                accumulate(x, op1("pd_op.softmax_grad", {out, gs[0]}, p_.value(x).type, {{"axis", Attribute::int32(-1)}}, true));
             });
             return out;
         }
@@ -463,11 +463,11 @@ public:
         if (composite_) {
             bool g = anyNeeds({x, w, b});
             int64_t rows = numel(d) / d.back();
-            auto r = op("pd_op.layer_norm", {x, w, b}, {p_.values[x].type, t({rows}, DType::Float32), t({rows}, DType::Float32)},
+            auto r = op("pd_op.layer_norm", {x, w, b}, {p_.value(x).type, t({rows}, DType::Float32), t({rows}, DType::Float32)},
                         {{"begin_norm_axis", Attribute::int32(axis)}, {"epsilon", Attribute::float32(eps)}}, g);
             if (g) record({r[0]}, [this, x, w, b, r, axis, eps](const std::vector<ValueId>& gs) {
                 auto gr = op("pd_op.layer_norm_grad", {x, w, b, r[1], r[2], gs[0]},
-                             {p_.values[x].type, p_.values[w].type, p_.values[b].type},
+                             {p_.value(x).type, p_.value(w).type, p_.value(b).type},
                              {{"begin_norm_axis", Attribute::int32(axis)}, {"epsilon", Attribute::float32(eps)}}, true);
                 accumulate(x, gr[0]); accumulate(w, gr[1]); accumulate(b, gr[2]);
             });
@@ -489,13 +489,16 @@ public:
         if (prob <= 0) return x;
         bool g = needs(x);
         ValueId pt = full({1}, prob, DType::Float32);
-        auto r = op("pd_op.dropout", {x, pt}, {p_.values[x].type, t(dims(x), DType::UInt8)},
+        auto r = op("pd_op.dropout", {x, pt}, {p_.value(x).type, t(dims(x), DType::UInt8)},
                     {{"fix_seed", Attribute::boolean(false)}, {"is_test", Attribute::boolean(false)},
                      {"mode", Attribute::string("upscale_in_train")}, {"p", Attribute::float32(prob)}, {"seed", Attribute::int32(0)}}, g);
-        p_.ops[p_.values[r[1]].definingOp].attribute("stop_gradient")->elements[1] = Attribute::boolean(true);
+        const OpId dropout = p_.value(r[1]).definingOp;
+        Attribute stopGradient = *p_.op(dropout).attribute("stop_gradient");
+        stopGradient.elements[1] = Attribute::boolean(true);
+        p_.setOpAttribute(dropout, "stop_gradient", std::move(stopGradient));
         if (g) record({r[0]}, [this, x, r, prob](const std::vector<ValueId>& gs) {
             if (composite_) {
-                accumulate(x, op1("pd_op.dropout_grad", {r[1], gs[0]}, p_.values[x].type,
+                accumulate(x, op1("pd_op.dropout_grad", {r[1], gs[0]}, p_.value(x).type,
                                   {{"is_test", Attribute::boolean(false)}, {"mode", Attribute::string("upscale_in_train")}, {"p", Attribute::float32(prob)}}, true));
                 return;
             }
@@ -513,7 +516,7 @@ public:
         bool g = anyNeeds({x, w});
         ValueId out = op1("pd_op.conv2d", {x, w}, t({xd[0], wd[0], oh, ow}), attrs, g);
         if (g) record({out}, [this, x, w, attrs](const std::vector<ValueId>& gs) {
-            std::vector<TypeId> rt = {needs(x) ? p_.values[x].type : kNullType, p_.values[w].type};
+            std::vector<TypeId> rt = {needs(x) ? p_.value(x).type : kNullType, p_.value(w).type};
             auto r = op("pd_op.conv2d_grad", {x, w, gs[0]}, rt, attrs, true);
             if (needs(x)) accumulate(x, r[0]);
             accumulate(w, r[1]);
@@ -535,10 +538,10 @@ public:
                                              {"trainable_statistics", Attribute::boolean(false)}, {"use_global_stats", Attribute::boolean(false)}};
         bool g = anyNeeds({x, w, b});
         TypeId st = t({ch}, DType::Float32);
-        auto r = op("pd_op.batch_norm_", {x, mean, var, w, b}, {p_.values[x].type, st, st, st, st, t({0}, DType::UInt8)}, attrs, g);
+        auto r = op("pd_op.batch_norm_", {x, mean, var, w, b}, {p_.value(x).type, st, st, st, st, t({0}, DType::UInt8)}, attrs, g);
         if (g) record({r[0]}, [this, x, w, b, r, attrs](const std::vector<ValueId>& gs) {
             auto gr = op("pd_op.batch_norm_grad", {x, w, b, r[1], r[2], r[3], r[4], r[5], gs[0]},
-                         {needs(x) ? p_.values[x].type : kNullType, p_.values[w].type, p_.values[b].type}, attrs, true);
+                         {needs(x) ? p_.value(x).type : kNullType, p_.value(w).type, p_.value(b).type}, attrs, true);
             if (needs(x)) accumulate(x, gr[0]);
             accumulate(w, gr[1]); accumulate(b, gr[2]);
         });
@@ -555,7 +558,7 @@ public:
         bool g = needs(x);
         ValueId out = op1("pd_op.pool2d", {x, ks}, t({d[0], d[1], d[2] / 2, d[3] / 2}), attrs, g);
         if (g) record({out}, [this, x, out, ks, attrs](const std::vector<ValueId>& gs) {
-            accumulate(x, op1("pd_op.pool2d_grad", {x, out, gs[0], ks}, p_.values[x].type, attrs, true));
+            accumulate(x, op1("pd_op.pool2d_grad", {x, out, gs[0], ks}, p_.value(x).type, attrs, true));
         });
         return out;
     }
@@ -738,7 +741,7 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     GeneratedProgram out;
     out.program = std::make_shared<Program>();
     Program& p = *out.program;
-    p.generation = o.generation;
+    p.setGeneration(o.generation);
     Builder b(p, o.dtype, o.composite);
     Params P{b, {}};
     ValueId loss;
@@ -750,7 +753,7 @@ GeneratedProgram generateModel(const ZooOptions& o) {
 
     const Block& g = p.globalBlock();
     ValueId seed = b.full(b.dims(loss), 1.0, o.dtype);  // the gradient seed, as Paddle adds it
-    OpId seedOp = p.values[seed].definingOp;
+    OpId seedOp = p.value(seed).definingOp;
     b.backward(loss, seed);
 
     out.loss = loss;
@@ -759,14 +762,14 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     int col = 0;
     auto fetch = [&](ValueId v) {
         std::string name = "fetch" + std::to_string(col);
-        b.op1("pd_op.fetch", {v}, p.values[v].type,
+        b.op1("pd_op.fetch", {v}, p.value(v).type,
               {{"col", Attribute::int32(col)}, {"is_persistable", boolArray(1, true)}, {"name", Attribute::string(name)}}, false);
         ++col;
     };
     fetch(loss);
     for (ValueId prm : P.list) {
         ValueId gr = b.gradOf(prm);
-        if (gr == kNoId) throw Error("internal: parameter " + p.values[prm].name + " got no gradient");
+        if (gr == kNoId) throw Error("internal: parameter " + p.value(prm).name + " got no gradient");
         out.parameterGrads.push_back(gr);
         fetch(gr);
     }
@@ -776,17 +779,17 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     order.reserve(g.ops.size());
     for (OpId op : g.ops) if (p.opName(op) == "builtin.parameter") order.push_back(op);
     for (OpId op : g.ops) if (p.opName(op) != "builtin.parameter") order.push_back(op);
-    p.blocks[Program::kGlobalBlock].ops = std::move(order);
-    p.finish();
+    p.setBlockOps(Program::kGlobalBlock, std::move(order));
     int64_t next = 0;
     for (OpId op : g.ops)
-        for (ValueId r : p.ops[op].results) p.values[r].name = "%" + std::to_string(next++);
+        for (ValueId r : p.op(op).results) p.setValueName(r, "%" + std::to_string(next++));
     if (next > 0) p.noteValueName("%" + std::to_string(next - 1));
-    out.spec.fwdOpEndIdx = static_cast<int>(p.indexInBlock(p.values[loss].definingOp));
+    p.finish();
+    out.spec.fwdOpEndIdx = static_cast<int>(p.indexInBlock(p.value(loss).definingOp));
     out.spec.backwardOpStartIdx = static_cast<int>(p.indexInBlock(seedOp)) + 1;
     for (OpId op : g.ops) {
         std::string_view n = p.opName(op);
-        if (n == "pd_op.data" || n == "builtin.parameter") out.spec.inputs.push_back(p.ops[op].results[0]);
+        if (n == "pd_op.data" || n == "builtin.parameter") out.spec.inputs.push_back(p.op(op).results[0]);
     }
     out.spec.outputs = {loss};
     out.spec.gradOutputs = {seed};

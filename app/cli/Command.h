@@ -17,11 +17,6 @@
 //   });
 //   }  // namespace
 //
-// The earlier style, RegisterCommand reg({name, usage, valueOptions, &run}) with
-// `int run(const Arguments&)`, still works unchanged (its arguments are passed through
-// CLI11 as extras and split as before), so a command written that way ports by just
-// compiling; moving it to the style above gives it CLI11's --help and validation.
-//
 // Exit codes: 0 success; 1 bad input or a failed run (rx::Error text on stderr, already
 // "file:line:col: message" where a position applies); 2 bad command line (CLI11's message);
 // a command may return others (verify: 3 = programs differ).
@@ -47,39 +42,12 @@ struct CommandDefinition {
     Definer define;
 };
 
-// ---- the earlier style (see above) ----
-
-// Parsed arguments: positionals in order, "--key value" options, "--flag" switches.
-// Which options take a value is declared by the command (valueOptions).
-struct Arguments {
-    std::vector<std::string> positional;
-    std::map<std::string, std::string> options;  // "--spec" -> "file"
-    std::vector<std::string> flags;              // "--json"
-
-    bool has(const std::string& flag) const;
-    std::optional<std::string> option(const std::string& key) const;
-    // Numeric options: `fallback` when absent; rx::Error naming the option when the value is
-    // not a whole number / number, or below `minimum`.
-    int64_t integer(const std::string& key, int64_t fallback,
-                    int64_t minimum = std::numeric_limits<int64_t>::min()) const;
-    double number(const std::string& key, double fallback,
-                  double minimum = -std::numeric_limits<double>::infinity()) const;
-};
-
-struct Command {
-    std::string name;
-    std::string usage;                       // one line: "inspect PROGRAM [--json]"
-    std::vector<std::string> valueOptions;   // options that take a value, e.g. {"--spec"}
-    int (*run)(const Arguments& args) = nullptr;  // exit code; throw rx::Error on bad input
-};
-
 std::vector<CommandDefinition>& commandRegistry();
 
 struct RegisterCommand {
     RegisterCommand(std::string name, std::string description, Definer define) {
         commandRegistry().push_back({std::move(name), std::move(description), std::move(define)});
     }
-    explicit RegisterCommand(Command legacy);
 };
 
 // Keeps `object` alive until the process ends: recompute-cli exits without running

@@ -28,7 +28,7 @@ int runConvert(const ConvertArgs& a) {
         write.generation = rx::parseGenerationName(a.generation);
         if (!write.generation) throw rx::Error("--generation expects G0, G1, G2 or G3, found '" + a.generation + "'");
     }
-    for (const auto& w : program.warnings) std::cerr << a.in << ": warning: " << w << "\n";
+    for (const auto& w : program.warnings()) std::cerr << a.in << ": warning: " << w << "\n";
     rx::writeProgramFile(program, a.out, write);
     return 0;
 }

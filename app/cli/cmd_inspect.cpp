@@ -39,8 +39,8 @@ std::string humanBytes(WideInt b) {
 
 // A type's exact size in bytes: TypeTable saturates at INT64_MAX, so recompute those wide.
 WideInt exactTypeBytes(const Program& program, TypeId id) {
-    if (!program.types.bytesOverflow(id)) return program.types.bytes(id);
-    const Type& t = program.types[id];
+    if (!program.types().bytesOverflow(id)) return program.types().bytes(id);
+    const Type& t = program.types()[id];
     if (t.kind == Type::Kind::Vector) {
         WideInt sum = 0;
         for (TypeId e : t.elements) {
@@ -81,7 +81,7 @@ int runInspect(const InspectArgs& a) {
     // The file's program list, when it holds several (a second parse; skipped otherwise).
     std::vector<ProgramListing> listing;
     bool several = read.programIndex >= 0;
-    for (const auto& w : program.warnings) several |= w.rfind("file holds", 0) == 0;
+    for (const auto& w : program.warnings()) several |= w.rfind("file holds", 0) == 0;
     if (several) {
         const std::string text = readTextFile(path);
         if (text.find("\"base_code\"") == std::string::npos) listing = listPrograms(text, path);
@@ -95,16 +95,16 @@ int runInspect(const InspectArgs& a) {
     // Counted per interned name / type id first: no string work per op.
     std::vector<size_t> perName(program.opNameCount(), 0);
     size_t liveOps = 0;
-    for (OpId op = 0; op < program.ops.size(); ++op) {
-        if (program.ops[op].dead || program.ops[op].parentBlock == kNoId) continue;
+    for (OpId op = 0; op < program.ops().size(); ++op) {
+        if (program.op(op).dead || program.op(op).parentBlock == kNoId) continue;
         ++liveOps;
-        ++perName[program.ops[op].nameId];
+        ++perName[program.op(op).nameId];
     }
     std::map<std::string, size_t> histogram;
     for (uint32_t n = 0; n < perName.size(); ++n)
         if (perName[n]) histogram[std::string(program.opNameById(n))] += perName[n];
-    std::vector<size_t> perType(program.types.size(), 0);
-    for (const Value& v : program.values) ++perType[v.type];
+    std::vector<size_t> perType(program.types().size(), 0);
+    for (const Value& v : program.values()) ++perType[v.type];
     struct DTypeTotal { size_t values = 0; WideInt bytes = 0; };
     std::map<std::string, DTypeTotal> dtypes;
     WideInt totalBytes = 0;
@@ -115,7 +115,7 @@ int runInspect(const InspectArgs& a) {
     };
     for (TypeId id = 0; id < perType.size(); ++id) {
         if (!perType[id]) continue;
-        const Type& t = program.types[id];
+        const Type& t = program.types()[id];
         const std::string key = t.kind == Type::Kind::Null ? "null"
                                 : t.kind == Type::Kind::Vector ? "vec"
                                 : t.kind == Type::Kind::Opaque ? "other"
@@ -136,11 +136,11 @@ int runInspect(const InspectArgs& a) {
         auto string = [&](std::string_view s) { w.String(s.data(), rapidjson::SizeType(s.size())); };
         auto names = [&](const std::vector<ValueId>& vs) {
             w.StartArray();
-            for (ValueId v : vs) string(program.values[v].name);
+            for (ValueId v : vs) string(program.value(v).name);
             w.EndArray();
         };
         w.StartObject();
-        key("blocks"), w.Uint64(program.blocks.size());
+        key("blocks"), w.Uint64(program.blocks().size());
         key("dtypes");
         w.StartObject();
         for (const auto& [name, total] : dtypes) {
@@ -152,7 +152,7 @@ int runInspect(const InspectArgs& a) {
         }
         w.EndObject();
         key("file"), string(path);
-        key("generation"), string(generationName(program.generation));
+        key("generation"), string(generationName(program.generation()));
         key("op_histogram");
         w.StartObject();
         for (const auto& [name, count] : histogram) key(name), w.Uint64(count);
@@ -189,10 +189,10 @@ int runInspect(const InspectArgs& a) {
         key("read"), w.Double(readMs);
         w.EndObject();
         key("total_bytes"), wideNumber(w, totalBytes);
-        key("values"), w.Uint64(program.values.size());
+        key("values"), w.Uint64(program.values().size());
         key("warnings");
         w.StartArray();
-        for (const auto& warning : program.warnings) string(warning);
+        for (const auto& warning : program.warnings()) string(warning);
         w.EndArray();
         w.EndObject();
         std::cout << "\n";
@@ -205,10 +205,10 @@ int runInspect(const InspectArgs& a) {
         for (const auto& l : listing)
             std::cout << "  [" << l.index << "] line " << l.line << ": " << l.title << " (" << l.opCount << " ops)\n";
     }
-    std::cout << "generation: " << generationName(program.generation) << "\n"
+    std::cout << "generation: " << generationName(program.generation()) << "\n"
               << "ops: " << program.globalBlock().ops.size() << " in the global block, " << liveOps << " in all "
-              << program.blocks.size() << " block(s)\n"
-              << "values: " << program.values.size() << ", " << humanBytes(totalBytes) << " in all"
+              << program.blocks().size() << " block(s)\n"
+              << "values: " << program.values().size() << ", " << humanBytes(totalBytes) << " in all"
               << (totalBytes > WideInt(INT64_MAX) ? " (" + decimal(totalBytes) + " bytes)" : std::string()) << "\n"
               << "read in " << static_cast<int64_t>(readMs) << " ms\n";
     std::vector<std::pair<std::string, size_t>> sorted(histogram.begin(), histogram.end());
@@ -222,7 +222,7 @@ int runInspect(const InspectArgs& a) {
               << spec.backwardOpStartIdx << ", " << spec.inputs.size() << " input(s), " << spec.outputs.size()
               << " output(s), " << spec.gradOutputs.size() << " grad output(s)\n";
     for (const auto& n : spec.notes) std::cout << "  note: " << n << "\n";
-    for (const auto& warning : program.warnings) std::cout << "warning: " << warning << "\n";
+    for (const auto& warning : program.warnings()) std::cout << "warning: " << warning << "\n";
     return 0;
 }
 

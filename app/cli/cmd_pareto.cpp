@@ -65,7 +65,7 @@ void printChanges(const BudgetPlanner& planner, const BudgetPlan& plan, const Bu
               << humanFlops(flops) << " recomputed\n";
     for (size_t i = 0; i < list.size() && i < limit; ++i) {
         const auto& c = list[i];
-        std::cout << "    " << p.values[c.value].name << ": " << valueSideName(c.referenceSide) << " -> "
+        std::cout << "    " << p.value(c.value).name << ": " << valueSideName(c.referenceSide) << " -> "
                   << valueSideName(c.side) << ", " << (c.bytes > 0 ? "+" : "") << humanBytes(c.bytes) << ", "
                   << (c.flops > 0 ? "+" : "") << humanFlops(c.flops) << "\n";
     }
@@ -213,7 +213,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     std::unique_ptr<BudgetPlan> seed = trySeed(planner);
     if (!a.rewritten.empty()) {
         WriteOptions wo;
-        wo.generation = l.program->generation;
+        wo.generation = l.program->generation();
         wo.renumber = true;
         writeProgramFile(*planner.rewrite(plan), a.rewritten, wo);
     }

@@ -94,7 +94,7 @@ int runSolve(const SolveArgs& a) {
     if (!a.rewritten.empty())
         rewrittenWrite = std::async(std::launch::async, [&] {
             WriteOptions wo;
-            wo.generation = p.generation;
+            wo.generation = p.generation();
             wo.renumber = true;
             writeProgramFile(*r.rewritten, a.rewritten, wo);
         });
@@ -123,7 +123,7 @@ int runSolve(const SolveArgs& a) {
     }
     auto list = [&](const std::vector<ValueId>& vs) {
         std::string s;
-        for (size_t i = 0; i < vs.size() && i < 12; ++i) s += (i ? ", " : "") + p.values[vs[i]].name;
+        for (size_t i = 0; i < vs.size() && i < 12; ++i) s += (i ? ", " : "") + p.value(vs[i]).name;
         if (vs.size() > 12) s += ", ... (" + std::to_string(vs.size()) + ")";
         return "{" + s + "}";
     };

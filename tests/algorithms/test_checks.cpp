@@ -29,7 +29,9 @@ void checkCut(const FlowNetwork& net, const MinCutResult& cut, const std::string
     }
     for (uint32_t k = 0; k < net.arcs.size(); ++k) {
         const auto& a = net.arcs[k];
-        if (!cut.sinkSide[a.from] && cut.sinkSide[a.to]) QVERIFY2(inCut[k], (tag + ": a crossing arc is not listed").c_str());
+        // Listed exactly when it crosses (source side -> sink side): both branches assert.
+        const bool crosses = !cut.sinkSide[a.from] && cut.sinkSide[a.to];
+        QVERIFY2(bool(inCut[k]) == crosses, (tag + (crosses ? ": a crossing arc is not listed" : ": a listed arc does not cross")).c_str());
     }
     QCOMPARE(cutSum, cut.valueUnits);  // cut value = flow value
     const ReferenceCut ref = edmondsKarp(net);
@@ -153,47 +155,47 @@ private:
     static void checkRewrite(const Analysis& a, const RandomProgram& rp, const SolveResult& r, const std::string& tag) {
         const Program& orig = a.program();
         const Program& rw = *r.rewritten;
-        std::vector<uint32_t> position(rw.ops.size(), kNoId);
+        std::vector<uint32_t> position(rw.ops().size(), kNoId);
         for (uint32_t i = 0; i < rw.globalBlock().ops.size(); ++i) position[rw.globalBlock().ops[i]] = i;
-        std::vector<uint8_t> saved(orig.values.size(), 0), midHold(orig.values.size(), 0);
+        std::vector<uint8_t> saved(orig.values().size(), 0), midHold(orig.values().size(), 0);
         for (ValueId v : r.plan.savedValues) saved[v] = 1;
         for (ValueId v : r.plan.midHoldValues) midHold[v] = 1;
-        std::vector<OpId> cloneOfResult(rw.values.size(), kNoId);  // clone result -> original op
+        std::vector<OpId> cloneOfResult(rw.values().size(), kNoId);  // clone result -> original op
         for (size_t k = 0; k < r.clones.size(); ++k)
-            for (ValueId res : rw.ops[r.clones[k]].results) cloneOfResult[res] = r.cloneOf[k];
+            for (ValueId res : rw.op(r.clones[k]).results) cloneOfResult[res] = r.cloneOf[k];
         QCOMPARE(r.clones.size(), r.plan.recomputeOps.size());
         const auto& gops = orig.globalBlock().ops;
         for (size_t i = size_t(rp.spec.backwardOpStartIdx); i < gops.size(); ++i) {
             const OpId op = gops[i];
-            for (size_t slot = 0; slot < rw.ops[op].operands.size(); ++slot) {
-                const ValueId x = rw.ops[op].operands[slot];
-                const ValueId before = orig.ops[op].operands[slot];
+            for (size_t slot = 0; slot < rw.op(op).operands.size(); ++slot) {
+                const ValueId x = rw.op(op).operands[slot];
+                const ValueId before = orig.op(op).operands[slot];
                 if (before == kNoId || !a.isForwardValue(before)) {
                     QCOMPARE(x, before);  // only forward reads are redirected
                     continue;
                 }
                 if (midHold[before]) {
-                    QVERIFY2(x < rw.values.size() && cloneOfResult[x] == orig.values[before].definingOp,
-                             (tag + ": mid-hold " + orig.values[before].name + " not read from its clone").c_str());
-                    QVERIFY2(position[rw.values[x].definingOp] < position[op], (tag + ": clone placed after its user").c_str());
+                    QVERIFY2(x < rw.values().size() && cloneOfResult[x] == orig.value(before).definingOp,
+                             (tag + ": mid-hold " + orig.value(before).name + " not read from its clone").c_str());
+                    QVERIFY2(position[rw.value(x).definingOp] < position[op], (tag + ": clone placed after its user").c_str());
                 } else {
                     QCOMPARE(x, before);
                     QVERIFY2(saved[x] || a.isInput(x) || a.isOutput(x) || a.isBwNoNeedBuffer(x) ||
-                                 orig.opName(orig.values[x].definingOp) == "cf.stack_create",
-                             (tag + ": backward reads forward value " + orig.values[x].name + " uncovered").c_str());
+                                 orig.opName(orig.value(x).definingOp) == "cf.stack_create",
+                             (tag + ": backward reads forward value " + orig.value(x).name + " uncovered").c_str());
                 }
             }
         }
         for (OpId c : r.clones)
-            for (ValueId x : rw.ops[c].operands) {
+            for (ValueId x : rw.op(c).operands) {
                 if (x == kNoId) continue;
                 if (cloneOfResult[x] != kNoId) {
-                    QVERIFY2(position[rw.values[x].definingOp] < position[c], (tag + ": clone reads a later clone").c_str());
+                    QVERIFY2(position[rw.value(x).definingOp] < position[c], (tag + ": clone reads a later clone").c_str());
                     continue;
                 }
-                const std::string_view def = rw.opName(rw.values[x].definingOp);
+                const std::string_view def = rw.opName(rw.value(x).definingOp);
                 QVERIFY2(saved[x] || def == "pd_op.data" || def == "builtin.parameter",
-                         (tag + ": clone reads " + rw.values[x].name).c_str());
+                         (tag + ": clone reads " + rw.value(x).name).c_str());
             }
     }
 
@@ -202,16 +204,16 @@ private:
     static void checkMemory(const Program& p, const RecomputeSpec& spec, const MemoryProfile& m, const std::string& tag) {
         const auto& gops = p.globalBlock().ops;
         QCOMPARE(m.liveBytes.size(), gops.size());
-        std::vector<uint8_t> resident(p.values.size(), 0);
+        std::vector<uint8_t> resident(p.values().size(), 0);
         for (ValueId v : spec.inputs) resident[v] = 1;
         int64_t residentBytes = 0, peak = 0, boundary = 0;
-        for (ValueId v = 0; v < p.values.size(); ++v)
+        for (ValueId v = 0; v < p.values().size(); ++v)
             if (resident[v]) residentBytes += p.valueBytes(v);
         peak = residentBytes;
         for (size_t i = 0; i < gops.size(); ++i) {
             int64_t live = residentBytes;
             for (size_t j = 0; j <= i; ++j)
-                for (ValueId r : p.ops[gops[j]].results) {
+                for (ValueId r : p.op(gops[j]).results) {
                     if (resident[r]) continue;
                     size_t last = j;
                     for (const Use& u : p.uses(r))

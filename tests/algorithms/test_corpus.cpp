@@ -21,14 +21,17 @@ namespace {
 std::string shared(const std::string& rel) { return std::string(RX_SHARED_DIR) + "/" + rel; }
 std::vector<std::string> names(const Program& p, const std::vector<ValueId>& vs) {
     std::vector<std::string> out;
-    for (ValueId v : vs) out.push_back(p.values[v].name);
+    for (ValueId v : vs) out.push_back(p.value(v).name);
     return out;
 }
 void stripRecomputeMarks(Program& p) {
-    for (Operation& op : p.ops)
-        std::erase_if(op.attributes.edit(), [](const NamedAttribute& a) {
+    for (OpId id = 0; id < p.ops().size(); ++id) {
+        std::vector<NamedAttribute> attributes = p.op(id).attributes.toVector();
+        std::erase_if(attributes, [](const NamedAttribute& a) {
             return a.name == "is_recompute_op" || a.name == "is_recompute_bw_op";
         });
+        p.setOpAttributes(id, std::move(attributes));
+    }
 }
 }  // namespace
 
@@ -53,20 +56,20 @@ private slots:
 
         // The rewritten program, renumbered, is the docstring's output minus its fetch and marks.
         Program rewritten = *r.rewritten;
-        QVERIFY(rewritten.ops[r.plan.recomputeOps[0]].attribute("is_recompute_op"));
+        QVERIFY(rewritten.op(r.plan.recomputeOps[0]).attribute("is_recompute_op"));
         QCOMPARE(r.clones.size(), size_t(1));
-        QVERIFY(rewritten.ops[r.clones[0]].attribute("is_recompute_bw_op"));
+        QVERIFY(rewritten.op(r.clones[0]).attribute("is_recompute_bw_op"));
         stripRecomputeMarks(rewritten);
         Program expected = readPirFile(shared("corpus/pir-real/recompute-docstring-sin-cos.pir"));
         const OpId fetch = expected.globalBlock().ops.back();
         QCOMPARE(std::string(expected.opName(fetch)), std::string("pd_op.fetch"));
         expected.eraseOp(fetch);
         WriteOptions wo;
-        wo.generation = program->generation;
+        wo.generation = program->generation();
         wo.renumber = true;
         QCOMPARE(printProgram(rewritten, wo), printProgram(expected, wo));
         // The original is untouched (passes are functions).
-        QVERIFY(!program->ops[r.plan.recomputeOps[0]].attribute("is_recompute_op"));
+        QVERIFY(!program->op(r.plan.recomputeOps[0]).attribute("is_recompute_op"));
         // Memory: %1 no longer crosses the boundary.
         QCOMPARE(r.originalMemory.boundaryActivationBytes - r.rewrittenMemory.boundaryActivationBytes, int64_t(64) << 20);
     }

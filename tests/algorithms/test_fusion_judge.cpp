@@ -170,7 +170,7 @@ private slots:
             const ValueId hv = all[6];  // first layer's residual output, read by the next layer
             bool any = false;
             for (OpId user : a.forwardUserOps(hv))
-                any = any || a.hasUnfusibleOpOnAnyPath(classes, b.p.values[hv].definingOp, user);
+                any = any || a.hasUnfusibleOpOnAnyPath(classes, b.p.value(hv).definingOp, user);
             QCOMPARE(uint8_t(any), byDefault[hv]);
         }
     }

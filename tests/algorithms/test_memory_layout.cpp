@@ -40,7 +40,7 @@ private slots:
         Program p = parsePir(kFourOps, "four.pir");
         const auto& ops = p.globalBlock().ops;
         QCOMPARE(ops.size(), size_t(4));
-        const Operation &data = p.ops[ops[0]], &sin = p.ops[ops[1]], &cos = p.ops[ops[2]], &exp = p.ops[ops[3]];
+        const Operation &data = p.op(ops[0]), &sin = p.op(ops[1]), &cos = p.op(ops[2]), &exp = p.op(ops[3]);
         QVERIFY(sin.attributes.sharesStorageWith(cos.attributes));
         QVERIFY(!sin.attributes.sharesStorageWith(exp.attributes));
         QVERIFY(!sin.attributes.sharesStorageWith(data.attributes));
@@ -48,10 +48,10 @@ private slots:
         QCOMPARE(cos.attribute("stop_gradient")->elements.at(0).boolValue, false);
 
         // Writing one op's attribute copies its list: the other op keeps its own value.
-        p.ops[ops[2]].setAttribute("stop_gradient", Attribute::array({Attribute::boolean(true)}));
-        QVERIFY(!p.ops[ops[1]].attributes.sharesStorageWith(p.ops[ops[2]].attributes));
-        QCOMPARE(p.ops[ops[1]].attribute("stop_gradient")->elements.at(0).boolValue, false);
-        QCOMPARE(p.ops[ops[2]].attribute("stop_gradient")->elements.at(0).boolValue, true);
+        p.setOpAttribute(ops[2], "stop_gradient", Attribute::array({Attribute::boolean(true)}));
+        QVERIFY(!p.op(ops[1]).attributes.sharesStorageWith(p.op(ops[2]).attributes));
+        QCOMPARE(p.op(ops[1]).attribute("stop_gradient")->elements.at(0).boolValue, false);
+        QCOMPARE(p.op(ops[2]).attribute("stop_gradient")->elements.at(0).boolValue, true);
         p.finish();
         const std::string text = printProgram(p);
         QVERIFY(text.find("\"pd_op.sin\" (%0) {stop_gradient:[false]}") != std::string::npos);
@@ -92,9 +92,9 @@ private slots:
         std::set<const NamedAttribute*> storages;
         size_t withAttributes = 0;
         for (OpId op : p.globalBlock().ops)
-            if (!p.ops[op].attributes.empty()) {
+            if (!p.op(op).attributes.empty()) {
                 ++withAttributes;
-                storages.insert(p.ops[op].attributes.begin());
+                storages.insert(p.op(op).attributes.begin());
             }
         QVERIFY2(withAttributes > 3000, std::to_string(withAttributes).c_str());
         QVERIFY2(storages.size() * 4 < withAttributes,
@@ -112,12 +112,12 @@ private slots:
         QVERIFY(!r.plan.recomputeOps.empty());
         QVERIFY(!r.clones.empty());
         const Program& rw = *r.rewritten;
-        std::vector<uint8_t> recomputed(program->ops.size(), 0);
+        std::vector<uint8_t> recomputed(program->ops().size(), 0);
         for (OpId op : r.plan.recomputeOps) recomputed[op] = 1;
         size_t shared = 0;
-        for (OpId op = 0; op < program->ops.size(); ++op) {
-            const Operation& before = program->ops[op];
-            const Operation& after = rw.ops[op];
+        for (OpId op = 0; op < program->ops().size(); ++op) {
+            const Operation& before = program->op(op);
+            const Operation& after = rw.op(op);
             QVERIFY(!before.attribute("is_recompute_op"));
             if (recomputed[op]) {
                 QVERIFY(after.attribute("is_recompute_op"));
@@ -128,8 +128,8 @@ private slots:
                 ++shared;
             }
         }
-        QVERIFY(shared > program->ops.size() / 2);
-        for (OpId c : r.clones) QVERIFY(rw.ops[c].attribute("is_recompute_bw_op"));
+        QVERIFY(shared > program->ops().size() / 2);
+        for (OpId c : r.clones) QVERIFY(rw.op(c).attribute("is_recompute_bw_op"));
     }
 
     // Renumbered names (kept as numbers by the writer): %N in print order, %arg_N for

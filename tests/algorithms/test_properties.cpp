@@ -60,31 +60,31 @@ private slots:
             const Program& rw = *r.rewritten;
             if (!r.clones.empty()) ++withClones;
             // define before use
-            std::vector<uint8_t> defined(rw.values.size(), 0);
+            std::vector<uint8_t> defined(rw.values().size(), 0);
             for (OpId op : rw.globalBlock().ops) {
-                for (ValueId x : rw.ops[op].operands)
-                    QVERIFY2(x == kNoId || defined[x], (tag + ": " + rw.values[x].name + " used before definition").c_str());
-                for (ValueId res : rw.ops[op].results) defined[res] = 1;
+                for (ValueId x : rw.op(op).operands)
+                    QVERIFY2(x == kNoId || defined[x], (tag + ": " + rw.value(x).name + " used before definition").c_str());
+                for (ValueId res : rw.op(op).results) defined[res] = 1;
             }
             // backward reads of forward values
-            std::vector<uint8_t> saved(rw.values.size(), 0), cloneResult(rw.values.size(), 0);
+            std::vector<uint8_t> saved(rw.values().size(), 0), cloneResult(rw.values().size(), 0);
             for (ValueId v : r.plan.savedValues) saved[v] = 1;
             for (OpId c : r.clones)
-                for (ValueId res : rw.ops[c].results) cloneResult[res] = 1;
+                for (ValueId res : rw.op(c).results) cloneResult[res] = 1;
             for (size_t i = size_t(rp.spec.backwardOpStartIdx); i < rp.b.p.globalBlock().ops.size(); ++i) {
                 const OpId op = rp.b.p.globalBlock().ops[i];
-                for (ValueId x : rw.ops[op].operands) {
-                    if (x == kNoId || x >= a.program().values.size() || !a.isForwardValue(x)) continue;
+                for (ValueId x : rw.op(op).operands) {
+                    if (x == kNoId || x >= a.program().values().size() || !a.isForwardValue(x)) continue;
                     QVERIFY2(saved[x] || a.isInput(x) || a.isOutput(x) || a.isBwNoNeedBuffer(x),
-                             (tag + ": backward reads forward value " + rw.values[x].name).c_str());
+                             (tag + ": backward reads forward value " + rw.value(x).name).c_str());
                 }
             }
             for (OpId c : r.clones)
-                for (ValueId x : rw.ops[c].operands) {
+                for (ValueId x : rw.op(c).operands) {
                     if (x == kNoId || cloneResult[x]) continue;
-                    const OpId def = rw.values[x].definingOp;
+                    const OpId def = rw.value(x).definingOp;
                     const bool start = def != kNoId && (rw.opName(def) == "pd_op.data" || rw.opName(def) == "builtin.parameter");
-                    QVERIFY2(saved[x] || start, (tag + ": clone reads " + rw.values[x].name).c_str());
+                    QVERIFY2(saved[x] || start, (tag + ": clone reads " + rw.value(x).name).c_str());
                 }
             // prints and parses back
             WriteOptions wo;

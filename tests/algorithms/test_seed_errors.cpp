@@ -19,7 +19,7 @@ struct DropoutProgram {
         const TypeId t = b.f32({8, 8}), one = b.f32({1});
         x = b.op("pd_op.data", {}, t);
         p = b.op("pd_op.full", {}, one);
-        const auto r = b.ops("pd_op.dropout", {x, kNoId, p}, {t, b.p.types.tensor(DType::UInt8, {8, 8})});
+        const auto r = b.ops("pd_op.dropout", {x, kNoId, p}, {t, b.p.tensorType(DType::UInt8, {8, 8})});
         y = r[0];
         mask = r[1];
         e = b.op("pd_op.exp", {y}, t);
@@ -85,7 +85,7 @@ private slots:
         ProgramBuilder b;
         const TypeId t = b.f32({8, 8});
         const ValueId x = b.op("pd_op.data", {}, t);
-        const TypeId vt = b.p.types.intern(Type::vector({t, t}));
+        const TypeId vt = b.p.internType(Type::vector({t, t}));
         const ValueId c = b.op("builtin.combine", {x, kNoId}, vt);
         const ValueId cat = b.op("pd_op.concat", {c}, b.f32({16, 8}));
         const int fwdEnd = b.index();

@@ -30,11 +30,11 @@ std::string shared(const std::string& rel) { return std::string(RX_SHARED_DIR) +
 // data -> exp -> exp with the given element counts (f32).
 Program chain(int64_t dataElems, int64_t midElems) {
     Program p;
-    const TypeId a = p.types.tensor(DType::Float32, {dataElems});
-    const TypeId b = p.types.tensor(DType::Float32, {midElems});
+    const TypeId a = p.tensorType(DType::Float32, {dataElems});
+    const TypeId b = p.tensorType(DType::Float32, {midElems});
     const OpId d = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{a});
-    const OpId e = p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.ops[d].results[0]}, std::vector<TypeId>{b});
-    p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.ops[e].results[0]}, std::vector<TypeId>{b});
+    const OpId e = p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.op(d).results[0]}, std::vector<TypeId>{b});
+    p.appendOp(0, "pd_op.exp", std::vector<ValueId>{p.op(e).results[0]}, std::vector<TypeId>{b});
     p.finish();
     return p;
 }
@@ -48,7 +48,7 @@ class CoreOutputsTest : public QObject {
 private Q_SLOTS:
     void memoryModelIsExact() {
         const Program p = chain(1 << 20, 1 << 10);
-        const ValueId data = p.ops[p.globalBlock().ops[0]].results[0];
+        const ValueId data = p.op(p.globalBlock().ops[0]).results[0];
         const MemoryProfile m = profileMemory(p, std::vector<ValueId>{data}, 1);
         QVERIFY(m.ok());
         QCOMPARE(m.residentBytes, int64_t(4) << 20);

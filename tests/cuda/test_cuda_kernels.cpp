@@ -23,21 +23,21 @@ enum class Cmp { Bitwise, Close, Matmul };
 struct P {
     Program p;
     ValueId data(const std::string& name, DType t, std::vector<int64_t> dims) {
-        OpId op = p.appendOp(0, "pd_op.data", std::vector<ValueId>{}, std::vector<TypeId>{p.types.tensor(t, dims)},
+        OpId op = p.appendOp(0, "pd_op.data", std::vector<ValueId>{}, std::vector<TypeId>{p.tensorType(t, dims)},
                              {{"name", Attribute::string(name)}});
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     }
     ValueId f(const std::string& name, std::vector<int64_t> dims) { return data(name, DType::Float32, std::move(dims)); }
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.ops[id].results;
+        return p.op(id).results;
     }
     ValueId op1(const std::string& name, std::vector<ValueId> operands, DType t, std::vector<int64_t> dims,
                 std::vector<NamedAttribute> attrs = {}) {
-        return op(name, std::move(operands), {p.types.tensor(t, dims)}, std::move(attrs))[0];
+        return op(name, std::move(operands), {p.tensorType(t, dims)}, std::move(attrs))[0];
     }
-    TypeId t(DType d, std::vector<int64_t> dims) { return p.types.tensor(d, dims); }
+    TypeId t(DType d, std::vector<int64_t> dims) { return p.tensorType(d, dims); }
     ValueId ints(std::vector<int64_t> v) {
         return op1("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
     }
@@ -45,8 +45,8 @@ struct P {
         return op1("pd_op.full", {}, DType::Float32, {1}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(v)}});
     }
     void fetch(ValueId v) {
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.values[v].type},
-                   {{"name", Attribute::string(p.values[v].name)}});
+        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type},
+                   {{"name", Attribute::string(p.value(v).name)}});
     }
 };
 
@@ -158,17 +158,17 @@ private slots:
         b.fetch(b.op(("pd_op.reshape"), {x, b.ints({6, -1})}, {b.t(DType::Float32, {6, 4}), b.t(DType::Float32, {0, 2, 3, 4})})[0]);
         ValueId y = b.f("y", {2, 5, 4});
         TypeId tx = b.t(DType::Float32, {2, 3, 4}), ty = b.t(DType::Float32, {2, 5, 4});
-        ValueId l = b.op("builtin.combine", {x, y}, {b.p.types.intern(Type::vector({tx, ty}))})[0];
+        ValueId l = b.op("builtin.combine", {x, y}, {b.p.internType(Type::vector({tx, ty}))})[0];
         ValueId cat = b.op1("pd_op.concat", {l, b.ints({1})}, DType::Float32, {2, 8, 4});
         b.fetch(cat);
         TypeId part = b.t(DType::Float32, {2, 4, 4});
-        ValueId parts = b.op("pd_op.split_with_num", {cat}, {b.p.types.intern(Type::vector({part, part}))}, {{"num", Attribute::int32(2)}, {"axis", Attribute::int32(1)}})[0];
+        ValueId parts = b.op("pd_op.split_with_num", {cat}, {b.p.internType(Type::vector({part, part}))}, {{"num", Attribute::int32(2)}, {"axis", Attribute::int32(1)}})[0];
         std::vector<ValueId> ps = b.op("builtin.split", {parts}, {part, part});
         b.fetch(ps[1]);
         b.fetch(b.op1("pd_op.slice_grad", {x, b.f("sg", {2, 2, 4}), b.ints({1}), b.ints({3})}, DType::Float32, {2, 3, 4},
                       {{"axes", Attribute::intArray({1})}}));
         TypeId half = b.t(DType::Float32, {2, 4, 4});
-        ValueId gl = b.op("builtin.combine", {b.f("s1", {2, 4, 4}), b.f("s2", {2, 4, 4})}, {b.p.types.intern(Type::vector({half, half}))})[0];
+        ValueId gl = b.op("builtin.combine", {b.f("s1", {2, 4, 4}), b.f("s2", {2, 4, 4})}, {b.p.internType(Type::vector({half, half}))})[0];
         b.fetch(b.op1("pd_op.split_grad", {gl, b.ints({1})}, DType::Float32, {2, 8, 4}));
         b.fetch(b.op1("pd_op.tril", {x}, DType::Float32, {2, 3, 4}, {{"diagonal", Attribute::int32(1)}}));
         b.fetch(b.op1("pd_op.transpose_grad", {b.f("tg", {4, 2, 3})}, DType::Float32, {2, 3, 4}, {{"perm", Attribute::intArray({2, 0, 1})}}));
@@ -333,7 +333,7 @@ private slots:
         P b;
         ValueId x = b.f("x", {50}), y = b.f("y", {50}), z = b.f("z", {50});
         TypeId t = b.t(DType::Float32, {50});
-        ValueId l = b.op("builtin.combine", {x, y, z}, {b.p.types.intern(Type::vector({t, t, t}))})[0];
+        ValueId l = b.op("builtin.combine", {x, y, z}, {b.p.internType(Type::vector({t, t, t}))})[0];
         b.fetch(b.op1("pd_op.add_n", {l}, DType::Float32, {50}));
         expectMatch("add_n", b, Cmp::Bitwise);
     }

@@ -21,16 +21,16 @@ namespace {
 
 struct P {
     Program p;
-    TypeId t(std::vector<int64_t> dims) { return p.types.tensor(DType::Float32, dims); }
+    TypeId t(std::vector<int64_t> dims) { return p.tensorType(DType::Float32, dims); }
     ValueId data(const std::string& name, std::vector<int64_t> dims) {
         OpId op = p.appendOp(0, "pd_op.data", std::vector<ValueId>{}, std::vector<TypeId>{t(dims)}, {{"name", Attribute::string(name)}});
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     }
     ValueId op(const std::string& name, std::vector<ValueId> operands, std::vector<int64_t> dims, std::vector<NamedAttribute> a = {}) {
         OpId id = p.appendOp(0, name, operands, std::vector<TypeId>{t(dims)}, std::move(a));
-        return p.ops[id].results[0];
+        return p.op(id).results[0];
     }
-    void fetch(ValueId v) { p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.values[v].type}, {{"name", Attribute::string("out")}}); }
+    void fetch(ValueId v) { p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type}, {{"name", Attribute::string("out")}}); }
 };
 
 bool formula(const Program& p, OpId op) {

@@ -31,17 +31,17 @@ struct P {
     Program p;
     RunInputs in;
     ValueId data(const std::string& name, const Tensor& t) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(t.dtype, t.dims)}, {{"name", Attribute::string(name)}});
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t.dtype, t.dims)}, {{"name", Attribute::string(name)}});
         in.byName[name] = t;
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     }
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.ops[id].results;
+        return p.op(id).results;
     }
-    TypeId t(DType d, Dims dims) { return p.types.tensor(d, dims); }
-    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.values[v].type}, {{"name", Attribute::string(p.values[v].name)}}); }
+    TypeId t(DType d, Dims dims) { return p.tensorType(d, dims); }
+    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.value(v).type}, {{"name", Attribute::string(p.value(v).name)}}); }
     RunResult run() { CpuExecutor ex; return ex.run(p, in, {}); }
 };
 

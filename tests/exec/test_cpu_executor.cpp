@@ -18,21 +18,21 @@ struct P {
     Program p;
     RunInputs in;
     ValueId data(const std::string& name, DType t, std::vector<int64_t> dims, std::vector<double> values) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(t, dims)}, {{"name", Attribute::string(name)}});
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
         in.byName[name] = Tensor::fromDoubles(t, dims, values);
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     }
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.ops[id].results;
+        return p.op(id).results;
     }
-    TypeId t(DType d, std::vector<int64_t> dims) { return p.types.tensor(d, dims); }
+    TypeId t(DType d, std::vector<int64_t> dims) { return p.tensorType(d, dims); }
     ValueId ints(std::vector<int64_t> v) {
         return op("pd_op.full_int_array", {}, {t(DType::Int64, {static_cast<int64_t>(v.size())})},
                   {{"value", Attribute::intArray(v)}})[0];
     }
-    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.values[v].type}, {{"name", Attribute::string(p.values[v].name)}}); }
+    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.value(v).type}, {{"name", Attribute::string(p.value(v).name)}}); }
     RunResult run() { CpuExecutor ex; return ex.run(p, in, {}); }
 };
 
@@ -126,12 +126,12 @@ private slots:
                      {{"axes", Attribute::intArray({1})}, {"decrease_axis", Attribute::intArray({})}})[0]);
         b.fetch(b.op("pd_op.expand", {b.data("e", DType::Int64, {1, 2}, {7, 8}), b.ints({3, 2})}, {b.t(DType::Int64, {3, 2})})[0]);
         b.fetch(b.op("pd_op.unsqueeze", {x, b.ints({0})}, {b.t(DType::Int64, {1, 2, 3})})[0]);
-        ValueId vec = b.op("builtin.combine", {x, x}, {b.p.types.intern(Type::vector({b.t(DType::Int64, {2, 3}), b.t(DType::Int64, {2, 3})}))})[0];
+        ValueId vec = b.op("builtin.combine", {x, x}, {b.p.internType(Type::vector({b.t(DType::Int64, {2, 3}), b.t(DType::Int64, {2, 3})}))})[0];
         ValueId axis = b.op("pd_op.full", {}, {b.t(DType::Int32, {1})}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(1)}})[0];
         ValueId cat = b.op("pd_op.concat", {vec, axis}, {b.t(DType::Int64, {2, 6})})[0];
         b.fetch(cat);
         TypeId half = b.t(DType::Int64, {2, 3});
-        ValueId parts = b.op("pd_op.split", {cat, b.ints({2, 4}), axis}, {b.p.types.intern(Type::vector({b.t(DType::Int64, {2, 2}), b.t(DType::Int64, {2, 4})}))})[0];
+        ValueId parts = b.op("pd_op.split", {cat, b.ints({2, 4}), axis}, {b.p.internType(Type::vector({b.t(DType::Int64, {2, 2}), b.t(DType::Int64, {2, 4})}))})[0];
         auto two = b.op("builtin.split", {parts}, {b.t(DType::Int64, {2, 2}), b.t(DType::Int64, {2, 4})});
         b.fetch(two[1]);
         (void)half;
@@ -354,11 +354,11 @@ private slots:
         ValueId e = b.op("pd_op.exp", {x}, {b.t(DType::Float32, {2})})[0];
         b.op("pd_op.exp", {e}, {b.t(DType::Float32, {2})});
         RunOptions o;
-        o.captureValues = {b.p.values[e].name};
+        o.captureValues = {b.p.value(e).name};
         CpuExecutor ex;
         RunResult r = ex.run(b.p, b.in, o);
         QCOMPARE(r.values.size(), size_t(1));
-        expectNear(r.values.at(b.p.values[e].name).toDoubles(), {1, std::exp(1.0)}, 1e-6);
+        expectNear(r.values.at(b.p.value(e).name).toDoubles(), {1, std::exp(1.0)}, 1e-6);
     }
     void oversizedWorkIsRefusedBeforeRunning() {
         P b;
@@ -389,13 +389,13 @@ private slots:
         // concat_grad splits the gradient back; split_grad concatenates it.
         TypeId a = b.t(DType::Float32, {2, 1}), c = b.t(DType::Float32, {2, 2});
         ValueId pa = b.data("pa", DType::Float32, {2, 1}, {0, 0}), pc = b.data("pc", DType::Float32, {2, 2}, {0, 0, 0, 0});
-        ValueId vec = b.op("builtin.combine", {pa, pc}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        ValueId vec = b.op("builtin.combine", {pa, pc}, {b.p.internType(Type::vector({a, c}))})[0];
         ValueId axis = b.op("pd_op.full", {}, {b.t(DType::Int32, {1})}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(1)}})[0];
         ValueId g = b.data("g", DType::Float32, {2, 3}, {1, 2, 3, 4, 5, 6});
-        ValueId grads = b.op("pd_op.concat_grad", {vec, g, axis}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        ValueId grads = b.op("pd_op.concat_grad", {vec, g, axis}, {b.p.internType(Type::vector({a, c}))})[0];
         auto parts = b.op("builtin.split", {grads}, {a, c});
         b.fetch(parts[0]); b.fetch(parts[1]);
-        ValueId back = b.op("builtin.combine", {parts[0], parts[1]}, {b.p.types.intern(Type::vector({a, c}))})[0];
+        ValueId back = b.op("builtin.combine", {parts[0], parts[1]}, {b.p.internType(Type::vector({a, c}))})[0];
         b.fetch(b.op("pd_op.split_grad", {back, axis}, {b.t(DType::Float32, {2, 3})})[0]);
         RunResult r = b.run();
         expectNear(values(r, 0), {1, 2, 3, 4, 5, 6});

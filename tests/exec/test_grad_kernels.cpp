@@ -49,8 +49,8 @@ Built build(const GradCase& gc, const std::map<std::string, Tensor>& inputs, con
     Program& p = b.p;
     std::vector<ValueId> xs;
     for (const Input& i : gc.inputs) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(i.dtype, i.dims)}, {{"name", Attribute::string(i.name)}});
-        xs.push_back(p.ops[op].results[0]);
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(i.dtype, i.dims)}, {{"name", Attribute::string(i.name)}});
+        xs.push_back(p.op(op).results[0]);
         b.in.byName[i.name] = inputs.at(i.name);
     }
     std::vector<ValueId> outs;
@@ -69,33 +69,33 @@ Built build(const GradCase& gc, const std::map<std::string, Tensor>& inputs, con
             at = comma + 1;
         }
         if (t[0] == 'i') {
-            OpId op = p.appendOp(0, "pd_op.full_int_array", {}, std::vector<TypeId>{p.types.tensor(DType::Int64, {int64_t(v.size())})},
+            OpId op = p.appendOp(0, "pd_op.full_int_array", {}, std::vector<TypeId>{p.tensorType(DType::Int64, {int64_t(v.size())})},
                                  {{"value", Attribute::intArray(v)}});
-            return p.ops[op].results[0];
+            return p.op(op).results[0];
         }
-        OpId op = p.appendOp(0, "pd_op.full", {}, std::vector<TypeId>{p.types.tensor(DType::Float64, {1})},
+        OpId op = p.appendOp(0, "pd_op.full", {}, std::vector<TypeId>{p.tensorType(DType::Float64, {1})},
                              {{"shape", Attribute::intArray({1})}, {"value", Attribute::float64(std::stod(rest))}});
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     };
     std::vector<ValueId> fo;
     for (const std::string& t : gc.forwardOperands) fo.push_back(operand(t));
     std::vector<TypeId> frt;
-    for (const auto& [dt, d] : gc.forwardResults) frt.push_back(p.types.tensor(dt, d));
+    for (const auto& [dt, d] : gc.forwardResults) frt.push_back(p.tensorType(dt, d));
     OpId f = p.appendOp(0, gc.forward, fo, frt, gc.attrs);
-    outs = p.ops[f].results;
+    outs = p.op(f).results;
     const ValueId objective = outs.at(gc.objectiveResult);
-    p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{objective}, std::vector<TypeId>{p.values[objective].type}, {});
+    p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{objective}, std::vector<TypeId>{p.value(objective).type}, {});
     if (withGrad) {
-        OpId gop = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(DType::Float64, gc.forwardResults[gc.objectiveResult].second)},
+        OpId gop = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(DType::Float64, gc.forwardResults[gc.objectiveResult].second)},
                               {{"name", Attribute::string("G")}});
-        gv = p.ops[gop].results[0];
+        gv = p.op(gop).results[0];
         b.in.byName["G"] = g;
         std::vector<ValueId> go;
         for (const std::string& t : gc.gradOperands) go.push_back(operand(t));
         std::vector<TypeId> grt;
-        for (int i : gc.gradResultFor) grt.push_back(p.values[xs.at(i)].type);
+        for (int i : gc.gradResultFor) grt.push_back(p.value(xs.at(i)).type);
         OpId gop2 = p.appendOp(0, gc.grad, go, grt, gc.attrs);
-        for (ValueId r : p.ops[gop2].results) p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{r}, std::vector<TypeId>{p.values[r].type}, {});
+        for (ValueId r : p.op(gop2).results) p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{r}, std::vector<TypeId>{p.value(r).type}, {});
     }
     return b;
 }

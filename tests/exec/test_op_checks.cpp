@@ -44,13 +44,13 @@ const char* kConvHead = R"({
 struct Builder {
     Program p;
     ValueId data(const std::string& name, DType t, std::vector<int64_t> dims) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(t, dims)}, {{"name", Attribute::string(name)}});
-        return p.ops[op].results[0];
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
+        return p.op(op).results[0];
     }
     ValueId op(const std::string& name, std::vector<ValueId> operands, DType t, std::vector<int64_t> dims,
                std::vector<NamedAttribute> attrs = {}) {
-        OpId id = p.appendOp(0, name, operands, std::vector<TypeId>{p.types.tensor(t, dims)}, std::move(attrs));
-        return p.ops[id].results[0];
+        OpId id = p.appendOp(0, name, operands, std::vector<TypeId>{p.tensorType(t, dims)}, std::move(attrs));
+        return p.op(id).results[0];
     }
     ValueId ints(std::vector<int64_t> v) {
         return op("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
@@ -58,11 +58,11 @@ struct Builder {
     std::vector<ValueId> ops(const std::string& name, std::vector<ValueId> operands, std::vector<std::pair<DType, std::vector<int64_t>>> results,
                              std::vector<NamedAttribute> attrs = {}) {
         std::vector<TypeId> types;
-        for (const auto& [t, d] : results) types.push_back(p.types.tensor(t, d));
-        return p.ops[p.appendOp(0, name, operands, types, std::move(attrs))].results;
+        for (const auto& [t, d] : results) types.push_back(p.tensorType(t, d));
+        return p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
     }
     void fetch(ValueId v) {
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.values[v].type}, {{"name", Attribute::string("out")}});
+        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type}, {{"name", Attribute::string("out")}});
     }
 };
 
@@ -177,12 +177,10 @@ std::string checkError(const Program& p) {
 
 // Replaces one integer of an int attribute, a constant's value, a declared dim, or drops
 // an operand or result.
-void mutate(Program& p, std::mt19937_64& rng) {
+// Edits `o`, a copy of a random op of `p` that mutate() writes back through the mutators.
+void mutateCopy(Program& p, Operation& o, std::mt19937_64& rng) {
     static const int64_t kValues[] = {-100, -3, -2, -1, 0, 0, 1, 2, 3, 5, 64, int64_t(1) << 20, int64_t(1) << 40};
     auto pick = [&](size_t n) { return static_cast<size_t>(rng() % std::max<size_t>(n, 1)); };
-    const std::vector<OpId>& ops = p.globalBlock().ops;
-    OpId op = ops[pick(ops.size())];
-    Operation& o = p.ops[op];
     switch (rng() % 6) {
     case 0: case 1: {  // an integer attribute
         std::vector<Attribute*> ints;
@@ -204,12 +202,12 @@ void mutate(Program& p, std::mt19937_64& rng) {
     case 2: {  // a declared dim
         if (o.results.empty()) return;
         ValueId r = o.results[pick(o.results.size())];
-        const Type& t = p.types[p.values[r].type];
+        const Type& t = p.types()[p.value(r).type];
         if (t.kind != Type::Kind::DenseTensor) return;
         std::vector<int64_t> d = t.dims;
         if (d.empty() || rng() % 4 == 0) d.push_back(kValues[pick(5) + 3]);
         else d[pick(d.size())] = kValues[pick(std::size(kValues))] < -1 ? -1 : kValues[pick(std::size(kValues))];
-        p.values[r].type = p.types.tensor(t.dtype, d);
+        p.setValueType(r, p.tensorType(t.dtype, d));
         return;
     }
     case 3:  // an operand
@@ -226,6 +224,15 @@ void mutate(Program& p, std::mt19937_64& rng) {
             }
         return;
     }
+}
+void mutate(Program& p, std::mt19937_64& rng) {
+    const std::vector<OpId>& ops = p.globalBlock().ops;
+    const OpId op = ops[static_cast<size_t>(rng() % std::max<size_t>(ops.size(), 1))];
+    Operation o = p.op(op);
+    mutateCopy(p, o, rng);
+    p.setOpAttributes(op, std::move(o.attributes));
+    p.setOpOperands(op, std::move(o.operands));
+    p.truncateResults(op, o.results.size());
 }
 
 }  // namespace

@@ -141,9 +141,10 @@ private slots:
         zoo::GeneratedProgram g = zoo::generateModel(o);
         auto broken = std::make_shared<Program>(*g.program);
         for (OpId op : broken->globalBlock().ops)  // change the gradient seed's value
-            if (broken->opName(op) == "pd_op.full" && broken->ops[op].attribute("value")) {
-                broken->ops[op].setAttribute("value", Attribute::float32(7.0));
+            if (broken->opName(op) == "pd_op.full" && broken->op(op).attribute("value")) {
+                broken->setOpAttribute(op, "value", Attribute::float32(7.0));
             }
+        broken->finish();  // an edited program is sealed again before it is shared
         ProfileInputs in;
         in.original = g.program.get();
         in.rewritten = broken.get();

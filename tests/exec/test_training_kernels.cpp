@@ -21,24 +21,24 @@ struct P {
     Program p;
     RunInputs in;
     ValueId data(const std::string& name, DType t, std::vector<int64_t> dims, std::vector<double> values) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.types.tensor(t, dims)}, {{"name", Attribute::string(name)}});
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
         in.byName[name] = Tensor::fromDoubles(t, dims, values);
-        return p.ops[op].results[0];
+        return p.op(op).results[0];
     }
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.ops[id].results;
+        return p.op(id).results;
     }
-    TypeId t(DType d, std::vector<int64_t> dims) { return p.types.tensor(d, dims); }
-    TypeId vec(std::vector<TypeId> e) { return p.types.intern(Type::vector(std::move(e))); }
+    TypeId t(DType d, std::vector<int64_t> dims) { return p.tensorType(d, dims); }
+    TypeId vec(std::vector<TypeId> e) { return p.internType(Type::vector(std::move(e))); }
     ValueId ints(std::vector<int64_t> v) {
         return op("pd_op.full_int_array", {}, {t(I64, {static_cast<int64_t>(v.size())})}, {{"value", Attribute::intArray(v)}})[0];
     }
-    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.values[v].type}, {{"name", Attribute::string(p.values[v].name)}}); }
+    void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.value(v).type}, {{"name", Attribute::string(p.value(v).name)}}); }
     // builtin.split of a vector value into its tensors, each fetched.
     void fetchAll(ValueId vector) {
-        const Type& vt = p.types[p.values[vector].type];
+        const Type& vt = p.types()[p.value(vector).type];
         for (ValueId e : op("builtin.split", {vector}, vt.elements)) fetch(e);
     }
     RunResult run() { CpuExecutor ex; return ex.run(p, in, {}); }

@@ -44,11 +44,11 @@ private Q_SLOTS:
         int checked = 0;
         for (size_t i = size_t(g.spec.backwardOpStartIdx); i < ops.size(); ++i) {
             std::map<int32_t, int64_t> bytes;
-            for (ValueId x : p.ops[ops[i]].operands) {
-                if (x == kNoId || p.values[x].definingOp == kNoId) continue;
-                const std::string_view defName = p.opName(p.values[x].definingOp);
+            for (ValueId x : p.op(ops[i]).operands) {
+                if (x == kNoId || p.value(x).definingOp == kNoId) continue;
+                const std::string_view defName = p.opName(p.value(x).definingOp);
                 if (defName == "builtin.parameter" || defName == "pd_op.data") continue;
-                const uint32_t pos = p.indexInBlock(p.values[x].definingOp);
+                const uint32_t pos = p.indexInBlock(p.value(x).definingOp);
                 if (int64_t(pos) <= g.spec.fwdOpEndIdx) bytes[part.groupOfPos[pos]] += std::max<int64_t>(1, p.valueBytes(x));
             }
             if (bytes.empty()) continue;
@@ -112,7 +112,7 @@ private Q_SLOTS:
             if (lg.kind == LayerGroup::Kind::Layer) want.emplace_back(lg.fwdBegin + 3, lg.fwdEnd + 3);
         for (size_t k = 0; k < want.size(); ++k)
             for (uint32_t i = want[k].first; i < want[k].second; ++i)
-                p.ops[ops[i]].setAttribute("struct_name", Attribute::string("/Model/TransformerLayer_" + std::to_string(k) + "/Linear_" + std::to_string(i) + "/"));
+                p.setOpAttribute(ops[i], "struct_name", Attribute::string("/Model/TransformerLayer_" + std::to_string(k) + "/Linear_" + std::to_string(i) + "/"));
         const LayerPartition scoped = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
         QCOMPARE(scoped.source, std::string("name scope"));
         QCOMPARE(scoped.layerCount(), size_t(4));
@@ -145,12 +145,12 @@ private Q_SLOTS:
             const int32_t gi = motif.groupOfPos[i];
             if (gi < 0 || motif.groups[size_t(gi)].kind != LayerGroup::Kind::Layer) continue;
             const int layer = std::stoi(motif.groups[size_t(gi)].name.substr(6));  // "layer 2"
-            for (ValueId x : p.ops[ops[i]].operands) {
-                const OpId def = x == kNoId ? kNoId : p.values[x].definingOp;
-                if (def == kNoId || p.ops[def].nameId != parameterName) continue;
-                const Attribute* a = p.ops[def].attribute("parameter_name");
+            for (ValueId x : p.op(ops[i]).operands) {
+                const OpId def = x == kNoId ? kNoId : p.value(x).definingOp;
+                if (def == kNoId || p.op(def).nameId != parameterName) continue;
+                const Attribute* a = p.op(def).attribute("parameter_name");
                 if (!a || a->text.starts_with("layers.")) continue;
-                p.ops[def].setAttribute("parameter_name", Attribute::string("layers." + std::to_string(layer) + "." + a->text));
+                p.setOpAttribute(def, "parameter_name", Attribute::string("layers." + std::to_string(layer) + "." + a->text));
                 ++renamed;
             }
         }
@@ -168,7 +168,7 @@ private Q_SLOTS:
         Program& p = *g.program;
         const auto& ops = p.globalBlock().ops;
         const size_t n = ops.size();
-        for (size_t i = n - 5; i < n; ++i) p.ops[ops[i]].setAttribute("op_role", Attribute::int32(2));
+        for (size_t i = n - 5; i < n; ++i) p.setOpAttribute(ops[i], "op_role", Attribute::int32(2));
         const LayerPartition part = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
         for (size_t i = size_t(g.spec.backwardOpStartIdx); i < n; ++i) {
             const std::string& name = part.groups[size_t(part.groupOfPos[i])].name;

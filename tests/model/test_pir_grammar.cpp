@@ -133,15 +133,15 @@ private slots:
         const std::string text = "{\n" + dataOp("%0") + "    () = \"a\" (%0, ) {x:[],y:(pd_op.IntArray)[]} : (" + kT +
                                  ") -> \n    (%2) = \"b\" () {} : () -> vec[]\n}\n";
         const Program p = parsePir(text, "g.pir");
-        const Operation& a = p.ops[p.globalBlock().ops[1]];
+        const Operation& a = p.op(p.globalBlock().ops[1]);
         QCOMPARE(a.results.size(), size_t(0));
         QCOMPARE(a.operands.size(), size_t(1));
         QCOMPARE(a.attributes.size(), size_t(2));
         QVERIFY(a.attributes[0].value.elements.empty());
         QCOMPARE(a.attributes[1].value.kind, Attribute::Kind::IntArray);
-        const Operation& b = p.ops[p.globalBlock().ops[2]];
-        QCOMPARE(p.types[p.values[b.results[0]].type].kind, Type::Kind::Vector);
-        QVERIFY(p.types[p.values[b.results[0]].type].elements.empty());
+        const Operation& b = p.op(p.globalBlock().ops[2]);
+        QCOMPARE(p.types()[p.value(b.results[0]).type].kind, Type::Kind::Vector);
+        QVERIFY(p.types()[p.value(b.results[0]).type].elements.empty());
     }
 
     void blockArgumentListStaysOnItsLine() {
@@ -150,7 +150,7 @@ private slots:
                                  "        (%2) = \"pd_op.add\" (%a, %b) {} : (" + kT + ", " + kT + ") -> " + kT +
                                  "\n    }\n}\n";
         const Program p = parsePir(text, "g.pir");
-        const Block& body = p.blocks[p.ops[p.globalBlock().ops[1]].regions[0][0]];
+        const Block& body = p.block(p.op(p.globalBlock().ops[1]).regions[0][0]);
         QCOMPARE(body.args.size() + body.kwargs.size(), size_t(2));
         QCOMPARE(body.ops.size(), size_t(1));
         // A comma that ends the line does not continue the list onto the next.

@@ -83,9 +83,9 @@ private slots:
         const Program p = parsePir(text, "wide.pir");
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         QCOMPARE(p.globalBlock().ops.size(), size_t(2));
-        QCOMPARE(p.ops[p.globalBlock().ops[0]].results.size(), kCount);
-        const Operation& relu = p.ops[p.globalBlock().ops[1]];
-        QCOMPARE(relu.operands[0], p.ops[p.globalBlock().ops[0]].results[kCount - 1]);
+        QCOMPARE(p.op(p.globalBlock().ops[0]).results.size(), kCount);
+        const Operation& relu = p.op(p.globalBlock().ops[1]);
+        QCOMPARE(relu.operands[0], p.op(p.globalBlock().ops[0]).results[kCount - 1]);
         QVERIFY2(seconds < 10.0, std::to_string(seconds).c_str());
         QCOMPARE(printProgram(p), text);
     }
@@ -104,10 +104,10 @@ private slots:
         const auto start = std::chrono::steady_clock::now();
         const Program p = parsePir(text, "combine.pir");
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const Operation& combine = p.ops[p.globalBlock().ops[1]];
+        const Operation& combine = p.op(p.globalBlock().ops[1]);
         QCOMPARE(combine.operands.size(), kCount);
-        QCOMPARE(combine.operands[kCount - 1], p.ops[p.globalBlock().ops[0]].results[kCount - 1]);
-        QCOMPARE(p.types[p.values[combine.results[0]].type].elements.size(), kCount);
+        QCOMPARE(combine.operands[kCount - 1], p.op(p.globalBlock().ops[0]).results[kCount - 1]);
+        QCOMPARE(p.types()[p.value(combine.results[0]).type].elements.size(), kCount);
         QVERIFY2(seconds < 10.0, std::to_string(seconds).c_str());
         QCOMPARE(printProgram(p), text);
     }
@@ -141,7 +141,7 @@ private slots:
         const int64_t peak = parsePeak(text);
         QVERIFY2(peak < 1 << 20, std::to_string(peak).c_str());
         const Program p = parsePir(text, "mem.pir");
-        QCOMPARE(p.ops[p.globalBlock().ops[1]].operands[0], p.ops[p.globalBlock().ops[0]].results[0]);
+        QCOMPARE(p.op(p.globalBlock().ops[1]).operands[0], p.op(p.globalBlock().ops[0]).results[0]);
         QCOMPARE(printProgram(p), text);
         // Sparse numbers mixed with dense ones resolve, and a repeat far out is still caught.
         std::string mixed = "{\n";
@@ -149,7 +149,7 @@ private slots:
             mixed += "    (%" + std::to_string(i * 1000003) + ") = \"pd_op.data\" () {} : () -> builtin.tensor<4xf32>\n";
         mixed += "    (%r) = \"pd_op.add\" (%0, %99000297) {} : (builtin.tensor<4xf32>, builtin.tensor<4xf32>) -> builtin.tensor<4xf32>\n}\n";
         const Program m = parsePir(mixed, "mem.pir");
-        QCOMPARE(m.ops[m.globalBlock().ops[100]].operands[1], m.ops[m.globalBlock().ops[99]].results[0]);
+        QCOMPARE(m.op(m.globalBlock().ops[100]).operands[1], m.op(m.globalBlock().ops[99]).results[0]);
         QVERIFY(parsePeak(mixed) < 1 << 20);
         QVERIFY_THROWS_EXCEPTION(Error, parsePir("{\n    (%67108863) = \"a\" () {} : () -> builtin.tensor<4xf32>\n"
                                                  "    (%67108863) = \"b\" () {} : () -> builtin.tensor<4xf32>\n}\n",
@@ -169,7 +169,7 @@ private slots:
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         QCOMPARE(listing.size(), size_t(kPrograms));
         QCOMPARE(listing.back().line, 3 * (kPrograms - 1) + 1);
-        QCOMPARE(last.values.at(0).name, "%" + std::to_string(kPrograms - 1));
+        QCOMPARE(last.value(0).name, "%" + std::to_string(kPrograms - 1));
         QVERIFY2(seconds < 5.0, std::to_string(seconds).c_str());
     }
 
@@ -177,8 +177,8 @@ private slots:
         for (const std::string text : {"{}", "{\n}\n", "  {  }  \n", "{\n\n}"}) {
             const Program p = parsePir(text, "empty.pir");
             QVERIFY(p.globalBlock().ops.empty());
-            QVERIFY(p.values.empty());
-            QVERIFY2(p.warnings.empty(), text.c_str());
+            QVERIFY(p.values().empty());
+            QVERIFY2(p.warnings().empty(), text.c_str());
             QCOMPARE(p.liveOpCount(), size_t(0));
             QCOMPARE(printProgram(p), std::string("{\n}\n"));
             QCOMPARE(listPrograms(text, "empty.pir").size(), size_t(1));

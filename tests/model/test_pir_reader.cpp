@@ -16,7 +16,7 @@ Program load(const std::string& rel, int index = -1) {
     o.programIndex = index;
     return readPirFile(corpusDir() + "/" + rel, o);
 }
-const Operation& globalOp(const Program& p, size_t i) { return p.ops[p.globalBlock().ops[i]]; }
+const Operation& globalOp(const Program& p, size_t i) { return p.op(p.globalBlock().ops[i]); }
 }  // namespace
 
 class PirReaderTest : public QObject {
@@ -24,10 +24,10 @@ class PirReaderTest : public QObject {
 private slots:
     void g1DocstringStructure() {
         const Program p = load("pir-real/recompute-docstring-sin-cos.pir");
-        QCOMPARE(p.generation, Generation::G1);
+        QCOMPARE(p.generation(), Generation::G1);
         QCOMPARE(p.globalBlock().ops.size(), size_t(12));
-        QCOMPARE(p.values.size(), size_t(12));
-        QVERIFY(p.warnings.empty());
+        QCOMPARE(p.values().size(), size_t(12));
+        QVERIFY(p.warnings().empty());
         const Operation& full = globalOp(p, 3);
         QCOMPARE(p.opName(p.globalBlock().ops[3]), std::string_view("pd_op.full"));
         const Attribute* value = full.attribute("value");
@@ -44,24 +44,24 @@ private slots:
         QCOMPARE(full.attribute("stop_gradient")->elements.size(), size_t(1));
         QCOMPARE(full.attribute("stop_gradient")->elements[0].kind, Attribute::Kind::Bool);
         const ValueId x = globalOp(p, 0).results[0];
-        QCOMPARE(p.values[x].name, std::string("%0"));
+        QCOMPARE(p.value(x).name, std::string("%0"));
         QCOMPARE(p.valueBytes(x), int64_t(4096) * 4096 * 4);
         QCOMPARE(p.uses(x).size(), size_t(3));  // sin, sin, cos
         const Operation& scale = globalOp(p, 7);
         QCOMPARE(scale.operands.size(), size_t(2));
-        QCOMPARE(p.values[scale.operands[1]].name, std::string("%6"));
+        QCOMPARE(p.value(scale.operands[1]).name, std::string("%6"));
         QCOMPARE(scale.attribute("bias_after_scale")->boolValue, true);
     }
 
     void g2MultiResultNullTypeNullValue() {
         const Program p = load("pir-real/simple-llama-infer-250ops.pir");
-        QCOMPARE(p.generation, Generation::G2);
+        QCOMPARE(p.generation(), Generation::G2);
         QCOMPARE(p.globalBlock().ops.size(), size_t(250));
         bool sawNullValue = false, sawNullType = false, sawVec = false, sawDynamic = false;
-        for (const Operation& op : p.ops) {
+        for (const Operation& op : p.ops()) {
             for (ValueId v : op.operands) sawNullValue |= v == kNoId;
             for (ValueId r : op.results) {
-                const Type& t = p.types[p.values[r].type];
+                const Type& t = p.types()[p.value(r).type];
                 sawNullType |= t.kind == Type::Kind::Null;
                 sawVec |= t.kind == Type::Kind::Vector;
                 for (int64_t d : t.dims) sawDynamic |= d == -1;
@@ -71,31 +71,31 @@ private slots:
         const Program bn = load("pir-real/auto-layout-pass-resnet-stem.pir");
         const Operation& batchNorm = globalOp(bn, 9);
         QCOMPARE(batchNorm.results.size(), size_t(6));
-        QCOMPARE(bn.values[batchNorm.results[5]].name, std::string("%14"));
+        QCOMPARE(bn.value(batchNorm.results[5]).name, std::string("%14"));
         QCOMPARE(batchNorm.attribute("epsilon")->spelling.str(), std::string("1e-05"));
     }
 
     void nonContiguousIdsAndFreshNames() {
         Program p = load("pir-real/fuse-allreduce-split-bf16.pir");
         QCOMPARE(p.globalBlock().ops.size(), size_t(10));
-        QCOMPARE(p.values[globalOp(p, 1).results[0]].name, std::string("%38"));
+        QCOMPARE(p.value(globalOp(p, 1).results[0]).name, std::string("%38"));
         QCOMPARE(p.nextValueName(), std::string("%68"));
-        QCOMPARE(p.types[p.values[globalOp(p, 0).results[0]].type].dtype, DType::BFloat16);
+        QCOMPARE(p.types()[p.value(globalOp(p, 0).results[0]).type].dtype, DType::BFloat16);
     }
 
     void ifRegionsAndNestedUses() {
         const Program p = load("pir-real/visualdl-if-op.pir");
         const OpId ifOp = p.globalBlock().ops[5];
         QCOMPARE(p.opName(ifOp), std::string_view("pd_op.if"));
-        QCOMPARE(p.ops[ifOp].regions.size(), size_t(2));
-        const BlockId thenBlock = p.ops[ifOp].regions[0][0];
-        QCOMPARE(p.blocks[thenBlock].ops.size(), size_t(2));
-        QCOMPARE(p.blocks[thenBlock].parentOp, ifOp);
+        QCOMPARE(p.op(ifOp).regions.size(), size_t(2));
+        const BlockId thenBlock = p.op(ifOp).regions[0][0];
+        QCOMPARE(p.block(thenBlock).ops.size(), size_t(2));
+        QCOMPARE(p.block(thenBlock).parentOp, ifOp);
         const ValueId v2 = globalOp(p, 2).results[0];
         const auto uses = p.uses(v2);
         QCOMPARE(uses.size(), size_t(4));  // add(%2,%2) and subtract(%2,%2) inside the regions
         for (const Use& u : uses) QCOMPARE(u.ancestor, ifOp);
-        QCOMPARE(p.types[p.values[globalOp(p, 3).results[0]].type].dims.size(), size_t(0));  // 0-d
+        QCOMPARE(p.types()[p.value(globalOp(p, 3).results[0]).type].dims.size(), size_t(0));  // 0-d
         // G1 spelling: bare name, "{" on its own line.
         const Program g1 = load("pir-real/save-load-doc-if-op-early.pir");
         const Operation& if1 = globalOp(g1, 4);
@@ -106,17 +106,17 @@ private slots:
 
     void whileKeywordOperandsAndBlockArguments() {
         const Program p = load("pir-real/save-load-doc-while-op-early-fragment.pir");
-        QVERIFY(p.fragment);
-        QVERIFY(!p.warnings.empty());
+        QVERIFY(p.isFragment());
+        QVERIFY(!p.warnings().empty());
         const Operation& loop = globalOp(p, 4);
         QCOMPARE(loop.operandKeywords, (std::vector<std::string>{"cond", "inputs"}));
         QCOMPARE(loop.regions.size(), size_t(1));
-        const Block& body = p.blocks[loop.regions[0][0]];
+        const Block& body = p.block(loop.regions[0][0]);
         QCOMPARE(body.args.size(), size_t(1));
-        QCOMPARE(p.values[body.args[0]].name, std::string("%arg_0"));
-        QCOMPARE(p.types[p.values[body.args[0]].type].dtype, DType::Int64);  // from the loop input
-        QCOMPARE(p.types[p.values[loop.results[0]].type].dtype, DType::Int64);
-        QCOMPARE(p.ops[body.ops[0]].operands[0], body.args[0]);
+        QCOMPARE(p.value(body.args[0]).name, std::string("%arg_0"));
+        QCOMPARE(p.types()[p.value(body.args[0]).type].dtype, DType::Int64);  // from the loop input
+        QCOMPARE(p.types()[p.value(loop.results[0]).type].dtype, DType::Int64);
+        QCOMPARE(p.op(body.ops[0]).operands[0], body.args[0]);
         QCOMPARE(body.ops.size(), size_t(3));
     }
 
@@ -136,14 +136,14 @@ private slots:
         const Operation& g = globalOp(group, 1);
         QCOMPARE(group.opName(group.globalBlock().ops[1]), std::string_view("cinn_op.group"));
         QVERIFY(g.syntax & OpSyntax::kArrowOnlySignature);
-        QCOMPARE(group.blocks[g.regions[0][0]].ops.size(), size_t(8));
+        QCOMPARE(group.block(g.regions[0][0]).ops.size(), size_t(8));
         QVERIFY_THROWS_EXCEPTION(Error, load("pir-real/cinn-softmax-pass-pipeline-zwsp-stripped.pir", 5));
     }
 
     void kernelDialect() {
         const Program p = load("pir-real/docs-add-relu-op-and-kernel-dialect.pir");  // the last: kernel
         QCOMPARE(p.opName(p.globalBlock().ops[4]), std::string_view("add(phi_kernel)"));
-        const Type& t = p.types[p.values[globalOp(p, 4).results[0]].type];
+        const Type& t = p.types()[p.value(globalOp(p, 4).results[0]).type];
         QCOMPARE(t.kind, Type::Kind::DenseTensor);
         QCOMPARE(t.dialect, std::string("gpu_tensor"));
         QCOMPARE(globalOp(p, 4).attribute("kernel_key")->kind, Attribute::Kind::Opaque);
@@ -154,10 +154,10 @@ private slots:
 
     void g3WrappedFragment() {
         const Program p = load("pir-real/g3-dit-adaptive-layernorm-fragment-wrapped.pir");
-        QCOMPARE(p.generation, Generation::G3);
+        QCOMPARE(p.generation(), Generation::G3);
         QCOMPARE(p.globalBlock().ops.size(), size_t(9));  // SOURCES.md says 8; the text holds 9
         QCOMPARE(p.globalBlock().args.size(), size_t(5));  // used, not defined in the fragment
-        QCOMPARE(p.types[p.values[p.globalBlock().args[0]].type].dims, (std::vector<int64_t>{2, 4096, 2560}));
+        QCOMPARE(p.types()[p.value(p.globalBlock().args[0]).type].dims, (std::vector<int64_t>{2, 4096, 2560}));
         const Operation& ln = globalOp(p, 0);
         QCOMPARE(ln.results.size(), size_t(3));
         QCOMPARE(ln.attribute("epsilon")->kind, Attribute::Kind::Float);
@@ -166,12 +166,12 @@ private slots:
         QCOMPARE(globalOp(p, 1).attribute("dtype")->kind, Attribute::Kind::DataType);
         QCOMPARE(globalOp(p, 1).attribute("place")->kind, Attribute::Kind::Place);
         QCOMPARE(globalOp(p, 3).attribute("shape")->kind, Attribute::Kind::IntArray);
-        QVERIFY(p.warnings.size() >= 2);
+        QVERIFY(p.warnings().size() >= 2);
     }
 
     void g0ExcerptWithElisions() {
         const Program p = load("pir-real/qa-learning-resnet50-train-excerpt-prerelease.pir");
-        QCOMPARE(p.generation, Generation::G0);
+        QCOMPARE(p.generation(), Generation::G0);
         QCOMPARE(p.globalBlock().ops.size(), size_t(27));
         const Operation& conv = globalOp(p, 9);
         QCOMPARE(conv.attribute("strides")->toIntVector(), (std::vector<int64_t>{2, 2}));
@@ -179,8 +179,8 @@ private slots:
         QCOMPARE(conv.attribute("data_format")->text, std::string("NCHW"));
         const Operation& constant = globalOp(p, 12);
         QCOMPARE(constant.attribute("value")->kind, Attribute::Kind::IntArray);
-        QCOMPARE(p.types[p.values[constant.results[0]].type].kind, Type::Kind::Opaque);
-        QVERIFY(p.warnings.size() >= 2);
+        QCOMPARE(p.types()[p.value(constant.results[0]).type].kind, Type::Kind::Opaque);
+        QVERIFY(p.warnings().size() >= 2);
     }
 
     void idSuffixCommentsAndZeroWidthCharacters() {
@@ -190,7 +190,7 @@ private slots:
             "    (%1) = \"pd_op.relu\"\xE2\x80\x8B [id:8] (%0) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>  // relu\n"
             "}\n";
         const Program p = parsePir(text, "mem");
-        QCOMPARE(p.generation, Generation::G3);
+        QCOMPARE(p.generation(), Generation::G3);
         QCOMPARE(globalOp(p, 0).printedId, 7u);
         QCOMPARE(globalOp(p, 1).printedId, 8u);
         const std::string printed = printProgram(p);
@@ -219,11 +219,11 @@ private slots:
         QCOMPARE(thing.attribute("g")->boolValue, true);
         QCOMPARE(thing.attribute("h")->kind, Attribute::Kind::DataLayout);
         const Operation& region = globalOp(p, 2);
-        const Block& body = p.blocks[region.regions[0][0]];
+        const Block& body = p.block(region.regions[0][0]);
         QVERIFY(body.argTypesPrinted);
         QCOMPARE(body.args.size(), size_t(2));
-        QCOMPARE(p.types[p.values[globalOp(p, 1).results[1]].type].kind, Type::Kind::SelectedRows);
-        QCOMPARE(p.types[p.values[globalOp(p, 1).results[0]].type].kind, Type::Kind::Opaque);
+        QCOMPARE(p.types()[p.value(globalOp(p, 1).results[1]).type].kind, Type::Kind::SelectedRows);
+        QCOMPARE(p.types()[p.value(globalOp(p, 1).results[0]).type].kind, Type::Kind::Opaque);
     }
 
     void zeroWidthCharactersAnywhere() {
@@ -236,7 +236,7 @@ private slots:
         }
         const Program p = parsePir(dirty, "dirty.pir");
         QCOMPARE(printProgram(p), printProgram(parsePir(clean, "clean.pir")));
-        QVERIFY(!p.warnings.empty());
+        QVERIFY(!p.warnings().empty());
         QCOMPARE(listPrograms(dirty, "dirty.pir").size(), size_t(1));
     }
 
@@ -250,10 +250,10 @@ private slots:
             QCOMPARE(json.opName(json.globalBlock().ops[i]), text.opName(text.globalBlock().ops[i]));
             QCOMPARE(a.operands.size(), b.operands.size());
             for (size_t k = 0; k < a.operands.size(); ++k)
-                QCOMPARE(json.values[a.operands[k]].name, text.values[b.operands[k]].name);
+                QCOMPARE(json.value(a.operands[k]).name, text.value(b.operands[k]).name);
             QCOMPARE(a.results.size(), b.results.size());
             for (size_t k = 0; k < a.results.size(); ++k) {
-                QCOMPARE(json.values[a.results[k]].name, text.values[b.results[k]].name);
+                QCOMPARE(json.value(a.results[k]).name, text.value(b.results[k]).name);
                 QCOMPARE(json.valueBytes(a.results[k]), text.valueBytes(b.results[k]));
             }
             QCOMPARE(a.attributes.size(), b.attributes.size());
@@ -284,7 +284,7 @@ private slots:
             Program p = load("pir-real/translate-to-pir-docstring.pir");
             const ValueId x = globalOp(p, 0).results[0];
             const std::vector<ValueId> operands{x, x};
-            const std::vector<TypeId> types{p.values[x].type};
+            const std::vector<TypeId> types{p.value(x).type};
             p.appendOp(Program::kGlobalBlock, "pd_op.add", operands, types,
                        {{"is_recompute_op", Attribute::boolean(true)}, {"ring_id", Attribute::int32(5)},
                         {"scale", Attribute::float32(0.5)}});
@@ -296,7 +296,7 @@ private slots:
             QCOMPARE(added.attribute("is_recompute_op")->boolValue, true);
             QCOMPARE(added.attribute("ring_id")->intValue, int64_t(5));
             QCOMPARE(added.attribute("scale")->floatValue, 0.5);
-            QCOMPARE(back.values[added.results[0]].name, std::string("%4"));
+            QCOMPARE(back.value(added.results[0]).name, std::string("%4"));
         }
     }
 
@@ -306,7 +306,7 @@ private slots:
         o.renumber = true;
         const Program back = parsePir(printProgram(p, o), "renumbered");
         for (size_t i = 0; i < back.globalBlock().ops.size(); ++i)
-            QCOMPARE(back.values[globalOp(back, i).results[0]].name, "%" + std::to_string(i));
+            QCOMPARE(back.value(globalOp(back, i).results[0]).name, "%" + std::to_string(i));
         const Program ifp = load("pir-real/visualdl-if-op.pir");
         const std::string text = printProgram(ifp, o);
         QVERIFY(text.find("(%8) = \"pd_op.mean\" (%5)") != std::string::npos);

@@ -33,7 +33,7 @@ std::string programSpan(const std::string& text, const std::vector<ProgramListin
 }
 
 bool hasWarning(const Program& p, const char* word) {
-    for (const auto& w : p.warnings)
+    for (const auto& w : p.warnings())
         if (w.find(word) != std::string::npos) return true;
     return false;
 }
@@ -79,7 +79,7 @@ private slots:
                 // Printing is a fixed point, renumbered too.
                 const Program again = parsePir(printed, "printed");
                 QCOMPARE(printProgram(again), printed);
-                QCOMPARE(again.ops.size(), p.ops.size());
+                QCOMPARE(again.ops().size(), p.ops().size());
                 WriteOptions renumber;
                 renumber.renumber = true;
                 const std::string r1 = printProgram(p, renumber);
@@ -105,19 +105,19 @@ private slots:
                 }
                 const std::string where = file + " via " + std::string(generationName(g));
                 if (g != Generation::G0 && text.find(std::string(defaultTensorSpelling(g)) + "<") != std::string::npos)
-                    QVERIFY2(back.generation == g, where.c_str());
+                    QVERIFY2(back.generation() == g, where.c_str());
                 QCOMPARE(back.globalBlock().ops.size(), p.globalBlock().ops.size());
-                QCOMPARE(back.values.size(), p.values.size());
+                QCOMPARE(back.values().size(), p.values().size());
                 // Types survive every conversion (sizes are what the algorithms use).
-                for (ValueId v = 0; v < p.values.size(); ++v)
+                for (ValueId v = 0; v < p.values().size(); ++v)
                     QVERIFY2(back.valueBytes(v) == p.valueBytes(v), where.c_str());
                 // The converted text is itself stable.
                 QCOMPARE(joined(normalisedLines(printProgram(back))), joined(normalisedLines(text)));
                 // G1 <-> G2 loses nothing: back to the source generation gives the source print.
                 if ((g == Generation::G1 || g == Generation::G2) &&
-                    (p.generation == Generation::G1 || p.generation == Generation::G2)) {
+                    (p.generation() == Generation::G1 || p.generation() == Generation::G2)) {
                     WriteOptions src;
-                    src.generation = p.generation;
+                    src.generation = p.generation();
                     QCOMPARE(printProgram(back, src), printProgram(p));
                 }
             }
@@ -135,7 +135,7 @@ private slots:
         QVERIFY(text.find("dtype:float32") != std::string::npos);
         QVERIFY(text.find("-> tensor<4096x4096xf32>") != std::string::npos);
         const Program back = parsePir(text, "g3");
-        const Attribute* v = back.ops[back.globalBlock().ops[3]].attribute("value");
+        const Attribute* v = back.op(back.globalBlock().ops[3]).attribute("value");
         QVERIFY(v);
         QCOMPARE(v->floatValue, 3.0);
         WriteOptions g2;

@@ -12,7 +12,7 @@ using namespace rx::test;
 namespace {
 std::vector<std::string> names(const Program& p, const std::vector<ValueId>& vs) {
     std::vector<std::string> out;
-    for (ValueId v : vs) out.push_back(p.values[v].name);
+    for (ValueId v : vs) out.push_back(p.value(v).name);
     return out;
 }
 }  // namespace
@@ -101,7 +101,8 @@ private slots:
         // op_role attributes win where they exist.
         Program roles = readPirFile(corpusDir() + "/cases/docstring-before-recompute.pir");
         for (size_t i = 0; i < roles.globalBlock().ops.size(); ++i)
-            roles.ops[roles.globalBlock().ops[i]].setAttribute("op_role", Attribute::int32(i <= 3 ? 0 : 1));
+            roles.setOpAttribute(roles.globalBlock().ops[i], "op_role", Attribute::int32(i <= 3 ? 0 : 1));
+        roles.finish();
         QCOMPARE(detectSpec(roles).fwdOpEndIdx, 3);
         // No fetch, no roles: nothing detected, and it says so.
         const Program plain = readPirFile(corpusDir() + "/pir-real/translate-to-pir-docstring.pir");

@@ -44,7 +44,7 @@ private Q_SLOTS:
     void pirJsonReadsAGoodProgram() {
         const Program p = parsePirJson(pirJson("[2,-1]"), "ok.json");
         QCOMPARE(p.globalBlock().ops.size(), size_t(2));
-        QCOMPARE(p.types[p.values[1].type].dims, (std::vector<int64_t>{2, -1}));
+        QCOMPARE(p.types()[p.value(1).type].dims, (std::vector<int64_t>{2, -1}));
     }
 
     void pirJsonDimsMustBeIntegersFromMinusOne_data() {
@@ -145,7 +145,7 @@ private Q_SLOTS:
 
     void specRejectsUnknownKeysAndBadIndices() {
         Program p;
-        const TypeId t = p.types.tensor(DType::Float32, {2});
+        const TypeId t = p.tensorType(DType::Float32, {2});
         for (int i = 0; i < 3; ++i) p.appendOp(0, "pd_op.full", {}, std::vector<TypeId>{t});
         p.finish();
         const std::string typo = errorOf([&] {

@@ -165,7 +165,7 @@ private slots:
         const int64_t budget = byTypes.budgetFromFraction(0.3);
         const BudgetPlan a = byTypes.planForBudget(budget);
         QVERIFY(!a.recomputeOps.empty());
-        std::vector<uint8_t> expensive(g.program->ops.size(), 0);
+        std::vector<uint8_t> expensive(g.program->ops().size(), 0);
         for (OpId op : a.recomputeOps) expensive[op] = 1;
         std::string json = "{\"original\": {\"ops\": [";
         const auto gops = g.program->globalBlock().ops;
@@ -230,7 +230,7 @@ private slots:
                 QVERIFY2(p.activationPeakBytes < plans[i - 1].activationPeakBytes, "peak not falling");
                 QVERIFY2(p.recomputeCost > plans[i - 1].recomputeCost, "less memory for fewer FLOPs");
             }
-            for (OpId op : p.recomputeOps) QVERIFY2(g.program->ops[op].nameId != dropout, "recomputes dropout");
+            for (OpId op : p.recomputeOps) QVERIFY2(g.program->op(op).nameId != dropout, "recomputes dropout");
             // Same bits on the CPU executor as the original.
             exec::VerifyOptions vo;
             vo.residentValues = g.spec.inputs;
@@ -289,11 +289,11 @@ private slots:
         int savedInputs = 0, savedInputsInLayers = 0, savedInside = 0;
         for (ValueId v : full.savedValues) {
             const bool isInput = std::find(inputs.begin(), inputs.end(), v) != inputs.end();
-            const OpId d = g.program->values[v].definingOp;
+            const OpId d = g.program->value(v).definingOp;
             savedInputs += isInput;
             savedInputsInLayers += isInput && d != kNoId && inLayer(a.opIndex(d));
             // Values of ops never recomputed (dropout) are saved wherever they are.
-            const bool fixed = d == kNoId || g.program->ops[d].nameId == g.program->findOpName("pd_op.dropout");
+            const bool fixed = d == kNoId || g.program->op(d).nameId == g.program->findOpName("pd_op.dropout");
             if (!isInput && !fixed && inLayer(a.opIndex(d))) ++savedInside;
         }
         QCOMPARE(savedInside, 0);

@@ -14,8 +14,8 @@ struct ProgramBuilder {
     Program& p = *program;
     OpId lastOp = kNoId;
 
-    TypeId f32(std::vector<int64_t> dims) { return p.types.tensor(DType::Float32, std::move(dims)); }
-    TypeId i64(std::vector<int64_t> dims) { return p.types.tensor(DType::Int64, std::move(dims)); }
+    TypeId f32(std::vector<int64_t> dims) { return p.tensorType(DType::Float32, std::move(dims)); }
+    TypeId i64(std::vector<int64_t> dims) { return p.tensorType(DType::Int64, std::move(dims)); }
 
     std::vector<ValueId> ops(std::string_view name, std::vector<ValueId> operands, std::vector<TypeId> types,
                              std::vector<NamedAttribute> attrs = {}) {
@@ -23,7 +23,7 @@ struct ProgramBuilder {
         // Kept finished after every op: test programs are small, and tests query them (and
         // hand them to analyses) at any point while building.
         p.finish();
-        return p.ops[lastOp].results;
+        return p.op(lastOp).results;
     }
     ValueId op(std::string_view name, std::vector<ValueId> operands, TypeId type,
                std::vector<NamedAttribute> attrs = {}) {
@@ -31,7 +31,7 @@ struct ProgramBuilder {
     }
     void noResult(std::string_view name, std::vector<ValueId> operands) { ops(name, std::move(operands), {}); }
     int index() const { return int(p.globalBlock().ops.size()) - 1; }  // of the last op
-    std::string name(ValueId v) const { return p.values[v].name; }
+    std::string name(ValueId v) const { return p.value(v).name; }
     std::vector<std::string> names(const std::vector<ValueId>& vs) const {
         std::vector<std::string> out;
         for (ValueId v : vs) out.push_back(name(v));

@@ -38,18 +38,18 @@ inline RandomProgram makeRandomProgram(uint32_t seed) {
         else if (kind == 8) fw.push_back(b.op(pick(2) ? "pd_op.full" : "pd_op.full_int_array", {}, type()));
         else if (pick(2)) {
             const ValueId x = recent(fw), y = recent(fw);
-            const TypeId vt = b.p.types.intern(Type::vector({b.p.values[x].type, b.p.values[y].type}));
+            const TypeId vt = b.p.internType(Type::vector({b.p.value(x).type, b.p.value(y).type}));
             const ValueId c = b.op("builtin.combine", {x, y}, vt);
             fw.push_back(b.op("pd_op.concat", {c}, type()));
         } else {
             const TypeId t = type();
-            const ValueId s = b.op("pd_op.split", {recent(fw)}, b.p.types.intern(Type::vector({t, t})));
+            const ValueId s = b.op("pd_op.split", {recent(fw)}, b.p.internType(Type::vector({t, t})));
             for (ValueId r : b.ops("builtin.split", {s}, {t, t})) fw.push_back(r);
         }
     }
     const int fwdEnd = b.index();
     std::vector<ValueId> outputs{fw.back()};
-    const ValueId grad = b.op("pd_op.full", {}, b.p.values[fw.back()].type);
+    const ValueId grad = b.op("pd_op.full", {}, b.p.value(fw.back()).type);
     const int bwdStart = b.index() + 1;
     std::vector<ValueId> bw{grad};
     static const char* bwOps[] = {"pd_op.multiply", "pd_op.add", "pd_op.exp", "pd_op.matmul", "pd_op.mean_grad", "pd_op.add_grad", "pd_op.sum", "pd_op.relu_grad"};

@@ -86,7 +86,7 @@ private Q_SLOTS:
         QVERIFY(window_->inspector()->browser()->toPlainText().contains("value " + item->text(0)));
         QVERIFY(window_->inspector()->browser()->toPlainText().contains("saved"));
         // ops-only graph: the value's defining op is the selected node
-        const OpId def = doc()->program().values[sel.id].definingOp;
+        const OpId def = doc()->program().value(sel.id).definingOp;
         GraphCanvas* canvas = window_->programView()->canvas();
         QTRY_VERIFY_WITH_TIMEOUT(canvas->selectedKey() == (ModelKey{ModelKey::Kind::Op, def}) || canvas->selectedKey() == sel, 10000);
         // the text view (built when shown) puts the cursor on the op's line

@@ -49,7 +49,7 @@ std::set<ValueId> layerValues(const Program& p, const FlowNetwork& net, const La
     std::set<ValueId> out;
     const auto& ops = p.globalBlock().ops;
     for (uint32_t pos = g.fwdBegin; pos < g.fwdEnd; ++pos)
-        for (ValueId v : p.ops[ops[pos]].results)
+        for (ValueId v : p.op(ops[pos]).results)
             if (v != kNoId && (net.inNode(v) != kNoId || net.outNode(v) != kNoId)) out.insert(v);
     return out;
 }
@@ -234,7 +234,7 @@ private Q_SLOTS:
         QTRY_VERIFY(doc.result() && doc.result()->ok());
         const FlowNetwork& net = *doc.result()->network;
         std::vector<ValueId> inNet;
-        for (ValueId v = 0; v < doc.program().values.size(); ++v)
+        for (ValueId v = 0; v < doc.program().values().size(); ++v)
             if (net.inNode(v) != kNoId && net.outNode(v) != kNoId) inNet.push_back(v);
         QVERIFY(inNet.size() > 100);
         for (ValueId v : {inNet[inNet.size() / 3], inNet[inNet.size() / 2]}) {
@@ -370,7 +370,7 @@ private Q_SLOTS:
         const TypeId t = b.f32({8, 8}), one = b.f32({1});
         const ValueId x = b.op("pd_op.data", {}, t);
         const ValueId p = b.op("pd_op.full", {}, one);
-        const auto d = b.ops("pd_op.dropout", {x, kNoId, p}, {t, b.p.types.tensor(DType::UInt8, {8, 8})});
+        const auto d = b.ops("pd_op.dropout", {x, kNoId, p}, {t, b.p.tensorType(DType::UInt8, {8, 8})});
         const ValueId e = b.op("pd_op.exp", {d[0]}, t);
         const int fwdEnd = b.index();
         const ValueId g = b.op("pd_op.full", {}, t);

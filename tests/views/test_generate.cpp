@@ -102,7 +102,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(doc()->filePath(), QFileInfo(out).absoluteFilePath(), 10000);
         QVERIFY(doc()->waitForSolve(30000));
         const Program& p = doc()->program();
-        QCOMPARE(p.generation, Generation::G3);
+        QCOMPARE(p.generation(), Generation::G3);
         QVERIFY(hasOp(p, "pd_op.softmax"));
         QVERIFY(hasOp(p, "pd_op.softmax_grad"));
         QVERIFY(hasOp(p, "pd_op.layer_norm"));

@@ -74,7 +74,7 @@ class LayerViewTest : public QObject {
         const Program& p = doc()->program();
         std::set<OpId> users;
         for (const Use& u : p.uses(v))
-            if (u.ancestor != kNoId && p.ops[u.ancestor].parentBlock == Program::kGlobalBlock &&
+            if (u.ancestor != kNoId && p.op(u.ancestor).parentBlock == Program::kGlobalBlock &&
                 int64_t(p.indexInBlock(u.ancestor)) >= doc()->spec().backwardOpStartIdx)
                 users.insert(u.ancestor);
         return users;
@@ -143,10 +143,10 @@ private Q_SLOTS:
             QVERIFY(f && b);
             int64_t bytes = 0;
             for (uint32_t pos = f->begin; pos < f->end; ++pos)
-                for (ValueId r : p.ops[ops[pos]].results) {
+                for (ValueId r : p.op(ops[pos]).results) {
                     bool read = false;
                     for (const Use& u : p.uses(r))
-                        read |= u.ancestor != kNoId && p.ops[u.ancestor].parentBlock == Program::kGlobalBlock && b->contains(p.indexInBlock(u.ancestor));
+                        read |= u.ancestor != kNoId && p.op(u.ancestor).parentBlock == Program::kGlobalBlock && b->contains(p.indexInBlock(u.ancestor));
                     if (read) bytes += p.valueBytes(r);
                 }
             QVERIFY(bytes > 0);
@@ -175,7 +175,7 @@ private Q_SLOTS:
         std::set<ValueId> midHold(r->plan.midHoldValues.begin(), r->plan.midHoldValues.end());
         std::set<ValueId> expected, expectedSaved, expectedRecomputed;
         for (uint32_t pos = seg->begin; pos < seg->end; ++pos)
-            for (ValueId v : p.ops[p.globalBlock().ops[pos]].results) {
+            for (ValueId v : p.op(p.globalBlock().ops[pos]).results) {
                 if (saved.count(v)) expectedSaved.insert(v);
                 if (midHold.count(v)) expectedRecomputed.insert(v);
                 if (saved.count(v) || midHold.count(v) || !backwardUsers(v).empty()) expected.insert(v);
@@ -208,7 +208,7 @@ private Q_SLOTS:
             for (const VisualPort& port : n.ports) {
                 QCOMPARE(port.key.kind, ModelKey::Kind::Value);
                 QVERIFY(ports.insert(port.key.id).second);
-                QCOMPARE(p.values[port.key.id].definingOp, n.key.id);  // on its producing op
+                QCOMPARE(p.value(port.key.id).definingOp, n.key.id);  // on its producing op
                 if (port.color == pal.savedFill) savedPorts.insert(port.key.id);
                 if (port.color == pal.recomputed) recomputedPorts.insert(port.key.id);
                 withUsers += !backwardUsers(port.key.id).empty();
@@ -266,7 +266,7 @@ private Q_SLOTS:
         size_t expected = 0;
         for (size_t i = 0; i < r->cloneOf.size(); ++i) {
             const uint32_t pos = p.indexInBlock(r->cloneOf[i]);
-            expected += p.ops[r->cloneOf[i]].parentBlock == Program::kGlobalBlock && pos >= seg->begin && pos < seg->end;
+            expected += p.op(r->cloneOf[i]).parentBlock == Program::kGlobalBlock && pos >= seg->begin && pos < seg->end;
         }
         QVERIFY(expected > 0);
         size_t clones = 0;
@@ -274,7 +274,7 @@ private Q_SLOTS:
             if (n.flags & kFlagClone) {
                 ++clones;
                 QCOMPARE(n.cluster, 1);
-                QVERIFY(n.key.id >= p.ops.size());  // an op of the rewritten program
+                QVERIFY(n.key.id >= p.ops().size());  // an op of the rewritten program
             }
         QCOMPARE(clones, expected);
         view()->setShowRewritten(false);
@@ -402,7 +402,7 @@ private Q_SLOTS:
         auto r = doc()->result();
         std::set<ValueId> expected;
         for (uint32_t pos = 0; int64_t(pos) <= doc()->spec().fwdOpEndIdx; ++pos)
-            for (ValueId v : p.ops[p.globalBlock().ops[pos]].results)
+            for (ValueId v : p.op(p.globalBlock().ops[pos]).results)
                 if (std::count(r->plan.savedValues.begin(), r->plan.savedValues.end(), v) ||
                     std::count(r->plan.midHoldValues.begin(), r->plan.midHoldValues.end(), v) || !backwardUsers(v).empty())
                     expected.insert(v);

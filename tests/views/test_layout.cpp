@@ -24,20 +24,20 @@ LayoutRequest chain(int n, LayoutEngine engine) {
 // A forward chain and a mirrored backward that reads every forward activation.
 Program makeProgram(int forwardOps) {
     Program p;
-    const TypeId t = p.types.tensor(DType::Float32, {64, 64});
+    const TypeId t = p.tensorType(DType::Float32, {64, 64});
     std::vector<ValueId> acts;
     const OpId data = p.appendOp(Program::kGlobalBlock, "pd_op.data", {}, std::vector<TypeId>{t});
-    acts.push_back(p.ops[data].results[0]);
+    acts.push_back(p.op(data).results[0]);
     for (int i = 1; i < forwardOps; ++i) {
         const char* name = i % 3 == 0 ? "pd_op.matmul" : i % 3 == 1 ? "pd_op.relu" : "pd_op.add";
         const OpId op = p.appendOp(Program::kGlobalBlock, name, std::vector<ValueId>{acts.back()}, std::vector<TypeId>{t});
-        acts.push_back(p.ops[op].results[0]);
+        acts.push_back(p.op(op).results[0]);
     }
     ValueId grad = acts.back();
     for (int i = forwardOps - 1; i >= 0; --i) {
         const OpId op = p.appendOp(Program::kGlobalBlock, "pd_op.relu_grad", std::vector<ValueId>{acts[size_t(i)], grad},
                                    std::vector<TypeId>{t});
-        grad = p.ops[op].results[0];
+        grad = p.op(op).results[0];
     }
     p.finish();
     return p;
@@ -143,9 +143,9 @@ private Q_SLOTS:
         ProgramOverview ov;
         ov.reset(uint32_t(p.globalBlock().ops.size()), ProgramSplit{3, 4});
         PlanMarks marks;
-        marks.valueSaved.assign(p.values.size(), 0);
+        marks.valueSaved.assign(p.values().size(), 0);
         marks.valueSaved[1] = 1;
-        marks.opRecomputed.assign(p.ops.size(), 0);
+        marks.opRecomputed.assign(p.ops().size(), 0);
         marks.opRecomputed[2] = 1;
         const VisualGraph g = buildProgramGraph(p, ov, ProgramViewOptions{ProgramSplit{3, 4}, Overlay::None, -1}, marks);
         int values = 0, saved = 0, recomputed = 0;
@@ -154,7 +154,7 @@ private Q_SLOTS:
             if (n.flags & kFlagSaved) ++saved;
             if (n.flags & kFlagRecomputed) ++recomputed;
         }
-        QCOMPARE(values, int(p.values.size()));
+        QCOMPARE(values, int(p.values().size()));
         QCOMPARE(saved, 1);
         QCOMPARE(recomputed, 1);
     }

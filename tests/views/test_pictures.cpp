@@ -178,7 +178,7 @@ private Q_SLOTS:
             std::vector<ValueId> candidates = base->plan.savedValues;
             for (size_t i = 0; i < candidates.size() && i < 80 && !rises; ++i) {
                 RecomputeConfig c = RecomputeConfig::seedDefaults();
-                c.pinnedRecomputed = {doc()->program().values[candidates[i]].name};
+                c.pinnedRecomputed = {doc()->program().value(candidates[i]).name};
                 const SolveResult sr = solver->solve(c);
                 if (!sr.ok() || sr.rewrittenMemory.peakBytes <= sr.originalMemory.peakBytes) continue;
                 doc()->setConfig(c, "pin");
@@ -267,7 +267,7 @@ private Q_SLOTS:
         auto r = doc()->result();
         QVERIFY(r && r->ok() && !r->plan.savedValues.empty());
         const ValueId v = r->plan.savedValues.front();
-        const OpId op = doc()->program().values[v].definingOp;
+        const OpId op = doc()->program().value(v).definingOp;
         QMenu* menu = window_->contextMenuFor(ModelKey{ModelKey::Kind::Op, op});
         QVERIFY(menu);
         QAction* save = nullptr;
@@ -453,8 +453,8 @@ private Q_SLOTS:
         // A backward value that only lives in a lazily filled op group.
         const auto& ops = doc()->program().globalBlock().ops;
         const OpId last = ops[ops.size() - 2];
-        QVERIFY(!doc()->program().ops[last].results.empty());
-        const QString bwName = doc()->valueName(doc()->program().ops[last].results[0]);
+        QVERIFY(!doc()->program().op(last).results.empty());
+        const QString bwName = doc()->valueName(doc()->program().op(last).results[0]);
         window_->outline()->filter()->setText(bwName);
         QVERIFY2(window_->outline()->firstVisibleMatch(bwName), qPrintable(bwName));
         window_->outline()->filter()->clear();

@@ -67,7 +67,7 @@ private Q_SLOTS:
         std::set<OpId> ops1(r1->plan.recomputeOps.begin(), r1->plan.recomputeOps.end());
         double expectFlops = 0;
         std::set<OpId> producers;
-        for (ValueId v : expected) producers.insert(doc.program().values[v].definingOp);
+        for (ValueId v : expected) producers.insert(doc.program().value(v).definingOp);
         for (OpId op : producers)
             if (ops0.count(op) != ops1.count(op)) expectFlops += (ops1.count(op) ? 1 : -1) * estimateOpFlops(doc.program(), op);
         QCOMPARE(flops, expectFlops);

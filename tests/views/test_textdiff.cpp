@@ -90,7 +90,7 @@ private Q_SLOTS:
         for (OpId clone : r->clones) {
             int row = -1;
             for (size_t k = 0; k < rows.size(); ++k)
-                if (rows[k].mark == DiffRow::Mark::Inserted && rowText(right, int(k)).contains(QString::fromStdString(r->rewritten->values[r->rewritten->ops[clone].results.at(0)].name) + ")"))
+                if (rows[k].mark == DiffRow::Mark::Inserted && rowText(right, int(k)).contains(QString::fromStdString(r->rewritten->value(r->rewritten->op(clone).results.at(0)).name) + ")"))
                     row = int(k);
             QVERIFY2(row >= 0, "clone row not found");
         }

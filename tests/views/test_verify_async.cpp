@@ -12,11 +12,11 @@ namespace {
 
 std::shared_ptr<const Program> oneOpProgram(const char* opName) {
     Program p;
-    const TypeId t = p.types.tensor(DType::Float32, {2});
+    const TypeId t = p.tensorType(DType::Float32, {2});
     const OpId data = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{t}, {{"name", Attribute::string("x")}});
-    const ValueId x = p.ops[data].results[0];
+    const ValueId x = p.op(data).results[0];
     const OpId op = p.appendOp(0, opName, std::vector<ValueId>{x}, std::vector<TypeId>{t}, {});
-    const ValueId y = p.ops[op].results[0];
+    const ValueId y = p.op(op).results[0];
     p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{y}, std::vector<TypeId>{t}, {{"name", Attribute::string("y")}});
     p.finish();
     return std::make_shared<const Program>(std::move(p));

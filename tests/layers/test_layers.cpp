@@ -113,6 +113,7 @@ private Q_SLOTS:
         for (size_t k = 0; k < want.size(); ++k)
             for (uint32_t i = want[k].first; i < want[k].second; ++i)
                 p.setOpAttribute(ops[i], "struct_name", Attribute::string("/Model/TransformerLayer_" + std::to_string(k) + "/Linear_" + std::to_string(i) + "/"));
+        p.finish();  // edits unseal the program
         const LayerPartition scoped = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
         QCOMPARE(scoped.source, std::string("name scope"));
         QCOMPARE(scoped.layerCount(), size_t(4));
@@ -155,6 +156,7 @@ private Q_SLOTS:
             }
         }
         QVERIFY(renamed > 3);
+        p.finish();
         const LayerPartition scoped = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
         QCOMPARE(scoped.source, std::string("name scope"));
         QCOMPARE(scoped.layerCount(), size_t(3));
@@ -169,6 +171,7 @@ private Q_SLOTS:
         const auto& ops = p.globalBlock().ops;
         const size_t n = ops.size();
         for (size_t i = n - 5; i < n; ++i) p.setOpAttribute(ops[i], "op_role", Attribute::int32(2));
+        p.finish();
         const LayerPartition part = detectLayers(p, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
         for (size_t i = size_t(g.spec.backwardOpStartIdx); i < n; ++i) {
             const std::string& name = part.groups[size_t(part.groupOfPos[i])].name;

@@ -169,10 +169,19 @@ void ProgramView::setShowRewritten(bool on) {
     rebuild(true);
 }
 
-void ProgramView::showWholeGraph() {
+bool ProgramView::canShowWholeGraph() const {
+    if (!doc_->hasProgram()) return false;
+    auto r = doc_->result();
+    const Program& p = showingRewritten_ && r && r->rewritten ? *r->rewritten : doc_->program();
+    return p.liveOpCount() <= kWholeGraphMaxOps;
+}
+
+bool ProgramView::showWholeGraph() {
+    if (!canShowWholeGraph()) return false;
     layerView_ = LayerViewSpec{};
     (showingRewritten_ ? rewrittenOverview_ : overview_).expandAll();
     rebuild(true);
+    return true;
 }
 
 PlanMarks ProgramView::marksWithMidHold() const {
@@ -203,7 +212,7 @@ void ProgramView::rebuild(bool relayout) {
         timer.start();
         g = buildLayerGraph(doc_->program(), layers_, layerView_, opt, marksWithMidHold(), clones);
         layerBuildMs_ = double(timer.nsecsElapsed()) / 1e6;
-        whole_->setEnabled(true);
+        whole_->setEnabled(canShowWholeGraph());
         if (!relayout) canvas_->restyle(g);
         else canvas_->showGraph(std::move(g), false);
         return;
@@ -224,7 +233,11 @@ void ProgramView::rebuild(bool relayout) {
     } else {
         g = buildProgramGraph(doc_->program(), overview_, opt, marksWithMidHold());
     }
-    whole_->setEnabled(!(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
+    const bool wholeAllowed = canShowWholeGraph();
+    whole_->setEnabled(wholeAllowed && !(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
+    whole_->setToolTip(wholeAllowed ? tr("Lay out every op (may take a while; cancel with Esc)")
+                                    : tr("The whole graph is laid out up to %L1 ops; this program has more: "
+                                         "double-click a layer or group to open it").arg(kWholeGraphMaxOps));
     if (!relayout) canvas_->restyle(g);  // relayouts only if the structure changed
     else canvas_->showGraph(std::move(g), false);
 }

@@ -22,7 +22,11 @@ class ProgramView : public QWidget {
 public:
     ProgramView(Document* doc, QWidget* parent = nullptr);
     GraphCanvas* canvas() const { return canvas_; }
-    void showWholeGraph();
+    // Dot on a whole program of more ops than this takes minutes (100k ops never end) and shows a
+    // hairball: above it the overview and the layer views are the way in.
+    static constexpr size_t kWholeGraphMaxOps = 5000;
+    bool canShowWholeGraph() const;
+    bool showWholeGraph();  // false (and nothing laid out) above kWholeGraphMaxOps
     void setOverlay(Overlay overlay);
     void setShowRewritten(bool on);
     const ProgramOverview& overview() const { return overview_; }

@@ -461,7 +461,11 @@ void MainWindow::buildActions() {
     view->addAction(tr("&Fit"), this, [current] { current()->fit(); });
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [current] { current()->zoomBy(1.25); });
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [current] { current()->zoomBy(0.8); });
-    view->addAction(tr("Show &Whole Graph"), this, [this] { programView_->showWholeGraph(); });
+    view->addAction(tr("Show &Whole Graph"), this, [this] {
+        if (!programView_->showWholeGraph())
+            statusBar()->showMessage(tr("The whole graph is laid out up to %L1 ops; open a layer or group instead")
+                                         .arg(ProgramView::kWholeGraphMaxOps), 8000);
+    });
     QAction* collapse = view->addAction(tr("&Collapse Group of Selection"), this, [this] {
         const ModelKey k = doc_->selection();
         if (!doc_->hasProgram() || !k.valid()) return;

@@ -189,7 +189,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s\n", qPrintable(e));
         }
     }
-    if (parser.isSet(wholeOpt)) window.programView()->showWholeGraph();
+    if (parser.isSet(wholeOpt) && doc->hasProgram() && !window.programView()->showWholeGraph())
+        return fail(QStringLiteral("--whole: the whole graph is laid out up to %1 ops; this program has %2 (use the "
+                                   "overview, --layer N or --expand-layer N)")
+                        .arg(rx::ProgramView::kWholeGraphMaxOps)
+                        .arg(doc->program().liveOpCount()));
     if (parser.isSet(expandOpt)) {
         // The overview's first picture, then the layer's group double-clicked, as a user would.
         auto* phase = new int(0);

@@ -327,6 +327,14 @@ private Q_SLOTS:
         QVERIFY(doc()->waitForSolve(60000));
         waitLayout();
         QVERIFY(segment("layers 4–5 · forward"));
+        // 13k ops: the whole graph is refused (dot would take minutes), the overview stays.
+        QVERIFY(doc()->program().liveOpCount() > ProgramView::kWholeGraphMaxOps);
+        const size_t overviewSegments = view()->overview().segments().size();
+        QVERIFY(!view()->canShowWholeGraph());
+        QVERIFY(!view()->showWholeGraph());
+        QVERIFY(!view()->overview().whole());
+        QCOMPARE(view()->overview().segments().size(), overviewSegments);
+        QVERIFY(!view()->canvas()->isLayingOut());
         QVERIFY(view()->openLayerNumber(5));
         waitLayout();
         QCOMPARE(view()->layerView().name, QString("layer 5"));

@@ -326,7 +326,8 @@ private Q_SLOTS:
             QCOMPARE(after[i].expanded, first[i].expanded);
         }
         // After Show Whole Graph, collapse returns to the first overview.
-        view->showWholeGraph();
+        QVERIFY(view->canShowWholeGraph());
+        QVERIFY(view->showWholeGraph());
         QVERIFY(view->collapseAround(op));
         QCOMPARE(view->overview().segments().size(), first.size());
         waitLayout(view->canvas());

@@ -17,6 +17,7 @@
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirWriter.h"
 #include "support/ProgramBuilder.h"
+#include "support/GeneratedFiles.h"
 #include "views/Document.h"
 #include "views/FlowGraph.h"
 #include "views/GraphViews.h"
@@ -35,12 +36,7 @@ zoo::GeneratedProgram transformer(int layers) {
 }
 
 QString writeGenerated(const QString& dir, const zoo::GeneratedProgram& g, const QString& stem) {
-    const QString path = dir + "/" + stem + ".pir";
-    writeProgramFile(*g.program, path.toStdString());
-    QFile spec(dir + "/" + stem + ".spec.json");
-    if (!spec.open(QIODevice::WriteOnly)) return {};
-    spec.write(QByteArray::fromStdString(zoo::specJson(g)));
-    return path;
+    return testing::writeGeneratedFiles(dir, g, stem);
 }
 
 // The layer's values computed here independently: network values whose defining op is one

@@ -16,6 +16,7 @@
 #include "algorithms/Solver.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirWriter.h"
+#include "support/GeneratedFiles.h"
 #include "views/GraphItems.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
@@ -25,16 +26,7 @@ using namespace rx;
 namespace {
 
 QString writeGenerated(const QString& dir, const std::string& model, int layers) {
-    zoo::ZooOptions o;
-    o.model = model;
-    o.layers = layers;
-    const zoo::GeneratedProgram g = zoo::generateModel(o);
-    const QString path = dir + QStringLiteral("/%1-%2.pir").arg(QString::fromStdString(model)).arg(layers);
-    writeProgramFile(*g.program, path.toStdString());
-    QFile spec(dir + QStringLiteral("/%1-%2.spec.json").arg(QString::fromStdString(model)).arg(layers));
-    if (!spec.open(QIODevice::WriteOnly)) return {};
-    spec.write(QByteArray::fromStdString(zoo::specJson(g)));
-    return path;
+    return testing::writeGeneratedModel(dir, model, layers);
 }
 
 // "layer 3 · forward" -> 3; -1 for anything else.

@@ -33,6 +33,7 @@
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
+#include "support/GeneratedFiles.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
 #include "views/MemoryView.h"
@@ -46,18 +47,8 @@ const QString kCorpus = QStringLiteral(RX_SHARED_DIR "/corpus/torch-joint/");
 const QString kTransformer = kCorpus + "transformer_layer.prim.pir";
 const QString kMlp = kCorpus + "mlp.prim.pir";
 
-// Writes a generated program (+ spec) and returns its path.
 QString writeGenerated(const QString& dir, const std::string& model, int layers) {
-    zoo::ZooOptions o;
-    o.model = model;
-    o.layers = layers;
-    const zoo::GeneratedProgram g = zoo::generateModel(o);
-    const QString path = dir + QStringLiteral("/%1-%2.pir").arg(QString::fromStdString(model)).arg(layers);
-    writeProgramFile(*g.program, path.toStdString());
-    QFile spec(dir + QStringLiteral("/%1-%2.spec.json").arg(QString::fromStdString(model)).arg(layers));
-    if (!spec.open(QIODevice::WriteOnly)) return {};
-    spec.write(QByteArray::fromStdString(zoo::specJson(g)));
-    return path;
+    return testing::writeGeneratedModel(dir, model, layers);
 }
 }  // namespace
 

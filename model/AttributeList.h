@@ -6,6 +6,7 @@
 // nothing. Reads the same as a std::vector<NamedAttribute>.
 #include <cstddef>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "model/Attribute.h"
@@ -48,6 +49,26 @@ public:
     std::vector<NamedAttribute> toVector() const { return list_ ? *list_ : std::vector<NamedAttribute>(); }
     // Whether both read the same storage (tests of the sharing).
     bool sharesStorageWith(const AttributeList& other) const { return list_ && list_ == other.list_; }
+    // The storage's identity (nullptr when empty): lists with the same identity are equal, so
+    // passes can memoize per distinct list instead of per op.
+    const void* identity() const { return list_.get(); }
+
+    // Sets `key` (replaced where it is, else appended). A shared list is copied once at its
+    // final size, not copied and then grown.
+    void set(std::string_view key, Attribute value) {
+        for (size_t i = 0; i < size(); ++i)
+            if ((*list_)[i].name == key) {
+                edit()[i].value = std::move(value);
+                return;
+            }
+        if (list_ && list_.use_count() > 1) {
+            auto grown = std::make_shared<std::vector<NamedAttribute>>();
+            grown->reserve(list_->size() + 1);
+            grown->assign(list_->begin(), list_->end());
+            list_ = std::move(grown);
+        }
+        edit().push_back({std::string(key), std::move(value)});
+    }
 
     friend bool operator==(const AttributeList& a, const AttributeList& b) {
         if (a.list_ == b.list_) return true;

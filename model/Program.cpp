@@ -37,13 +37,7 @@ Attribute* Operation::attribute(std::string_view key) {
     return nullptr;
 }
 
-void Operation::setAttribute(std::string_view key, Attribute value) {
-    if (Attribute* existing = attribute(key)) {
-        *existing = std::move(value);
-        return;
-    }
-    attributes.push_back({std::string(key), std::move(value)});
-}
+void Operation::setAttribute(std::string_view key, Attribute value) { attributes.set(key, std::move(value)); }
 
 Program::Program() {
     blocks_.emplace_back();  // the global block

@@ -35,8 +35,11 @@ for t in $TARGETS; do
   [ -n "$f" ] || { echo "gpu-bundle: $t was not built in $BUILD" >&2; exit 1; }
   strip --strip-debug -o "$OUT/bin/$t" "$f"
 done
-# Shared libraries, minus the C library family and CUDA (provided on the GPU machine).
-for f in "$OUT"/bin/*; do ldd "$f"; done | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+# Shared libraries, minus the C library family and CUDA (provided on the GPU machine). OpenBLAS
+# is opened at run time (algorithms/exec/Blas.cpp), so ldd does not list it: it is added here.
+blas=$(ldconfig -p | awk '/libopenblas\.so\.0 /{print $NF; exit}')
+{ for f in "$OUT"/bin/*; do ldd "$f"; done; [ -n "$blas" ] && ldd "$blas" && echo "x => $blas (0)"; } |
+  awk '/=> \//{print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|ld-linux*|libcuda.so*|libcudart.so*|libcublas*|libnvrtc*|libcudnn*|libnvToolsExt*) ;;
     *) cp -L "$lib" "$OUT/lib/" ;;

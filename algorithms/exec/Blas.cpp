@@ -1,21 +1,52 @@
-// OpenBLAS dgemm behind one function; the thread count is set once, before the first GEMM.
+// OpenBLAS dgemm behind one function, loaded on the first GEMM; the thread count is set once.
 #include "algorithms/exec/Blas.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <mutex>
+#include <string>
 #include <thread>
 
+#include "model/Diagnostic.h"
+
 namespace rx::exec::cpu {
+
+namespace {
+
+// OpenBLAS is opened when the executor first multiplies, not when the process starts: linked
+// in, its start-up (CPU probing, buffers, a worker thread that spins on sched_yield) cost every
+// CLI run ~9 ms and a core's worth of yields, though only the executor uses it.
+struct OpenBlas {
+    decltype(&cblas_dgemm) dgemm = nullptr;
+    decltype(&openblas_set_num_threads) setNumThreads = nullptr;
+};
+
+const OpenBlas& openBlas() {
+    static const OpenBlas lib = [] {
+        void* handle = ::dlopen(RX_OPENBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (!handle)
+            throw Error(std::string("the CPU executor needs OpenBLAS (") + RX_OPENBLAS_LIBRARY +
+                        ") and cannot load it: " + ::dlerror());
+        OpenBlas l;
+        l.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(::dlsym(handle, "cblas_dgemm"));
+        l.setNumThreads = reinterpret_cast<decltype(&openblas_set_num_threads)>(::dlsym(handle, "openblas_set_num_threads"));
+        if (!l.dgemm || !l.setNumThreads)
+            throw Error(std::string(RX_OPENBLAS_LIBRARY) + " lacks cblas_dgemm or openblas_set_num_threads");
+        return l;
+    }();
+    return lib;
+}
+
+}  // namespace
 
 int blasThreads() {
     static const int threads = [] {
         int n = 0;
         if (const char* env = std::getenv("RX_BLAS_THREADS")) n = std::atoi(env);
         if (n <= 0) n = static_cast<int>(std::min(4u, std::max(1u, std::thread::hardware_concurrency())));
-        openblas_set_num_threads(n);
+        openBlas().setNumThreads(n);
         return n;
     }();
     return threads;
@@ -29,9 +60,10 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const doubl
         if (!accumulate) for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0);
         return;
     }
-    cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-                static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
-                accumulate ? 1.0 : 0.0, c, static_cast<blasint>(ldc));
+    openBlas().dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+                     static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a,
+                     static_cast<blasint>(lda), b, static_cast<blasint>(ldb), accumulate ? 1.0 : 0.0, c,
+                     static_cast<blasint>(ldc));
 }
 
 }  // namespace rx::exec::cpu

@@ -208,13 +208,13 @@ void Program::setOpAttributes(OpId op, AttributeList attributes) {
 }
 
 void Program::setOpOperands(OpId op, std::vector<ValueId> operands) {
-    const auto typesOf = [&](const std::vector<ValueId>& vs) {
+    const auto typesOf = [&](std::span<const ValueId> vs) {
         std::vector<TypeId> out;
         for (ValueId x : vs) out.push_back(x == kNoId ? kNullType : values_[x].type);
         return out;
     };
-    if (!operandTypeOverrides_.empty() && typesOf(ops_[op].operands) != typesOf(operands)) operandTypeOverrides_.erase(op);
-    ops_[op].operands = std::move(operands);
+    if (!operandTypeOverrides_.empty() && typesOf({ops_[op].operands.data(), ops_[op].operands.size()}) != typesOf(operands)) operandTypeOverrides_.erase(op);
+    ops_[op].operands.assign(operands.begin(), operands.end());
     markUnfinished();
 }
 

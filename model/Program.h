@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "model/Attribute.h"
 #include "model/AttributeList.h"
 #include "model/Type.h"
@@ -39,11 +41,16 @@ struct Value {
     InternedString keyword;      // block keyword-argument name (while/if kwargs), else empty
 };
 
+// An op's operands and results, inline up to a few (nearly every op): reading a program or
+// copying it (the rewriter) allocates nothing per op for them. Reads like a std::vector.
+using OperandList = boost::container::small_vector<ValueId, 3>;
+using ResultList = boost::container::small_vector<ValueId, 2>;
+
 struct Operation {
     uint32_t nameId = 0;                       // interned op name, see Program::opName()
-    std::vector<ValueId> operands;             // kNoId = <<NULL VALUE>>
+    OperandList operands;                      // kNoId = <<NULL VALUE>>
     std::vector<std::string> operandKeywords;  // empty, or one per operand ("cond", "inputs")
-    std::vector<ValueId> results;
+    ResultList results;
     AttributeList attributes;                  // in printed order; copy-on-write, shared by copies
     std::vector<std::vector<BlockId>> regions; // each region: its blocks in order
     BlockId parentBlock = kNoId;

@@ -64,10 +64,10 @@ public:
             attrs.insert(it, std::move(s));
         }
         OpId id = p_.appendOp(Program::kGlobalBlock, name, operands, results, std::move(attrs));
-        const std::vector<ValueId>& res = p_.op(id).results;
+        const ResultList& res = p_.op(id).results;
         if (needsGrad_.size() < p_.values().size()) needsGrad_.resize(p_.values().size() * 2 + 16, false);
         for (ValueId r : res) needsGrad_[r] = grad;
-        return res;
+        return {res.begin(), res.end()};
     }
     ValueId op1(std::string_view name, std::vector<ValueId> operands, TypeId result, std::vector<NamedAttribute> attrs, bool grad) {
         return op(name, std::move(operands), {result}, std::move(attrs), grad)[0];

@@ -38,7 +38,8 @@ struct P {
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.op(id).results;
+        const auto& r = p.op(id).results;
+        return {r.begin(), r.end()};
     }
     TypeId t(DType d, Dims dims) { return p.tensorType(d, dims); }
     void fetch(ValueId v) { op("pd_op.fetch", {v}, {p.value(v).type}, {{"name", Attribute::string(p.value(v).name)}}); }

@@ -25,7 +25,8 @@ struct P {
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.op(id).results;
+        const auto& r = p.op(id).results;
+        return {r.begin(), r.end()};
     }
     TypeId t(DType d, std::vector<int64_t> dims) { return p.tensorType(d, dims); }
     ValueId ints(std::vector<int64_t> v) {

@@ -82,7 +82,7 @@ Built build(const GradCase& gc, const std::map<std::string, Tensor>& inputs, con
     std::vector<TypeId> frt;
     for (const auto& [dt, d] : gc.forwardResults) frt.push_back(p.tensorType(dt, d));
     OpId f = p.appendOp(0, gc.forward, fo, frt, gc.attrs);
-    outs = p.op(f).results;
+    outs.assign(p.op(f).results.begin(), p.op(f).results.end());
     const ValueId objective = outs.at(gc.objectiveResult);
     p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{objective}, std::vector<TypeId>{p.value(objective).type}, {});
     if (withGrad) {

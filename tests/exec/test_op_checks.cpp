@@ -59,7 +59,8 @@ struct Builder {
                              std::vector<NamedAttribute> attrs = {}) {
         std::vector<TypeId> types;
         for (const auto& [t, d] : results) types.push_back(p.tensorType(t, d));
-        return p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
+        const auto& r = p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
+        return {r.begin(), r.end()};
     }
     void fetch(ValueId v) {
         p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type}, {{"name", Attribute::string("out")}});
@@ -231,7 +232,7 @@ void mutate(Program& p, std::mt19937_64& rng) {
     Operation o = p.op(op);
     mutateCopy(p, o, rng);
     p.setOpAttributes(op, std::move(o.attributes));
-    p.setOpOperands(op, std::move(o.operands));
+    p.setOpOperands(op, {o.operands.begin(), o.operands.end()});
     p.truncateResults(op, o.results.size());
 }
 

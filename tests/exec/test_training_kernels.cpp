@@ -28,7 +28,8 @@ struct P {
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.op(id).results;
+        const auto& r = p.op(id).results;
+        return {r.begin(), r.end()};
     }
     TypeId t(DType d, std::vector<int64_t> dims) { return p.tensorType(d, dims); }
     TypeId vec(std::vector<TypeId> e) { return p.internType(Type::vector(std::move(e))); }

@@ -23,7 +23,8 @@ struct ProgramBuilder {
         // Kept finished after every op: test programs are small, and tests query them (and
         // hand them to analyses) at any point while building.
         p.finish();
-        return p.op(lastOp).results;
+        const auto& results = p.op(lastOp).results;
+        return {results.begin(), results.end()};
     }
     ValueId op(std::string_view name, std::vector<ValueId> operands, TypeId type,
                std::vector<NamedAttribute> attrs = {}) {

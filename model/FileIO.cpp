@@ -138,17 +138,7 @@ void AtomicFile::write(std::string_view bytes) {
     if (fd_ < 0) throw Error(path_ + ": cannot write file: already committed or failed");
     if (bytes.size() >= buffer_.size()) {
         drain();
-        const char* p = bytes.data();
-        size_t left = bytes.size();
-        while (left) {
-            const ssize_t n = ::write(fd_, p, left);
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                fail("write failed", errno);
-            }
-            p += n;
-            left -= size_t(n);
-        }
+        writeAll(bytes.data(), bytes.size());
         return;
     }
     if (buffer_.size() - used_ < bytes.size()) drain();
@@ -158,16 +148,27 @@ void AtomicFile::write(std::string_view bytes) {
 
 void AtomicFile::drain() {
     if (fd_ < 0) throw Error(path_ + ": cannot write file: already committed or failed");
-    size_t done = 0;
-    while (done < used_) {
-        const ssize_t n = ::write(fd_, buffer_.data() + done, used_ - done);
+    writeAll(buffer_.data(), used_);
+    used_ = 0;
+}
+
+void AtomicFile::writeAll(const char* p, size_t size) {
+    const off_t start = written_;
+    size_t left = size;
+    while (left) {
+        const ssize_t n = ::write(fd_, p, left);
         if (n < 0) {
             if (errno == EINTR) continue;
             fail("write failed", errno);
         }
-        done += size_t(n);
+        p += n;
+        left -= size_t(n);
+        written_ += n;
     }
-    used_ = 0;
+    // Start the disk writing what is written so far, without waiting: commit()'s fsync then
+    // waits only for the tail (the 56k-op chain's 11 MB program: fsync 53 ms at the end, the
+    // writes now overlap the printing). Advice only: a failure is ignored, fsync still decides.
+    if (!stream_ && size > 0) ::sync_file_range(fd_, start, written_ - start, SYNC_FILE_RANGE_WRITE);
 }
 
 void AtomicFile::commit() {

@@ -47,6 +47,7 @@ public:
 
 private:
     void drain();
+    void writeAll(const char* bytes, size_t size);
     [[noreturn]] void fail(const std::string& what, int error);
     void discard() noexcept;
 
@@ -57,6 +58,7 @@ private:
     bool stream_ = false;    // a device or FIFO, written in place
     std::vector<char> buffer_;
     size_t used_ = 0;
+    int64_t written_ = 0;    // bytes handed to the kernel so far
 };
 
 // writeFileAtomic(path, bytes): an AtomicFile written and committed in one call.

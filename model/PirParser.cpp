@@ -336,18 +336,27 @@ private:
             // list (AttributeList is copy-on-write): attributes are most of a program's
             // memory and most dicts repeat ({stop_gradient:[false]}). Parsing is a pure
             // function of the text, so the shared list is what parsing again would give.
+            // A dict already seen is looked up by its text before parsing (most are).
             const char* dictStart = lex_.pos();
-            attributeScratch_.clear();
-            parseAttributeDict(attributeScratch_);
-            const std::string_view dictText(dictStart, static_cast<size_t>(lex_.pos() - dictStart));
-            auto [it, fresh] = attributeLists_.try_emplace(dictText);
-            if (fresh) {  // moved into an exactly sized vector: growth slack would cost more
-                std::vector<NamedAttribute> list;
-                list.reserve(attributeScratch_.size());
-                for (auto& a : attributeScratch_) list.push_back(std::move(a));
-                it->second = std::move(list);
+            const char* spanEnd = attributeDictSpanEnd(dictStart);
+            const auto seen = spanEnd ? attributeLists_.find(std::string_view(dictStart, size_t(spanEnd - dictStart)))
+                                      : attributeLists_.end();
+            if (seen != attributeLists_.end()) {
+                op.attributes = seen->second;
+                lex_.resetPosition(spanEnd);
+            } else {
+                attributeScratch_.clear();
+                parseAttributeDict(attributeScratch_);
+                const std::string_view dictText(dictStart, static_cast<size_t>(lex_.pos() - dictStart));
+                auto [it, fresh] = attributeLists_.try_emplace(dictText);
+                if (fresh) {  // moved into an exactly sized vector: growth slack would cost more
+                    std::vector<NamedAttribute> list;
+                    list.reserve(attributeScratch_.size());
+                    for (auto& a : attributeScratch_) list.push_back(std::move(a));
+                    it->second = std::move(list);
+                }
+                op.attributes = it->second;
             }
-            op.attributes = it->second;
             lex_.skipTrivia();
         } else {
             op.syntax |= OpSyntax::kNoAttributeDict;
@@ -572,6 +581,27 @@ private:
     }
 
     // Span of the type at `q`: "name<...>" (nested <>), "vec[...]" (nested []), on one line.
+    // Where the attribute dict starting at '{' ends (past its '}'), found by brackets and
+    // quotes alone, if it ends on this line; nullptr otherwise (then it is parsed, not looked up).
+    const char* attributeDictSpanEnd(const char* q) const {
+        const char* end = lex_.bufferEnd();
+        int depth = 0;
+        for (; q < end && *q != '\n'; ++q) {
+            const char c = *q;
+            if (c == '"') {  // a string literal: brackets inside do not count
+                for (++q; q < end && *q != '"' && *q != '\n'; ++q)
+                    if (*q == '\\' && q + 1 < end) ++q;
+                if (q >= end || *q != '"') return nullptr;
+            } else if (c == '{' || c == '[' || c == '(') {
+                ++depth;
+            } else if (c == '}' || c == ']' || c == ')') {
+                if (--depth == 0) return c == '}' ? q + 1 : nullptr;
+                if (depth < 0) return nullptr;
+            }
+        }
+        return nullptr;
+    }
+
     const char* typeSpanEnd(const char* q) const {
         const char* end = lex_.bufferEnd();
         if (lex_.startsWith(q, "<<NULL TYPE>>")) return q + 13;

@@ -5,8 +5,9 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <filesystem>
-#include <unordered_map>
 
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
@@ -14,6 +15,74 @@
 #include "model/PirReader.h"
 
 namespace rx {
+
+namespace {
+
+// The value names a spec mentions, each resolved to the first value of that name. Flat arrays:
+// "%N" names by N (a dense table when the numbers are small, as printed programs' are),
+// others sorted by text.
+class RequestedNames {
+public:
+    void add(std::string_view name) {
+        if (auto n = numberOf(name)) numbered_.push_back({*n, kNoId});
+        else named_.push_back({name, kNoId});
+    }
+
+    // One pass over the program's values, stopping once every name is found.
+    void resolve(const Program& program) {
+        std::sort(numbered_.begin(), numbered_.end());
+        numbered_.erase(std::unique(numbered_.begin(), numbered_.end()), numbered_.end());
+        std::sort(named_.begin(), named_.end());
+        named_.erase(std::unique(named_.begin(), named_.end()), named_.end());
+        const uint64_t largest = numbered_.empty() ? 0 : numbered_.back().first;
+        if (!numbered_.empty() && largest < 8 * uint64_t(program.values().size()) + 4096) {
+            dense_.assign(size_t(largest) + 1, kNoId);
+            for (uint32_t i = 0; i < numbered_.size(); ++i) dense_[numbered_[i].first] = i;
+        }
+        size_t left = numbered_.size() + named_.size();
+        for (ValueId v = 0; v < program.values().size() && left > 0; ++v) {
+            ValueId* slot = slotOf(program.value(v).name);
+            if (slot && *slot == kNoId) {
+                *slot = v;
+                --left;
+            }
+        }
+    }
+
+    ValueId valueOf(std::string_view name) {
+        const ValueId* slot = slotOf(name);
+        return slot ? *slot : kNoId;
+    }
+
+private:
+    static std::optional<uint32_t> numberOf(std::string_view name) {
+        if (name.size() < 2 || name[0] != '%' || (name[1] == '0' && name.size() > 2)) return std::nullopt;
+        uint32_t n = 0;
+        auto [ptr, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), n);
+        if (ec != std::errc() || ptr != name.data() + name.size()) return std::nullopt;
+        return n;
+    }
+
+    ValueId* slotOf(std::string_view name) {
+        if (auto n = numberOf(name)) {
+            if (!dense_.empty()) {
+                if (*n >= dense_.size() || dense_[*n] == kNoId) return nullptr;
+                return &numbered_[dense_[*n]].second;
+            }
+            auto it = std::lower_bound(numbered_.begin(), numbered_.end(), std::pair<uint32_t, ValueId>{*n, 0});
+            return it != numbered_.end() && it->first == *n ? &it->second : nullptr;
+        }
+        if (named_.empty()) return nullptr;
+        auto it = std::lower_bound(named_.begin(), named_.end(), std::pair<std::string_view, ValueId>{name, 0});
+        return it != named_.end() && it->first == name ? &it->second : nullptr;
+    }
+
+    std::vector<std::pair<uint32_t, ValueId>> numbered_;
+    std::vector<std::pair<std::string_view, ValueId>> named_;
+    std::vector<uint32_t> dense_;  // N -> index into numbered_, when used
+};
+
+}  // namespace
 
 RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const std::string& fileName) {
     const rapidjson::Document doc = parseJson(json, fileName, "spec");
@@ -57,23 +126,16 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
                    " <= " + std::to_string(spec.fwdOpEndIdx));
 
     // Names: first binding wins, global block first (values are created in that order). Only the
-    // names the spec mentions are looked up, in one pass (a map of every value's name was 4% of a
-    // 56k-op solve for a spec naming two values).
-    std::unordered_map<std::string_view, ValueId> byName;
+    // names the spec mentions are looked up, in one pass over the values (1M-op programs' specs
+    // name 57k parameters; node-based maps of them cost 0.3 s, mostly freeing their nodes).
+    RequestedNames requested;
     for (const char* key : {"inputs", "outputs", "grad_outputs"}) {
         auto it = doc.FindMember(key);
         if (it == doc.MemberEnd() || !it->value.IsArray()) continue;
         for (const rapidjson::Value& e : it->value.GetArray())
-            if (e.IsString()) byName.emplace(std::string_view(e.GetString(), e.GetStringLength()), kNoId);
+            if (e.IsString()) requested.add(std::string_view(e.GetString(), e.GetStringLength()));
     }
-    if (!byName.empty())
-        for (ValueId v = 0, left = ValueId(byName.size()); v < program.values().size() && left > 0; ++v) {
-            auto found = byName.find(program.value(v).name);
-            if (found != byName.end() && found->second == kNoId) {
-                found->second = v;
-                --left;
-            }
-        }
+    requested.resolve(program);
 
     std::vector<std::string> unknown;
     std::optional<JsonPath> firstUnknown;
@@ -88,12 +150,12 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
             if (!e.IsString())
                 failAt(json, fileName, JsonPath(key).index(i), "expected a value name (a string), found " + jsonTypeName(e));
             const std::string_view name(e.GetString(), e.GetStringLength());
-            auto found = byName.find(name);
-            if (found == byName.end() || found->second == kNoId) {
+            const ValueId found = requested.valueOf(name);
+            if (found == kNoId) {
                 if (unknown.empty()) firstUnknown = JsonPath(key).index(i);
                 unknown.emplace_back(name);
             } else {
-                out.push_back(found->second);
+                out.push_back(found);
             }
         }
     };

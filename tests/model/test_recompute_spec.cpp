@@ -5,6 +5,7 @@
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
 #include "tests/model/CorpusUtil.h"
+#include "tests/support/ProgramBuilder.h"
 
 using namespace rx;
 using namespace rx::test;
@@ -83,6 +84,38 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, parseSpecJson("{\"fwd_op_end_idx\": 2, \"backward_op_start_idx\": 400}", p, "s"));
         QVERIFY_THROWS_EXCEPTION(Error, parseSpecJson("{\"fwd_op_end_idx\": 2,", p, "s"));
         QVERIFY_THROWS_EXCEPTION(Error, parseSpecJson("[1]", p, "s"));
+    }
+
+    // The names a spec mentions resolve in one pass: "%N" by number (no "%01" for "%1"), other
+    // names by text, the first value of a name wins, a name listed twice resolves twice, and a
+    // huge "%N" is unknown without a table sized by it.
+    void namesResolveByNumberAndText() {
+        ProgramBuilder b;
+        const TypeId t = b.p.tensorType(DType::Float32, {4});
+        const ValueId v0 = b.op("pd_op.data", {}, t);
+        const ValueId v1 = b.op("pd_op.relu", {v0}, t);
+        const ValueId v2 = b.op("pd_op.relu", {v1}, t);
+        const ValueId v3 = b.op("pd_op.relu", {v2}, t);
+        b.p.setValueName(v0, "%0");
+        b.p.setValueName(v1, "%1");
+        b.p.setValueName(v2, "%x");
+        b.p.setValueName(v3, "%1");  // a second value of that name (nested scopes print so)
+        b.p.finish();
+        const RecomputeSpec s = parseSpecJson(
+            R"({"fwd_op_end_idx": 1, "backward_op_start_idx": 2, "inputs": ["%x", "%1", "%1"], "outputs": ["%0"]})", b.p,
+            "s.json");
+        QCOMPARE(s.inputs, (std::vector<ValueId>{v2, v1, v1}));
+        QCOMPARE(s.outputs, (std::vector<ValueId>{v0}));
+        for (const char* name : {"%01", "%4000000000", "%y", "1"}) {
+            const std::string json =
+                "{\"fwd_op_end_idx\": 1, \"backward_op_start_idx\": 2, \"inputs\": [\"" + std::string(name) + "\"]}";
+            try {
+                parseSpecJson(json, b.p, "s.json");
+                QFAIL(name);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(std::string("unknown name(s): ") + name) != std::string::npos, e.what());
+            }
+        }
     }
 
     void detectsLikePaddlesEntryPoint() {

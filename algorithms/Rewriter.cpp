@@ -116,14 +116,26 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
     cloneIndexOfValue.assign(np.values().size() - nOrigValues, kNoId);
     for (uint32_t k = 0; k < nc; ++k)
         for (ValueId r : np.op(res.clones[k]).results) cloneIndexOfValue[r - nOrigValues] = k;
-    std::vector<std::vector<uint32_t>> children(nc);
-    for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId x : np.op(res.clones[k]).operands)
-            if (x != kNoId && x >= nOrigValues && cloneIndexOfValue[x - nOrigValues] != kNoId)
-                children[cloneIndexOfValue[x - nOrigValues]].push_back(k);
+    // Which clones use each clone's results, as one flat list per clone (CSR: a vector per
+    // clone was most of this pass's allocations at 1M ops).
+    std::vector<uint32_t> childStart(nc + 1, 0), childList;
+    const auto forEachCloneUse = [&](auto&& visit) {
+        for (uint32_t k = 0; k < nc; ++k)
+            for (ValueId x : np.op(res.clones[k]).operands)
+                if (x != kNoId && x >= nOrigValues && cloneIndexOfValue[x - nOrigValues] != kNoId)
+                    visit(cloneIndexOfValue[x - nOrigValues], k);
+    };
+    forEachCloneUse([&](uint32_t producer, uint32_t) { ++childStart[producer + 1]; });
+    for (size_t k = 0; k < nc; ++k) childStart[k + 1] += childStart[k];
+    childList.resize(childStart[nc]);
+    {
+        std::vector<uint32_t> fill(childStart.begin(), childStart.end() - 1);
+        forEachCloneUse([&](uint32_t producer, uint32_t user) { childList[fill[producer]++] = user; });
+    }
     for (size_t k = nc; k-- > 0;) {
         OpId best = anchor[k];
-        for (uint32_t child : children[k]) {
+        for (uint32_t i = childStart[k]; i < childStart[k + 1]; ++i) {
+            const uint32_t child = childList[i];
             const OpId ca = anchor[child];
             if (ca == kNoId) continue;
             if (best == kNoId || a.opIndex(ca) < a.opIndex(best)) best = ca;
@@ -139,13 +151,20 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
         anchor[k] = best;
     }
 
-    // New global order: clones just before their anchors, same anchor in clone order.
-    std::vector<std::vector<OpId>> before(orig.ops().size());
-    for (size_t k = 0; k < nc; ++k) before[anchor[k]].push_back(res.clones[k]);
+    // New global order: clones just before their anchors, same anchor in clone order (grouped
+    // by a counting sort, not a vector per op).
+    std::vector<uint32_t> beforeStart(orig.ops().size() + 1, 0);
+    for (size_t k = 0; k < nc; ++k) ++beforeStart[anchor[k] + 1];
+    for (size_t i = 0; i + 1 < beforeStart.size(); ++i) beforeStart[i + 1] += beforeStart[i];
+    std::vector<OpId> before(nc);
+    {
+        std::vector<uint32_t> fill(beforeStart.begin(), beforeStart.end() - 1);
+        for (size_t k = 0; k < nc; ++k) before[fill[anchor[k]]++] = res.clones[k];
+    }
     std::vector<OpId> order;
     order.reserve(gops.size() + nc);
     for (OpId op : gops) {
-        for (OpId c : before[op]) order.push_back(c);  // setBlockOps places them
+        for (uint32_t i = beforeStart[op]; i < beforeStart[op + 1]; ++i) order.push_back(before[i]);  // setBlockOps places them
         order.push_back(op);
     }
     np.setBlockOps(Program::kGlobalBlock, std::move(order));

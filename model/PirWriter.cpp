@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <unordered_map>
 
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -329,15 +330,28 @@ private:
     }
 
     // attr-dict ::= '{' (bare-id ':' attribute (',' bare-id ':' attribute)*)? '}'
+    // Spelled once per distinct list: ops that share a list (the reader shares equal dicts, the
+    // rewriter its marked lists) print the same text.
     void printAttributeDict(const Operation& op) {
-        out_ += " {";
-        for (size_t i = 0; i < op.attributes.size(); ++i) {
-            if (i) out_ += ',';
-            out_ += op.attributes[i].name;
-            out_ += ':';
-            printAttribute(out_, op.attributes[i].value, gen_, sameGeneration_);
+        const void* identity = op.attributes.identity();
+        if (identity) {
+            auto [it, fresh] = dictText_.try_emplace(identity);
+            if (fresh) it->second = attributeDictText(op.attributes);
+            out_ += it->second;
+        } else {
+            out_ += " {}";
         }
-        out_ += '}';
+    }
+    std::string attributeDictText(const AttributeList& attributes) const {
+        std::string text = " {";
+        for (size_t i = 0; i < attributes.size(); ++i) {
+            if (i) text += ',';
+            text += attributes[i].name;
+            text += ':';
+            printAttribute(text, attributes[i].value, gen_, sameGeneration_);
+        }
+        text += '}';
+        return text;
     }
 
     // function-type ::= ':' '(' (type (',' type)*)? ')' '->' result-types | '->' result-types
@@ -398,6 +412,7 @@ private:
     std::string out_;
     std::vector<std::string> typeText_;
     std::vector<bool> typeDone_;
+    std::unordered_map<const void*, std::string> dictText_;  // by AttributeList::identity()
     std::vector<uint32_t> numbers_;  // renumbered names, see appendName()
 };
 

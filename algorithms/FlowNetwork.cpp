@@ -117,21 +117,33 @@ std::string FlowNetwork::nodeName(uint32_t node, const Program& program) const {
     return "?";
 }
 
-std::string FlowNetwork::unitsText(int64_t units, int64_t scale) {
-    if (scale <= 1) return std::to_string(units);
+std::string_view FlowNetwork::formatUnits(UnitsBuffer& buf, int64_t units, int64_t scale) {
+    char* const begin = buf.data();
+    char* end = begin + buf.size();
+    if (scale <= 1) return {begin, size_t(std::to_chars(begin, end, units).ptr - begin)};
     const bool negative = units < 0;
     const uint64_t u = negative ? uint64_t(-(units + 1)) + 1 : uint64_t(units);
     const uint64_t whole = u / uint64_t(scale), frac = u % uint64_t(scale);
-    std::string out = (negative ? "-" : "") + std::to_string(whole);
+    char* q = begin;
+    if (negative) *q++ = '-';
+    q = std::to_chars(q, end, whole).ptr;
     if (frac) {
-        std::string digits = std::to_string(frac);
-        int width = 0;
+        int width = 0;  // decimals of the scale (a power of ten)
         for (int64_t s = scale; s > 1; s /= 10) ++width;
-        digits.insert(0, size_t(width) - digits.size(), '0');
-        while (!digits.empty() && digits.back() == '0') digits.pop_back();
-        out += "." + digits;
+        char digits[24];
+        const auto n = int(std::to_chars(digits, digits + sizeof digits, frac).ptr - digits);
+        *q++ = '.';
+        for (int i = n; i < width; ++i) *q++ = '0';  // leading zeros of the fraction
+        int last = n;
+        while (last > 0 && digits[last - 1] == '0') --last;  // no trailing zeros
+        for (int i = 0; i < last; ++i) *q++ = digits[i];
     }
-    return out;
+    return {begin, size_t(q - begin)};
+}
+
+std::string FlowNetwork::unitsText(int64_t units, int64_t scale) {
+    UnitsBuffer buf;
+    return std::string(formatUnits(buf, units, scale));
 }
 
 std::string FlowNetwork::capacityText(const Arc& arc) const {

@@ -3,6 +3,7 @@
 // capacity weight(v); source/sink and ∞ arcs encode inputs, bans, users, the backward, the
 // fusion-loop judge and the explorer's pins. Capacities are exact integers in units of
 // 1/scale (scale = 10 when the minimum weight is 0.1), so 0.1 is never rounded away.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +97,9 @@ public:
     // Exact decimal text of a capacity in units (e.g. "73819750", "0.1"); "inf" for ∞.
     std::string capacityText(const Arc& arc) const;
     static std::string unitsText(int64_t units, int64_t scale);
+    // The same text into a caller's buffer (no allocation; the solve report writes one per value).
+    using UnitsBuffer = std::array<char, 48>;
+    static std::string_view formatUnits(UnitsBuffer& buf, int64_t units, int64_t scale);
 
     // Exports (docs/FORMATS.md): sinkSide (optional, by node) colours the cut in .dot/.json.
     std::string toDot(const Program& program, const std::vector<uint8_t>* sinkSide = nullptr) const;

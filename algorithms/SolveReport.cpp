@@ -27,6 +27,13 @@ public:
     void StartArray() { open('[', true); }
     void EndArray() { close(']'); }
     void Key(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
+    // A key that needs no escapes (the report's own names).
+    void KeyLiteral(std::string_view k) {
+        prefix();
+        buf_ += '"';
+        buf_ += k;
+        buf_ += '"';
+    }
     void String(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
     void Int64(int64_t v) {
         prefix();
@@ -138,12 +145,13 @@ public:
     explicit ReportWriter(Out& out) : w_(out) {}
     void flush() { w_.flush(); }
 
-    void key(std::string_view k) { w_.Key(k.data(), k.size()); }
+    void key(std::string_view k) { w_.KeyLiteral(k); }
     void string(std::string_view s) { w_.String(s.data(), s.size()); }
     void integer(int64_t n) { w_.Int64(n); }
     // An exact decimal (cut values and weights are exact in units of 1/scale).
     void exact(int64_t units, int64_t scale) {
-        const std::string text = FlowNetwork::unitsText(units, scale);
+        FlowNetwork::UnitsBuffer buf;
+        const std::string_view text = FlowNetwork::formatUnits(buf, units, scale);
         w_.RawValue(text.data(), text.size());
     }
     void names(const Program& p, const std::vector<ValueId>& values) {

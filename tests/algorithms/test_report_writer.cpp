@@ -2,10 +2,13 @@
 // read back and written again with PrettyWriter, and the two texts compared.
 #include <QtTest>
 
+#include <tuple>
+
 #include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include "algorithms/FlowNetwork.h"
 #include "algorithms/SolveReport.h"
 #include "algorithms/zoo/ModelZoo.h"
 
@@ -47,6 +50,21 @@ private slots:
         QVERIFY(text.find("\"distance_base\": 1.1,") != std::string::npos);
         QVERIFY(text.find("\"pinned_recomputed\": [],") != std::string::npos);
         QCOMPARE(text, prettyWriterText(text));
+    }
+
+    // Exact decimals of capacities and weights (units of 1/scale), as the report and exports
+    // print them: no exponent, no trailing zeros, the fraction's leading zeros kept.
+    void exactDecimals() {
+        const std::vector<std::tuple<int64_t, int64_t, std::string>> cases = {
+            {0, 1, "0"}, {15, 10, "1.5"}, {-15, 10, "-1.5"}, {100, 10, "10"}, {1, 1000, "0.001"},
+            {1010, 1000, "1.01"}, {-5, 1000000, "-0.000005"}, {123456789012, 1000000, "123456.789012"},
+            {INT64_MIN, 1, "-9223372036854775808"}, {INT64_MIN, 1000000, "-9223372036854.775808"},
+            {INT64_MAX, 10, "922337203685477580.7"}};
+        for (const auto& [units, scale, text] : cases) {
+            FlowNetwork::UnitsBuffer buf;
+            QCOMPARE(std::string(FlowNetwork::formatUnits(buf, units, scale)), text);
+            QCOMPARE(FlowNetwork::unitsText(units, scale), text);
+        }
     }
 };
 

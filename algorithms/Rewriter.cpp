@@ -2,21 +2,27 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace rx {
 
 RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan) {
+    // One copy, sized for the clones (copying and then reserving would move every op again).
+    const Program& orig = a.program();
+    size_t extraValues = 0;
+    for (OpId op : plan.recomputeOps) extraValues += orig.op(op).results.size();
+    return partitionJointGraph(a, plan, std::make_shared<Program>(orig, plan.recomputeOps.size(), extraValues));
+}
+
+RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan, std::shared_ptr<Program> program) {
     RewriteResult res;
     res.fwdOpEndIdx = a.fwdEnd();
     const Program& orig = a.program();
     const auto gops = a.globalOps();
     const size_t nOrigValues = orig.values().size();
-
-    // One copy, sized for the clones (copying and then reserving would move every op again).
-    size_t extraValues = 0;
-    for (OpId op : plan.recomputeOps) extraValues += orig.op(op).results.size();
-    auto program = std::make_shared<Program>(orig, plan.recomputeOps.size(), extraValues);
+    if (!program || program->ops().size() != orig.ops().size() || program->values().size() != nOrigValues)
+        throw std::logic_error("partitionJointGraph: the program to write into is not a fresh copy of the original");
     Program& np = *program;
 
     // Clone the subgraph ops in program order, mapping operands (subgraph inputs map to

@@ -22,5 +22,8 @@ struct RewriteResult {
 };
 
 RewriteResult partitionJointGraph(const Analysis& analysis, const Plan& plan);
+// The same, writing into `copy`: an unedited copy of the analysis' program (Program's copy
+// constructor), made ahead of time, e.g. on another thread while the cut is solved.
+RewriteResult partitionJointGraph(const Analysis& analysis, const Plan& plan, std::shared_ptr<Program> copy);
 
 }  // namespace rx

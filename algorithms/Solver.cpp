@@ -1,6 +1,7 @@
 #include "algorithms/Solver.h"
 
 #include <chrono>
+#include <future>
 
 #include "model/Diagnostic.h"
 
@@ -44,6 +45,14 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
         return std::move(res);
     };
     std::vector<ValueId> resident(a.spec().inputs.begin(), a.spec().inputs.end());
+    // The rewrite's copy of the program is made on a second core while the cut is solved (the
+    // copy needs only the original; a 56k-op chain's copy is a third of its rewrite). Spare
+    // capacity for the clones is address space only until the clones use it.
+    std::future<std::shared_ptr<Program>> rewriteCopy;
+    if (options.rewrite && a.error().empty() && !a.unchanged())
+        rewriteCopy = std::async(std::launch::async, [&p] {
+            return std::make_shared<Program>(p, p.ops().size() / 2 + 16, p.values().size() / 2 + 16);
+        });
     if (options.memory) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!originalMemory_)
@@ -96,7 +105,7 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
 
     if (options.rewrite) {
         t = Clock::now();
-        RewriteResult rw = partitionJointGraph(a, res.plan);
+        RewriteResult rw = partitionJointGraph(a, res.plan, rewriteCopy.get());
         res.timings.rewriteMs = msSince(t);
         if (!rw.ok()) {
             res.error = rw.error;

@@ -95,7 +95,6 @@ const std::vector<uint32_t>* NoNeedBufferTable::operandSlots(std::string_view op
 // ---------------------------------------------------------------- Analysis
 
 namespace {
-bool isSplitOrSlice(std::string_view n) { return n == "builtin.split" || n == "builtin.slice"; }
 // By interned name id: no string compare per value on the hot paths.
 struct SplitSliceIds {
     uint32_t split, slice;

@@ -44,10 +44,14 @@ void* operator new(size_t n) {
     return p;
 }
 void* operator new[](size_t n) { return operator new(n); }
+// GCC cannot see that the replaced operator new above is malloc: its mismatch warning is wrong here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept {
     noteFree(p);
     std::free(p);
 }
+#pragma GCC diagnostic pop
 void operator delete[](void* p) noexcept { operator delete(p); }
 void operator delete(void* p, size_t) noexcept { operator delete(p); }
 void operator delete[](void* p, size_t) noexcept { operator delete(p); }

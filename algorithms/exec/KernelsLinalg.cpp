@@ -178,7 +178,7 @@ void registerLinalgKernels(KernelTable& table) {
             const Dims xd = c.x(firstX).dims;
             if (xd.size() != 4) c.fail("rotary embedding needs 4-d q [batch, seq, heads, head_dim], got " + dimsString(xd));
             const bool timeMajor = c.attrBool("time_major", false), neox = c.attrBool("use_neox_rotary_style", true);
-            const int64_t batch = timeMajor ? xd[1] : xd[0], seq = timeMajor ? xd[0] : xd[1], heads = xd[2], d = xd[3];
+            const int64_t batch = timeMajor ? xd[1] : xd[0], seq = timeMajor ? xd[0] : xd[1], d = xd[3];  // xd[2]: heads
             if (d <= 0 || d % 2) c.fail("head_dim " + std::to_string(d) + " must be even and > 0 for a rotary embedding");
             if (c.has(sinAt) != c.has(cosAt)) c.fail("sin and cos must be given together");
             std::vector<double> sn, cs;

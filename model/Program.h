@@ -158,7 +158,6 @@ public:
     // ---- mutation (each marks the program unfinished; call finish() when done) ----
     void insertOpBefore(OpId op, OpId before);     // op must be unplaced or is moved
     void appendExistingOp(OpId op, BlockId block);
-    void moveOpBefore(OpId op, OpId before) { insertOpBefore(op, before); }
     // Replaces operand `index` of `op`; if the new operand's type differs from the old one's,
     // drops the op's printed operand types (they described the old operands).
     void setOperand(OpId op, uint32_t index, ValueId v);

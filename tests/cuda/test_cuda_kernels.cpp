@@ -31,7 +31,8 @@ struct P {
     std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<TypeId> results,
                             std::vector<NamedAttribute> attrs = {}) {
         OpId id = p.appendOp(0, name, operands, results, std::move(attrs));
-        return p.op(id).results;
+        const auto& r = p.op(id).results;
+        return {r.begin(), r.end()};
     }
     ValueId op1(const std::string& name, std::vector<ValueId> operands, DType t, std::vector<int64_t> dims,
                 std::vector<NamedAttribute> attrs = {}) {

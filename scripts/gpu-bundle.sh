@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-gpu}
 OUT=build-gpu-bundle
-TARGETS="recompute-cli rx-cuda-bench cuda_test_allocator cuda_test_fusion cuda_test_cuda_kernels cuda_test_cuda_programs"
+TARGETS="recompute-cli recompute-cli-cuda rx-cuda-bench cuda_test_allocator cuda_test_fusion cuda_test_cuda_kernels cuda_test_cuda_programs"
 
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DRX_WITH_GUI=OFF -DRX_WITH_CUDA=ON -DRX_WITH_BENCHMARKS=OFF

@@ -27,10 +27,10 @@ if [ "${1:-}" = "--build" ]; then
   [ -d "$INC" ] || { mkdir -p "$WORK/bundle" && tar -C "$WORK/bundle" -xJf build-gpu-pack/bundle.tar.xz && INC="$WORK/bundle/include"; }
   cmake -S . -B build-gpu-dev -G Ninja -DRX_WITH_GUI=OFF -DRX_WITH_CUDA=ON -DRX_WITH_BENCHMARKS=OFF \
         -DCMAKE_PREFIX_PATH="$INC/../cmake" -DCMAKE_CXX_FLAGS="-I$INC" || exit 1
-  ninja -C build-gpu-dev recompute-cli rx-cuda-bench cuda_test_allocator cuda_test_fusion cuda_test_cuda_kernels \
+  ninja -C build-gpu-dev recompute-cli recompute-cli-cuda rx-cuda-bench cuda_test_allocator cuda_test_fusion cuda_test_cuda_kernels \
         cuda_test_cuda_programs || exit 1
   BIN="$WORK/bin"; mkdir -p "$BIN"
-  for f in $(find build-gpu-dev -type f -perm -u+x \( -name recompute-cli -o -name rx-cuda-bench -o -name 'cuda_test_*' \)); do
+  for f in $(find build-gpu-dev -type f -perm -u+x \( -name recompute-cli -o -name recompute-cli-cuda -o -name rx-cuda-bench -o -name 'cuda_test_*' \)); do
     ln -sf "$ROOT/$f" "$BIN/"
   done
 else

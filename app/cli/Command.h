@@ -60,4 +60,13 @@ T& keepUntilExit(std::shared_ptr<T> object) {
     return *object;
 }
 
+// The process's command line as main() received it (argv, null-terminated).
+std::vector<char*>& processArguments();
+
+// In the CUDA-free recompute-cli: runs this same command line in recompute-cli-cuda, the CUDA
+// build of the same commands beside this binary, and does not return; returns when there is
+// none (and always in the CUDA build itself). Only CUDA runs pay for loading the CUDA
+// libraries (0.3 s and 180 MB at every start when they were linked into recompute-cli).
+void delegateToCudaBuild();
+
 }  // namespace rx::cli

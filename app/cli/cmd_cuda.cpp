@@ -179,6 +179,7 @@ int runCudaProfile(const CudaProfileArgs& args) {
 }
 #else
 int runCudaProfile(const CudaProfileArgs&) {
+    cli::delegateToCudaBuild();  // recompute-cli-cuda runs it, when it was built
     throw Error("cuda-profile: this recompute-cli was built without CUDA (nvcc not found or -DRX_WITH_CUDA=OFF)");
 }
 #endif

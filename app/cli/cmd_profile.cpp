@@ -71,8 +71,10 @@ int runProfile(const ProfileArgs& a) {
         reservedPeak = [&gpu] { return gpu->lastReport().peakReservedBytes; };
     }
 #else
-    if (a.device != "cpu")
+    if (a.device != "cpu") {
+        cli::delegateToCudaBuild();  // recompute-cli-cuda runs it, when it was built
         throw Error("--device " + a.device + ": this recompute-cli was built without the CUDA backend (only --device cpu)");
+    }
 #endif
     if (auto missing = executor->unsupportedOps(*program); !missing.empty()) {
         std::string list;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -18,6 +19,24 @@ namespace rx::cli {
 std::vector<CommandDefinition>& commandRegistry() {
     static std::vector<CommandDefinition> commands;
     return commands;
+}
+
+std::vector<char*>& processArguments() {
+    static std::vector<char*> arguments;
+    return arguments;
+}
+
+void delegateToCudaBuild() {
+#ifndef RX_HAVE_CUDA
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return;
+    const std::filesystem::path cudaBuild = self.parent_path() / "recompute-cli-cuda";
+    if (::access(cudaBuild.c_str(), X_OK) != 0 || processArguments().empty()) return;
+    std::cout.flush();
+    std::cerr.flush();
+    ::execv(cudaBuild.c_str(), processArguments().data());  // returns only on failure: say why below
+#endif
 }
 
 }  // namespace rx::cli
@@ -49,6 +68,8 @@ void preferHugePages(char** argv) {
 int main(int argc, char** argv) {
     using namespace rx::cli;
     preferHugePages(argv);
+    processArguments().assign(argv, argv + argc);
+    processArguments().push_back(nullptr);
     // A solve allocates and frees many mid-sized arrays; glibc's default of returning them to
     // the kernel (mmap/trim) makes page faults dominate the run (bench_solve: ~4x wall time).
     mallopt(M_MMAP_MAX, 0);

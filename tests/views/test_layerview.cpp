@@ -46,6 +46,13 @@ class LayerViewTest : public QObject {
     Document* doc() { return window_->document(); }
     ProgramView* view() { return window_->programView(); }
     const VisualGraph& graph() { return view()->canvas()->graph(); }
+    // The layer view's last backward-reader stub, or null.
+    const VisualNode* lastStub() {
+        const VisualNode* stub = nullptr;
+        for (const VisualNode& n : graph().nodes)
+            if (n.flags & kFlagStub) stub = &n;
+        return stub;
+    }
     void waitLayout() {
         QTRY_VERIFY_WITH_TIMEOUT(!view()->canvas()->isLayingOut() && view()->canvas()->itemCountForNodes() > 0, 30000);
     }
@@ -217,9 +224,7 @@ private Q_SLOTS:
 
     void stubClickSelectsABackwardOp() {
         QVERIFY(view()->inLayerView());
-        const VisualNode* stub = nullptr;
-        for (const VisualNode& n : graph().nodes)
-            if (n.flags & kFlagStub) stub = &n;
+        const VisualNode* stub = lastStub();
         QVERIFY(stub);
         const ModelKey key = stub->key;
         Q_EMIT view()->canvas()->keyActivated(key);
@@ -230,9 +235,7 @@ private Q_SLOTS:
 
     void stubDoubleClickGoesThere() {
         QVERIFY(view()->inLayerView());
-        const VisualNode* stub = nullptr;
-        for (const VisualNode& n : graph().nodes)
-            if (n.flags & kFlagStub) stub = &n;
+        const VisualNode* stub = lastStub();
         QVERIFY(stub);
         const ModelKey key = stub->key;
         Q_EMIT view()->canvas()->keyDoubleClicked(key);

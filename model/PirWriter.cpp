@@ -10,6 +10,7 @@
 
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
+#include "model/TextBuffer.h"
 
 namespace rx {
 namespace {
@@ -143,7 +144,7 @@ public:
             drain();
             return {};
         }
-        return std::move(out_);
+        return out_.str();
     }
 
     // type, spelled once per TypeId.
@@ -204,9 +205,7 @@ private:
         const uint32_t n = numbers_[v];
         if (n == kUnnamed) return;
         out_ += (n & kArgName) ? std::string_view("%arg_") : std::string_view("%");
-        char buf[16];
-        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n & ~kArgName);
-        out_.append(buf, end);
+        out_.appendDecimal(n & ~kArgName);
     }
 
     void computeNames() {
@@ -236,7 +235,7 @@ private:
         for (ValueId a : prog_.block(Program::kGlobalBlock).args) numbers_[a] = uint32_t(next++);
     }
 
-    void indent(int depth) { out_.append(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4), ' '); }
+    void indent(int depth) { out_.appendSpaces(static_cast<size_t>(depth) * (gen_ == Generation::G1 ? 1 : 4)); }
 
     // block-body ::= block-arguments? operation*
     void printBlock(BlockId b, int depth) {
@@ -286,7 +285,7 @@ private:
         }
         if (op.printedId != kNoId) {
             out_ += " [id:";
-            out_ += std::to_string(op.printedId);
+            out_.appendDecimal(op.printedId);
             out_ += ']';
         }
         if (!(op.syntax & OpSyntax::kNoSpaceBeforeOperands) || op.printedId != kNoId) out_ += ' ';
@@ -299,7 +298,7 @@ private:
     }
 
     void drain() {
-        if (!out_.empty()) (*sink_)(out_);
+        if (!out_.empty()) (*sink_)(out_.view());
         out_.clear();  // keeps the capacity: the next chunk reuses it
     }
 
@@ -335,9 +334,13 @@ private:
     void printAttributeDict(const Operation& op) {
         const void* identity = op.attributes.identity();
         if (identity) {
-            auto [it, fresh] = dictText_.try_emplace(identity);
-            if (fresh) it->second = attributeDictText(op.attributes);
-            out_ += it->second;
+            if (identity != lastDict_) {  // neighbours mostly share a list: one lookup per change
+                auto [it, fresh] = dictText_.try_emplace(identity);
+                if (fresh) it->second = attributeDictText(op.attributes);
+                lastDict_ = identity;
+                lastDictText_ = &it->second;
+            }
+            out_ += *lastDictText_;
         } else {
             out_ += " {}";
         }
@@ -409,10 +412,12 @@ private:
     bool sameGeneration_ = true;
     bool renumber_;
     const TextSink* sink_ = nullptr;
-    std::string out_;
+    TextBuffer out_;
     std::vector<std::string> typeText_;
     std::vector<bool> typeDone_;
     std::unordered_map<const void*, std::string> dictText_;  // by AttributeList::identity()
+    const void* lastDict_ = nullptr;                          // the last printed list and its text
+    const std::string* lastDictText_ = nullptr;
     std::vector<uint32_t> numbers_;  // renumbered names, see appendName()
 };
 

@@ -1,5 +1,5 @@
-// The one solve report writer (SolveReport.h): rapidjson::PrettyWriter's layout, written in
-// blocks (PrettyJson below).
+// The one solve report writer (SolveReport.h): rapidjson::PrettyWriter's layout with the
+// `values` rows one per line, written in blocks (PrettyJson, RowLayout below).
 #include "algorithms/SolveReport.h"
 
 #include <rapidjson/internal/dtoa.h>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "model/FileIO.h"
+#include "model/TextBuffer.h"
 
 namespace rx {
 namespace {
@@ -37,8 +38,7 @@ public:
     void String(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
     void Int64(int64_t v) {
         prefix();
-        char b[24];
-        buf_.append(b, std::to_chars(b, b + sizeof b, v).ptr);
+        buf_.appendDecimal(v);
     }
     void Double(double d) {
         prefix();
@@ -47,16 +47,56 @@ public:
             return;
         }
         char b[32];
-        buf_.append(b, rapidjson::internal::dtoa(d, b));
+        buf_.append(b, static_cast<size_t>(rapidjson::internal::dtoa(d, b) - b));
     }
     void Bool(bool b) {
         prefix();
         buf_ += b ? std::string_view("true") : std::string_view("false");
     }
     void RawValue(const char* s, size_t n) { prefix(); buf_.append(s, n); }
+    // A value whose text the caller appends itself (rows laid out by RowLayout below): the
+    // separator and indent are written, the buffer returned. Call endRaw() after it.
+    TextBuffer& beginRaw() {
+        prefix();
+        return buf_;
+    }
+    void endRaw() {
+        if (buf_.size() >= kChunk) flush();
+    }
+    size_t depth() const { return levels_.size(); }
+    // PrettyWriter's escapes: control characters (\b \t \n \f \r, else \u00XX), '"' and
+    // '\\'; everything else (UTF-8 included) as is.
+    static void appendQuoted(TextBuffer& buf, std::string_view s) {
+        buf += '"';
+        size_t run = 0;
+        for (size_t i = 0; i < s.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(s[i]);
+            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            buf.append(s.data() + run, i - run);
+            run = i + 1;
+            buf += '\\';
+            switch (c) {
+            case '"': buf += '"'; break;
+            case '\\': buf += '\\'; break;
+            case '\b': buf += 'b'; break;
+            case '\t': buf += 't'; break;
+            case '\n': buf += 'n'; break;
+            case '\f': buf += 'f'; break;
+            case '\r': buf += 'r'; break;
+            default: {
+                static const char kHex[] = "0123456789ABCDEF";
+                buf += "u00";
+                buf += kHex[c >> 4];
+                buf += kHex[c & 15];
+            }
+            }
+        }
+        buf.append(s.data() + run, s.size() - run);
+        buf += '"';
+    }
     // The rest of the buffer to the sink; call once at the end.
     void flush() {
-        if (!buf_.empty()) sink_.write(buf_);
+        if (!buf_.empty()) sink_.write(buf_.view());
         buf_.clear();
     }
 
@@ -97,40 +137,11 @@ private:
         }
         ++l.count;
     }
-    void indent() { buf_.append(levels_.size() * 4, ' '); }
-    // PrettyWriter's escapes: control characters (\b \t \n \f \r, else \u00XX), '"' and
-    // '\\'; everything else (UTF-8 included) as is.
-    void quoted(std::string_view s) {
-        buf_ += '"';
-        size_t run = 0;
-        for (size_t i = 0; i < s.size(); ++i) {
-            const unsigned char c = static_cast<unsigned char>(s[i]);
-            if (c >= 0x20 && c != '"' && c != '\\') continue;
-            buf_.append(s.data() + run, i - run);
-            run = i + 1;
-            buf_ += '\\';
-            switch (c) {
-            case '"': buf_ += '"'; break;
-            case '\\': buf_ += '\\'; break;
-            case '\b': buf_ += 'b'; break;
-            case '\t': buf_ += 't'; break;
-            case '\n': buf_ += 'n'; break;
-            case '\f': buf_ += 'f'; break;
-            case '\r': buf_ += 'r'; break;
-            default: {
-                static const char kHex[] = "0123456789ABCDEF";
-                buf_ += "u00";
-                buf_ += kHex[c >> 4];
-                buf_ += kHex[c & 15];
-            }
-            }
-        }
-        buf_.append(s.data() + run, s.size() - run);
-        buf_ += '"';
-    }
+    void indent() { buf_.appendSpaces(levels_.size() * 4); }
+    void quoted(std::string_view s) { appendQuoted(buf_, s); }
 
     Sink& sink_;
-    std::string buf_;
+    TextBuffer buf_;
     std::vector<Level> levels_;
 };
 
@@ -139,8 +150,35 @@ struct StringOut {
     void write(std::string_view piece) { text.append(piece); }
 };
 
+// The `values` rows' keys, in the (sorted) order PrettyWriter's callers gave them.
+constexpr std::string_view kValueKeys[] = {"ban_rule", "ban_text",  "banned", "distance", "fusion_loop",
+                                           "in_network", "materialized", "materialized_backwards",
+                                           "mid_hold", "name", "pin", "side", "size", "skip", "weight"};
+
+// A `values` row: an object of fixed keys on one line, as rapidjson::Writer writes it
+// (`{"key":value,...}`). One line per value keeps the report greppable (a value's whole
+// story on the line of its name) and 40% smaller than PrettyWriter's line per field, and
+// what comes before each value is the same in every row: built once, a row is a run of appends.
+class RowLayout {
+public:
+    template <size_t N>
+    explicit RowLayout(const std::string_view (&keys)[N]) {
+        for (size_t i = 0; i < N; ++i) before_.push_back((i ? ",\"" : "{\"") + std::string(keys[i]) + "\":");
+    }
+    const std::string& before(size_t field) const { return before_[field]; }
+    static constexpr std::string_view end() { return "}"; }
+
+private:
+    std::vector<std::string> before_;
+};
+
+std::string_view boolText(bool b) { return b ? "true" : "false"; }
+void appendInteger(TextBuffer& b, int64_t n) { b.appendDecimal(n); }
+
 template <class Out>
 class ReportWriter {
+    using Pretty = PrettyJson<Out>;
+
 public:
     explicit ReportWriter(Out& out) : w_(out) {}
     void flush() { w_.flush(); }
@@ -156,7 +194,15 @@ public:
     }
     void names(const Program& p, const std::vector<ValueId>& values) {
         w_.StartArray();
-        for (ValueId v : values) string(p.value(v).name);
+        if (!values.empty()) {  // one run of appends: the separator is the same before every element
+            const std::string separator = ",\n" + std::string(w_.depth() * 4, ' ');
+            TextBuffer& b = w_.beginRaw();
+            for (size_t i = 0; i < values.size(); ++i) {
+                if (i) b += separator;
+                Pretty::appendQuoted(b, p.value(values[i]).name);
+            }
+            w_.endRaw();
+        }
         w_.EndArray();
     }
     void strings(const std::vector<std::string>& list) {
@@ -225,7 +271,15 @@ public:
         key("program"), string(in.programPath);
         key("recompute_ops");
         w_.StartArray();
-        for (OpId op : plan.recomputeOps) integer(int64_t(in.analysis.opIndex(op)));
+        if (!plan.recomputeOps.empty()) {
+            const std::string separator = ",\n" + std::string(w_.depth() * 4, ' ');
+            TextBuffer& b = w_.beginRaw();
+            for (size_t i = 0; i < plan.recomputeOps.size(); ++i) {
+                if (i) b += separator;
+                appendInteger(b, int64_t(in.analysis.opIndex(plan.recomputeOps[i])));
+            }
+            w_.endRaw();
+        }
         w_.EndArray();
         key("saved_values"), names(p, plan.savedValues);
         if (!r.seedError.empty()) {
@@ -259,32 +313,40 @@ public:
             for (ValueId v = 0; v < p.values().size() && v < plan.reasons.size(); ++v)
                 if (plan.reasons[v].valueClass == ValueClass::Forward) vs.push_back(v);
             sortValuesByName(p, vs);
-            for (ValueId v : vs) value(p, plan, v);
+            const RowLayout rows(kValueKeys);
+            for (ValueId v : vs) value(p, plan, rows, v);
         }
         w_.EndArray();
         key("warnings"), strings(plan.warnings);
         w_.EndObject();
     }
 
-    void value(const Program& p, const Plan& plan, ValueId v) {
+    // One `values` row: the fields in kValueKeys' order.
+    void value(const Program& p, const Plan& plan, const RowLayout& rows, ValueId v) {
         const ValueReason& why = plan.reasons[v];
-        w_.StartObject();
-        key("ban_rule"), string(banRuleName(why.banRule));
-        key("ban_text"), string(why.banText);
-        key("banned"), w_.Bool(why.banned);
-        key("distance"), integer(why.distance);
-        key("fusion_loop"), w_.Bool(why.fusionLoop);
-        key("in_network"), w_.Bool(why.inNetwork);
-        key("materialized"), w_.Bool(why.materialized);
-        key("materialized_backwards"), w_.Bool(why.materializedBackwards);
-        key("mid_hold"), w_.Bool(why.midHold);
-        key("name"), string(p.value(v).name);
-        key("pin"), string(why.pin == ValueFacts::Pin::Saved ? "saved" : why.pin == ValueFacts::Pin::Recomputed ? "recomputed" : "none");
-        key("side"), string(valueSideName(why.side));
-        key("size"), integer(why.size);
-        key("skip"), string(skipReasonName(why.skip));
-        key("weight"), exact(why.weightUnits, plan.scale);
-        w_.EndObject();
+        TextBuffer& b = w_.beginRaw();
+        size_t field = 0;
+        const auto next = [&]() -> TextBuffer& { return b += rows.before(field++); };
+        Pretty::appendQuoted(next(), banRuleName(why.banRule));
+        Pretty::appendQuoted(next(), why.banText);
+        next() += boolText(why.banned);
+        appendInteger(next(), why.distance);
+        next() += boolText(why.fusionLoop);
+        next() += boolText(why.inNetwork);
+        next() += boolText(why.materialized);
+        next() += boolText(why.materializedBackwards);
+        next() += boolText(why.midHold);
+        Pretty::appendQuoted(next(), p.value(v).name);
+        Pretty::appendQuoted(next(), why.pin == ValueFacts::Pin::Saved        ? "saved"
+                                     : why.pin == ValueFacts::Pin::Recomputed ? "recomputed"
+                                                                              : "none");
+        Pretty::appendQuoted(next(), valueSideName(why.side));
+        appendInteger(next(), why.size);
+        Pretty::appendQuoted(next(), skipReasonName(why.skip));
+        FlowNetwork::UnitsBuffer units;
+        next() += FlowNetwork::formatUnits(units, why.weightUnits, plan.scale);
+        b += rows.end();
+        w_.endRaw();
     }
 
 private:

@@ -1,6 +1,7 @@
 // PIR text parser: programs, blocks, operations, types and attributes over the PirLexer.
 #include "model/PirParser.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <optional>
@@ -157,6 +158,8 @@ private:
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
+        lastDict_ = nullptr;
+        recentTypes_ = {};
         // Reserve for about one op per line: growth would copy (and page in) the arrays
         // twice over; unused reserve of these large blocks is never touched.
         const size_t lines = lex_.estimatedLines();
@@ -338,12 +341,21 @@ private:
             // memory and most dicts repeat ({stop_gradient:[false]}). Parsing is a pure
             // function of the text, so the shared list is what parsing again would give.
             // A dict already seen is looked up by its text before parsing (most are).
+            // The same bytes as the previous op's dict are the same dict (its span is a function
+            // of those bytes): one memcmp instead of a scan and a hash for runs of equal dicts.
             const char* dictStart = lex_.pos();
-            const char* spanEnd = attributeDictSpanEnd(dictStart);
-            const auto seen = spanEnd ? attributeLists_.find(std::string_view(dictStart, size_t(spanEnd - dictStart)))
-                                      : attributeLists_.end();
-            if (seen != attributeLists_.end()) {
+            const char* spanEnd = nullptr;
+            const decltype(attributeLists_)::value_type* seen = nullptr;
+            if (lastDict_ && lex_.startsWith(dictStart, lastDict_->first)) {
+                seen = lastDict_;
+                spanEnd = dictStart + lastDict_->first.size();
+            } else if ((spanEnd = attributeDictSpanEnd(dictStart))) {
+                const auto it = attributeLists_.find(std::string_view(dictStart, size_t(spanEnd - dictStart)));
+                if (it != attributeLists_.end()) seen = &*it;
+            }
+            if (seen) {
                 op.attributes = seen->second;
+                lastDict_ = seen;
                 lex_.resetPosition(spanEnd);
             } else {
                 attributeScratch_.clear();
@@ -357,6 +369,7 @@ private:
                     it->second = std::move(list);
                 }
                 op.attributes = it->second;
+                if (spanEnd && lex_.pos() == spanEnd) lastDict_ = &*it;
             }
             lex_.skipTrivia();
         } else {
@@ -633,18 +646,37 @@ private:
     TypeId parseType() {
         if (!atTypeStart()) lex_.emitError(lex_.pos(), "a type");
         const char* start = lex_.pos();
+        // The few types met last are compared byte for byte first (a type's span is a function
+        // of its bytes): most types repeat those of the op before.
+        for (size_t i = 0; i < recentTypes_.size(); ++i) {
+            const auto [text, id] = recentTypes_[i];  // a copy: the rotation below moves the entry
+            if (!text.empty() && lex_.startsWith(start, text)) {
+                lex_.resetPosition(start + text.size());
+                if (i) std::rotate(recentTypes_.begin(), recentTypes_.begin() + i, recentTypes_.begin() + i + 1);
+                return id;
+            }
+        }
         const char* spanEnd = typeSpanEnd(start);
         if (spanEnd) {
-            auto it = typeCache_.find(std::string_view(start, static_cast<size_t>(spanEnd - start)));
+            const std::string_view text(start, static_cast<size_t>(spanEnd - start));
+            auto it = typeCache_.find(text);
             if (it != typeCache_.end()) {
                 lex_.resetPosition(spanEnd);
+                rememberType(text, it->second);
                 return it->second;
             }
         }
         const TypeId t = parseTypeUncached();
-        if (spanEnd && lex_.pos() == spanEnd)
-            typeCache_.emplace(std::string_view(start, static_cast<size_t>(spanEnd - start)), t);
+        if (spanEnd && lex_.pos() == spanEnd) {
+            const std::string_view text(start, static_cast<size_t>(spanEnd - start));
+            typeCache_.emplace(text, t);
+            rememberType(text, t);
+        }
         return t;
+    }
+    void rememberType(std::string_view text, TypeId t) {
+        std::rotate(recentTypes_.begin(), recentTypes_.end() - 1, recentTypes_.end());
+        recentTypes_[0] = {text, t};
     }
 
     // type ::= '<<NULL TYPE>>' | vector-type | tensor-type | opaque-type      (not in the cache)
@@ -1044,6 +1076,9 @@ private:
     std::vector<TypeId> inputTypes_, outputTypes_;
     std::vector<NamedAttribute> attributeScratch_;
     std::unordered_map<std::string_view, AttributeList> attributeLists_;  // by the dict's text
+    // The previous op's dict: a pointer, which (unlike an iterator) survives a rehash.
+    const decltype(attributeLists_)::value_type* lastDict_ = nullptr;
+    std::array<std::pair<std::string_view, TypeId>, 4> recentTypes_{};     // most recent first
     std::unordered_map<std::string_view, TypeId> typeCache_;
     std::unordered_map<std::string_view, uint32_t> opNameCache_;
 };

@@ -5,6 +5,7 @@
 // Like MLIR's Lexer, it lexes one token at the parser's request; the few context-dependent
 // pieces of the grammar (dimension lists, verbatim attribute spans) are lexed by the parser
 // through the byte-level primitives below.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -14,10 +15,25 @@
 
 namespace rx::pir {
 
-inline bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool isIdentStart(char c) { return isAlpha(c) || c == '_'; }
-inline bool isIdentChar(char c) { return isAlpha(c) || isDigit(c) || c == '_' || c == '.'; }
+// Character classes by one table lookup (the lexer asks them for nearly every byte).
+namespace charclass {
+enum : uint8_t { kAlpha = 1, kDigit = 2, kIdentStart = 4, kIdent = 8 };
+inline constexpr auto kTable = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 'a'; c <= 'z'; ++c) t[size_t(c)] = kAlpha | kIdentStart | kIdent;
+    for (int c = 'A'; c <= 'Z'; ++c) t[size_t(c)] = kAlpha | kIdentStart | kIdent;
+    for (int c = '0'; c <= '9'; ++c) t[size_t(c)] = kDigit | kIdent;
+    t['_'] = kIdentStart | kIdent;
+    t['.'] = kIdent;
+    return t;
+}();
+inline bool is(char c, uint8_t classes) { return kTable[static_cast<unsigned char>(c)] & classes; }
+}  // namespace charclass
+
+inline bool isAlpha(char c) { return charclass::is(c, charclass::kAlpha); }
+inline bool isDigit(char c) { return charclass::is(c, charclass::kDigit); }
+inline bool isIdentStart(char c) { return charclass::is(c, charclass::kIdentStart); }
+inline bool isIdentChar(char c) { return charclass::is(c, charclass::kIdent); }
 
 struct Token {
     enum class Kind : uint8_t {
@@ -191,6 +207,8 @@ inline Token PirLexer::peekToken() const {
 inline void PirLexer::skipTrivia(bool crossNewlines) {
     while (p_ < end_) {
         const char c = *p_;
+        // Most calls find a token at once: printable ASCII other than '/' ends the trivia.
+        if (static_cast<unsigned char>(c) > ' ' && c != '/' && static_cast<unsigned char>(c) < 0x80) return;
         if (c == ' ' || c == '\t' || c == '\r') { ++p_; continue; }
         if (c == '\n') {
             if (!crossNewlines) return;

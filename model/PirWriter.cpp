@@ -129,22 +129,17 @@ public:
     }
 
     // program ::= '{' block-body '}' | block-body
-    // With a sink the text leaves in chunks (drained after whole ops); without one it is
-    // returned as one string.
-    std::string printProgram(const TextSink* sink = nullptr) {
-        sink_ = sink;
-        out_.reserve(sink ? kPrintChunkBytes + 64 * 1024 : prog_.ops().size() * 256 + 16);
+    // The text leaves through the sink in chunks (drained after whole ops).
+    void printProgram(const TextSink& sink) {
+        sink_ = &sink;
+        out_.reserve(kPrintChunkBytes + 64 * 1024);
         // Fragments (and programs that use values nobody defines) print without the outer
         // braces, so that reading them back is as lenient as it was the first time.
         const bool fragment = prog_.isFragment() || !prog_.globalBlock().args.empty();
         if (!fragment) out_ += "{\n";
         printBlock(Program::kGlobalBlock, fragment ? 0 : 1);
         if (!fragment) out_ += "}\n";
-        if (sink_) {
-            drain();
-            return {};
-        }
-        return out_.str();
+        drain();
     }
 
     // type, spelled once per TypeId.
@@ -294,7 +289,7 @@ private:
         if (!(op.syntax & OpSyntax::kNoSignature)) printFunctionType(id, op);
         printRegionList(op, depth);
         out_ += '\n';
-        if (sink_ && out_.size() >= kPrintChunkBytes) drain();
+        if (out_.size() >= kPrintChunkBytes) drain();
     }
 
     void drain() {
@@ -424,11 +419,15 @@ private:
 }  // namespace
 
 std::string printProgram(const Program& program, const WriteOptions& options) {
-    return Writer(program, options).printProgram();
+    // Printed in chunks into the one string: no second copy of the whole text.
+    std::string text;
+    text.reserve(program.ops().size() * 256 + 16);
+    Writer(program, options).printProgram([&text](std::string_view chunk) { text.append(chunk); });
+    return text;
 }
 
 void printProgram(const Program& program, const TextSink& sink, const WriteOptions& options) {
-    Writer(program, options).printProgram(&sink);
+    Writer(program, options).printProgram(sink);
 }
 
 void writeProgramFile(const Program& program, const std::string& path, const WriteOptions& options) {

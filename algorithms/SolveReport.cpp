@@ -4,6 +4,7 @@
 
 #include <rapidjson/internal/dtoa.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <string_view>
@@ -67,11 +68,17 @@ public:
     // PrettyWriter's escapes: control characters (\b \t \n \f \r, else \u00XX), '"' and
     // '\\'; everything else (UTF-8 included) as is.
     static void appendQuoted(TextBuffer& buf, std::string_view s) {
+        static constexpr auto kEscaped = [] {
+            std::array<bool, 256> t{};
+            for (int c = 0; c < 0x20; ++c) t[size_t(c)] = true;
+            t['"'] = t['\\'] = true;
+            return t;
+        }();
         buf += '"';
         size_t run = 0;
         for (size_t i = 0; i < s.size(); ++i) {
             const unsigned char c = static_cast<unsigned char>(s[i]);
-            if (c >= 0x20 && c != '"' && c != '\\') continue;
+            if (!kEscaped[c]) continue;
             buf.append(s.data() + run, i - run);
             run = i + 1;
             buf += '\\';

@@ -90,7 +90,14 @@ public:
     // ---------------- trivia ----------------
     // Skips blanks, // comments and zero-width characters (docs pasted from the web carry
     // them); newlines too unless `crossNewlines` is false. Notes a newline it crossed.
-    void skipTrivia(bool crossNewlines = true);
+    void skipTrivia(bool crossNewlines = true) {
+        // Inline for the common case, a token right here (printable ASCII other than '/').
+        if (p_ < end_) {
+            const auto u = static_cast<unsigned char>(*p_);
+            if (u > ' ' && u != '/' && u < 0x80) return;
+        }
+        skipTriviaFrom(crossNewlines);
+    }
     void skipLine();
     bool sawNewline() const { return sawNewline_; }
     void clearSawNewline() { sawNewline_ = false; }
@@ -133,6 +140,7 @@ public:
     size_t estimatedLines() const;
 
 private:
+    void skipTriviaFrom(bool crossNewlines);
     const char* begin_;
     const char* p_;
     const char* end_;
@@ -204,37 +212,44 @@ inline Token PirLexer::peekToken() const {
     return Token{kind, std::string_view(p_, static_cast<size_t>(e - p_))};
 }
 
-inline void PirLexer::skipTrivia(bool crossNewlines) {
-    while (p_ < end_) {
-        const char c = *p_;
-        // Most calls find a token at once: printable ASCII other than '/' ends the trivia.
-        if (static_cast<unsigned char>(c) > ' ' && c != '/' && static_cast<unsigned char>(c) < 0x80) return;
-        if (c == ' ' || c == '\t' || c == '\r') { ++p_; continue; }
-        if (c == '\n') {
-            if (!crossNewlines) return;
-            sawNewline_ = true;
-            ++p_;
+inline void PirLexer::skipTriviaFrom(bool crossNewlines) {
+    // A local cursor (the member would be stored back on every byte) and a tight loop for the
+    // blanks that make up most trivia (indentation, the space between tokens).
+    const char* p = p_;
+    while (p < end_) {
+        const char c = *p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++p;
             continue;
         }
-        if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
-            while (p_ < end_ && *p_ != '\n') ++p_;
+        // Printable ASCII other than '/' starts a token.
+        if (static_cast<unsigned char>(c) > ' ' && c != '/' && static_cast<unsigned char>(c) < 0x80) break;
+        if (c == '\n') {
+            if (!crossNewlines) break;
+            sawNewline_ = true;
+            ++p;
+            continue;
+        }
+        if (c == '/' && p + 1 < end_ && p[1] == '/') {
+            while (p < end_ && *p != '\n') ++p;
             continue;
         }
         const auto u = static_cast<unsigned char>(c);
-        if (u == 0xE2 && end_ - p_ >= 3) {
-            const auto b1 = static_cast<unsigned char>(p_[1]), b2 = static_cast<unsigned char>(p_[2]);
+        if (u == 0xE2 && end_ - p >= 3) {
+            const auto b1 = static_cast<unsigned char>(p[1]), b2 = static_cast<unsigned char>(p[2]);
             if ((b1 == 0x80 && (b2 == 0x8B || b2 == 0x8C || b2 == 0x8D)) || (b1 == 0x81 && b2 == 0xA0)) {
-                p_ += 3;
+                p += 3;
                 continue;
             }
         }
-        if (u == 0xEF && end_ - p_ >= 3 && static_cast<unsigned char>(p_[1]) == 0xBB &&
-            static_cast<unsigned char>(p_[2]) == 0xBF) {
-            p_ += 3;
+        if (u == 0xEF && end_ - p >= 3 && static_cast<unsigned char>(p[1]) == 0xBB &&
+            static_cast<unsigned char>(p[2]) == 0xBF) {
+            p += 3;
             continue;
         }
-        return;
+        break;
     }
+    p_ = p;
 }
 
 inline std::string_view PirLexer::lexIdentifier() {

@@ -305,7 +305,9 @@ private:
         lex_.skipTrivia();
         lex_.expect('=', "'=' after the result list");
         lex_.skipTrivia();
-        Operation op;
+        // Built in place: nothing below appends another op before the regions, which come last.
+        const auto id = static_cast<OpId>(prog.ops().size());
+        Operation& op = prog.appendOperation(block);
         std::string_view opName;
         if (lex_.consumeIf('"')) {
             const char* s = lex_.pos();
@@ -400,9 +402,7 @@ private:
             const TypeId own = v == kNoId ? kNullType : prog.value(v).type;
             if (own != inputTypes_[i]) typesDiffer = true;
         }
-        // Create the op and its results (names enter scope after its regions).
-        const auto id = static_cast<OpId>(prog.ops().size());
-        op.parentBlock = block;
+        // The op's results (names enter scope after its regions).
         op.results.reserve(resultCount);
         for (size_t i = 0; i < resultCount; ++i) {
             Value v;
@@ -414,11 +414,11 @@ private:
             v.definingOp = id;
             v.block = block;
             v.index = static_cast<uint32_t>(i);
-            v.name = std::string(resultNames_[nameBase + i].first);
-            prog.noteValueName(v.name);
+            v.name = std::string(resultNames_[nameBase + i].name);
+            if (resultNames_[nameBase + i].number != kNoId) prog.noteValueNumber(resultNames_[nameBase + i].number);
+            else prog.noteValueName(v.name);
             op.results.push_back(prog.addValue(std::move(v)));
         }
-        prog.addOperation(std::move(op));
         if (typesDiffer) prog.setOperandTypeOverride(id, inputTypes_);
         // Regions.
         const char* save = lex_.pos();
@@ -431,7 +431,8 @@ private:
             lex_.resetPosition(save);
         }
         for (size_t i = 0; i < resultCount; ++i)
-            define(resultNames_[nameBase + i].first, prog.op(id).results[i], resultNames_[nameBase + i].second);
+            define(resultNames_[nameBase + i].number, resultNames_[nameBase + i].name, prog.op(id).results[i],
+                   resultNames_[nameBase + i].at);
         resultNames_.resize(nameBase);
     }
 
@@ -444,12 +445,13 @@ private:
             const std::string_view name = lex_.lexValueName();
             // A name in scope, or earlier in this list (bound as pending just below), is
             // defined twice: one lookup per name keeps wide ops linear.
-            if (lookup(name) != kNoId) define(name, 0, at);  // reports "defined twice"
-            bind(name, kPendingResult);
-            resultNames_.emplace_back(name, at);
+            const uint32_t number = numericName(name);
+            if (lookup(number, name) != kNoId) define(number, name, 0, at);  // reports "defined twice"
+            bind(number, name, kPendingResult);
+            resultNames_.push_back({name, at, number});
         });
         // Results enter scope only after the op's regions.
-        for (size_t i = nameBase; i < resultNames_.size(); ++i) unbind(resultNames_[i].first);
+        for (size_t i = nameBase; i < resultNames_.size(); ++i) unbind(resultNames_[i].number, resultNames_[i].name);
     }
 
     // operand-list ::= '(' (operand (',' operand)*)? ','? ')'
@@ -543,28 +545,30 @@ private:
         }
         return n < kNoId ? static_cast<uint32_t>(n) : kNoId;
     }
-    ValueId lookup(std::string_view name) const {
-        const uint32_t n = numericName(name);
+    // Each takes the name with its numericName() (`n`), computed once by the caller.
+    ValueId lookup(uint32_t n, std::string_view name) const {
         return n != kNoId ? scope_.lookup(n) : scope_.lookup(name);
     }
-    void bind(std::string_view name, ValueId v) {
-        const uint32_t n = numericName(name);
+    void bind(uint32_t n, std::string_view name, ValueId v) {
         if (n != kNoId) scope_.bind(n, v);
         else scope_.bind(name, v);
     }
-    void unbind(std::string_view name) {
-        const uint32_t n = numericName(name);
+    void unbind(uint32_t n, std::string_view name) {
         if (n != kNoId) scope_.unbind(n);
         else scope_.unbind(name);
     }
+    ValueId lookup(std::string_view name) const { return lookup(numericName(name), name); }
+    void bind(std::string_view name, ValueId v) { bind(numericName(name), name, v); }
+    void unbind(std::string_view name) { unbind(numericName(name), name); }
 
-    void define(std::string_view name, ValueId v, const char* at) {
-        if (lookup(name) != kNoId)
+    void define(uint32_t n, std::string_view name, ValueId v, const char* at) {
+        if (lookup(n, name) != kNoId)
             lex_.emitErrorMessage(at, "expected a value name not defined before, found '" + std::string(name) +
                                           "' defined twice");
-        bind(name, v);
+        bind(n, name, v);
         if (nesting_ > 0) scopeLog_.push_back(name);
     }
+    void define(std::string_view name, ValueId v, const char* at) { define(numericName(name), name, v, at); }
 
     ValueId resolve(std::string_view name, const char* at) {
         if (const ValueId v = lookup(name); v != kNoId) return v;
@@ -1071,7 +1075,12 @@ private:
     size_t undefinedUses_ = 0;
     ValueScope scope_;
     std::vector<std::string_view> scopeLog_;
-    std::vector<std::pair<std::string_view, const char*>> resultNames_;
+    struct ResultName {
+        std::string_view name;
+        const char* at;    // where it is written (messages)
+        uint32_t number;   // numericName(name), parsed once
+    };
+    std::vector<ResultName> resultNames_;
     std::vector<std::string_view> pendingKeywords_;
     std::vector<TypeId> inputTypes_, outputTypes_;
     std::vector<NamedAttribute> attributeScratch_;

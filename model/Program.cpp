@@ -271,7 +271,7 @@ void Program::reserve(size_t opCount, size_t valueCount) {
     markUnfinished();
 }
 
-ValueId Program::addValue(Value value) {
+ValueId Program::addValue(Value&& value) {
     const auto id = static_cast<ValueId>(values_.size());
     values_.push_back(std::move(value));
     markUnfinished();
@@ -280,11 +280,17 @@ ValueId Program::addValue(Value value) {
 
 OpId Program::addOperation(Operation op) {
     const auto id = static_cast<OpId>(ops_.size());
-    const BlockId parent = op.parentBlock;
-    ops_.push_back(std::move(op));
+    appendOperation(op.parentBlock) = std::move(op);
+    return id;
+}
+
+Operation& Program::appendOperation(BlockId parent) {
+    const auto id = static_cast<OpId>(ops_.size());
+    Operation& op = ops_.emplace_back();
+    op.parentBlock = parent;
     if (parent != kNoId) blocks_[parent].ops.push_back(id);
     markUnfinished();
-    return id;
+    return op;
 }
 
 void Program::shrinkToFit() {

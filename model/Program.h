@@ -154,6 +154,9 @@ public:
     // A name "%N" with N above every numeric name seen so far.
     std::string nextValueName();
     void noteValueName(std::string_view name);  // keeps nextValueName() fresh
+    void noteValueNumber(int64_t n) {           // the same for "%N" with N already parsed
+        if (n + 1 > nextNumericName_) nextNumericName_ = n + 1;
+    }
 
     // ---- mutation (each marks the program unfinished; call finish() when done) ----
     void insertOpBefore(OpId op, OpId before);     // op must be unplaced or is moved
@@ -190,10 +193,14 @@ public:
     // Room for `ops` ops and `values` values, and `ops` entries in the global block's list.
     void reserve(size_t ops, size_t values);
     // Appends a value built by the caller (definingOp, block, index, name all set); returns its id.
-    ValueId addValue(Value value);
+    ValueId addValue(Value&& value);
     // Appends an op built by the caller, its results already added with addValue(); when its
     // parentBlock is set, it goes at the end of that block. Returns its id.
     OpId addOperation(Operation op);
+    // Appends an empty op at the end of `parent` (kNoId: no block) for the caller to fill in
+    // place (its id is ops().size() before the call). The reference lasts until the next op
+    // is appended.
+    Operation& appendOperation(BlockId parent);
     // Drops growth slack of the op, value and block-op arrays (about a third of their size
     // after a read); frees nothing when the slack is small.
     void shrinkToFit();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <future>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 #include "algorithms/Solver.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
+#include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "model/PirReader.h"
@@ -56,6 +58,11 @@ int runSolve(const SolveArgs& a) {
         if (!a.network.empty()) outputs.push_back({"--network", a.network});
         if (!a.costs.empty()) inputs.push_back({"--costs", a.costs});
         checkOutputPaths(inputs, outputs);
+        std::vector<std::string> replaced;
+        for (const auto& o : outputs) replaced.push_back(o.path);
+        std::error_code ec;
+        const auto programBytes = std::filesystem::file_size(path, ec);
+        cli::warmUpAsync(ec ? 0 : cli::expectedHeapBytes(programBytes), std::move(replaced));
     }
     if (!a.budget.empty()) return runBudget(a);  // the budget planner, not the seed's mode
     const auto t0 = Clock::now();

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "app/cli/Command.h"
+#include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 
 namespace rx::cli {
@@ -70,15 +71,7 @@ int main(int argc, char** argv) {
     preferHugePages(argv);
     processArguments().assign(argv, argv + argc);
     processArguments().push_back(nullptr);
-    // A solve allocates and frees many mid-sized arrays; glibc's default of returning them to
-    // the kernel (mmap/trim) makes page faults dominate the run (bench_solve: ~4x wall time).
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    // ...and the heap grows 64 MiB at a time: grown by glibc's default 128 KiB steps, the 2 MiB
-    // range around a new address is rarely inside the heap yet, so the kernel falls back to 4 KiB
-    // pages, each ~6x dearer to first touch on this kind of VM (56k-op solve: page faults 1,270 -> 563,
-    // CPU -14%). Only touched pages count against RSS.
-    mallopt(M_TOP_PAD, 64 << 20);
+    configureHeapForLargeRuns();
 
     auto& commands = commandRegistry();
     std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });

@@ -1,0 +1,28 @@
+#pragma once
+// The CLI's memory policy for big runs: glibc's heap kept and grown in large steps, and a
+// warm-up on the core the parse leaves idle (heap pages faulted in ahead of the run, files
+// about to be replaced dropping their page cache).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rx::cli {
+
+// Sets glibc's malloc for runs that allocate and free many large arrays; call first in main
+// (the thread arenas it limits are created on a thread's first allocation).
+void configureHeapForLargeRuns();
+
+// Starts the warm-up on a detached thread and returns at once (recompute-cli ends by _exit,
+// which stops the thread wherever it is). `heapBytes` of the heap's free top are faulted in
+// writable, low addresses first, as the allocator hands them out: the first touch of fresh
+// memory costs 0.13-1.8 ms/MB on this kind of VM, paid by the parse otherwise. Each of
+// `replacedFiles` that exists as a regular file has its clean cached pages dropped: the
+// rename that replaces it otherwise evicts them on the writer's critical path (~9 ms for
+// an 11 MB file). Neither changes any content; both are advice a kernel may refuse.
+void warmUpAsync(uint64_t heapBytes, std::vector<std::string> replacedFiles);
+
+// The heap a run of a program file of `programBytes` will at least use: reading, analysis
+// and solve take 6-7x the text's size (56k-op chain: 8 MB -> 56 MB peak heap).
+uint64_t expectedHeapBytes(uint64_t programBytes);
+
+}  // namespace rx::cli

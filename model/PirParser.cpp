@@ -482,7 +482,9 @@ private:
         }, ListStyle{.trailingComma = true});
         if (anyKeyword)
             for (auto k : pendingKeywords_) op.operandKeywords.emplace_back(k);
-        if (op.operands.capacity() != op.operands.size()) op.operands.shrink_to_fit();
+        // Only heap storage is worth shrinking: inline storage would be moved to the heap.
+        if (op.operands.size() > kInlineOperands && op.operands.capacity() != op.operands.size())
+            op.operands.shrink_to_fit();
     }
 
     // function-type ::= ':' '(' (type (',' type)*)? ')' '->' result-types

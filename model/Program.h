@@ -43,7 +43,10 @@ struct Value {
 
 // An op's operands and results, inline up to a few (nearly every op): reading a program or
 // copying it (the rewriter) allocates nothing per op for them. Reads like a std::vector.
-using OperandList = boost::container::small_vector<ValueId, 3>;
+// Boost 1.74 stores an even number of 4-byte elements inline (small_vector<ValueId, 3> holds
+// 2), so 4 operands (layer_norm's 3 fit) and 2 results.
+inline constexpr size_t kInlineOperands = 4;
+using OperandList = boost::container::small_vector<ValueId, kInlineOperands>;
 using ResultList = boost::container::small_vector<ValueId, 2>;
 
 struct Operation {

@@ -160,6 +160,7 @@ private:
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
         lastDict_ = nullptr;
         recentTypes_ = {};
+        recentSignatures_ = {};
         // Reserve for about one op per line: growth would copy (and page in) the arrays
         // twice over; unused reserve of these large blocks is never touched.
         const size_t lines = lex_.estimatedLines();
@@ -493,7 +494,35 @@ private:
     // result-types  ::= (type (',' type)*)?
     // Types go to inputTypes_ / outputTypes_. Returns where the result types start (for the
     // count error).
+    // A recent signature's bytes again, before a line end, are the same types (ops in a run
+    // mostly share one of a few signatures): taken from recentSignatures_ without parsing.
     const char* parseFunctionType(Operation& op) {
+        const char* start = lex_.pos();
+        for (size_t i = 0; i < recentSignatures_.size(); ++i) {
+            const RecentSignature& r = recentSignatures_[i];
+            const size_t n = r.text.size();
+            if (!n || r.inputs.size() != op.operands.size() || !lex_.startsWith(start, r.text) ||
+                start + n >= lex_.bufferEnd() || start[n] != '\n')
+                continue;
+            inputTypes_.assign(r.inputs.begin(), r.inputs.end());
+            outputTypes_.assign(r.outputs.begin(), r.outputs.end());
+            op.syntax |= r.syntax;
+            lex_.resetPosition(start + n);
+            return start + r.outputsOffset;
+        }
+        const char* outputsAt = parseFunctionTypeText(op);
+        if (!(op.syntax & OpSyntax::kNoSignature) && !lex_.atEnd() && lex_.current() == '\n') {
+            RecentSignature& r = recentSignatures_[nextSignatureSlot_++ % recentSignatures_.size()];
+            r.text = std::string_view(start, static_cast<size_t>(lex_.pos() - start));
+            r.outputsOffset = static_cast<size_t>(outputsAt - start);
+            r.syntax = op.syntax & OpSyntax::kArrowOnlySignature;
+            r.inputs.assign(inputTypes_.begin(), inputTypes_.end());
+            r.outputs.assign(outputTypes_.begin(), outputTypes_.end());
+        }
+        return outputsAt;
+    }
+
+    const char* parseFunctionTypeText(Operation& op) {
         inputTypes_.clear();
         outputTypes_.clear();
         const char* outputsAt = lex_.pos();
@@ -1085,6 +1114,16 @@ private:
     std::vector<ResultName> resultNames_;
     std::vector<std::string_view> pendingKeywords_;
     std::vector<TypeId> inputTypes_, outputTypes_;
+    // Signatures parsed lately (see parseFunctionType), replaced in turn: the text in the
+    // source, where its result types begin, its syntax bit and its types.
+    struct RecentSignature {
+        std::string_view text;
+        size_t outputsOffset = 0;
+        uint8_t syntax = 0;
+        boost::container::small_vector<TypeId, 4> inputs, outputs;
+    };
+    std::array<RecentSignature, 4> recentSignatures_{};
+    size_t nextSignatureSlot_ = 0;
     std::vector<NamedAttribute> attributeScratch_;
     std::unordered_map<std::string_view, AttributeList> attributeLists_;  // by the dict's text
     // The previous op's dict: a pointer, which (unlike an iterator) survives a rehash.

@@ -200,22 +200,25 @@ public:
         w_.RawValue(text.data(), text.size());
     }
     void names(const Program& p, const std::vector<ValueId>& values) {
+        scalars(values, [&](TextBuffer& b, ValueId v) { Pretty::appendQuoted(b, p.value(v).name); });
+    }
+    // An array of scalars as one run of appends: the separator is the same before every element.
+    template <class Items, class Append>
+    void scalars(const Items& items, Append append) {
         w_.StartArray();
-        if (!values.empty()) {  // one run of appends: the separator is the same before every element
+        if (!items.empty()) {
             const std::string separator = ",\n" + std::string(w_.depth() * 4, ' ');
             TextBuffer& b = w_.beginRaw();
-            for (size_t i = 0; i < values.size(); ++i) {
+            for (size_t i = 0; i < items.size(); ++i) {
                 if (i) b += separator;
-                Pretty::appendQuoted(b, p.value(values[i]).name);
+                append(b, items[i]);
             }
             w_.endRaw();
         }
         w_.EndArray();
     }
     void strings(const std::vector<std::string>& list) {
-        w_.StartArray();
-        for (const auto& s : list) string(s);
-        w_.EndArray();
+        scalars(list, [](TextBuffer& b, const std::string& s) { Pretty::appendQuoted(b, s); });
     }
     void memory(const MemoryProfile& m) {
         w_.StartObject();
@@ -277,17 +280,7 @@ public:
         key("peak_bytes_before"), integer(r.originalMemory.peakBytes);
         key("program"), string(in.programPath);
         key("recompute_ops");
-        w_.StartArray();
-        if (!plan.recomputeOps.empty()) {
-            const std::string separator = ",\n" + std::string(w_.depth() * 4, ' ');
-            TextBuffer& b = w_.beginRaw();
-            for (size_t i = 0; i < plan.recomputeOps.size(); ++i) {
-                if (i) b += separator;
-                appendInteger(b, int64_t(in.analysis.opIndex(plan.recomputeOps[i])));
-            }
-            w_.endRaw();
-        }
-        w_.EndArray();
+        scalars(plan.recomputeOps, [&](TextBuffer& b, OpId op) { appendInteger(b, int64_t(in.analysis.opIndex(op))); });
         key("saved_values"), names(p, plan.savedValues);
         if (!r.seedError.empty()) {
             key("seed_error");

@@ -15,15 +15,11 @@
 #include "model/FileIO.h"
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
+#include "support/FileContents.h"
 
 using namespace rx;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::string shared(const std::string& rel) { return std::string(RX_SHARED_DIR) + "/" + rel; }
 
@@ -81,7 +77,7 @@ private Q_SLOTS:
         const std::string text = solveReportJson(in);
         const std::string path = tmp_.filePath("report.json").toStdString();
         writeSolveReportFile(path, in);
-        QCOMPARE(slurp(path), text);
+        QCOMPARE(rx::testing::fileContents(path), text);
 
         rapidjson::Document d;
         d.Parse(text.c_str());
@@ -111,11 +107,11 @@ private Q_SLOTS:
         net.writeFile(dir + "/n.dot", *program, &r.cut.sinkSide);
         net.writeFile(dir + "/n.json", *program, &r.cut.sinkSide);
         net.writeFile(dir + "/n.dimacs", *program);
-        QCOMPARE(slurp(dir + "/n.dot"), net.toDot(*program, &r.cut.sinkSide));
-        QCOMPARE(slurp(dir + "/n.json"), net.toJson(*program, &r.cut.sinkSide));
-        QCOMPARE(slurp(dir + "/n.dimacs"), net.toDimacs(*program));
+        QCOMPARE(rx::testing::fileContents(dir + "/n.dot"), net.toDot(*program, &r.cut.sinkSide));
+        QCOMPARE(rx::testing::fileContents(dir + "/n.json"), net.toJson(*program, &r.cut.sinkSide));
+        QCOMPARE(rx::testing::fileContents(dir + "/n.dimacs"), net.toDimacs(*program));
         rapidjson::Document d;
-        d.Parse(slurp(dir + "/n.json").c_str());
+        d.Parse(rx::testing::fileContents(dir + "/n.json").c_str());
         QVERIFY(!d.HasParseError());
         QCOMPARE(d["edges"].Size(), rapidjson::SizeType(net.arcs.size()));
         QVERIFY_THROWS_EXCEPTION(Error, net.writeFile(dir + "/n.txt", *program));

@@ -10,6 +10,7 @@
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
 #include "support/ProgramBuilder.h"
+#include "support/FileContents.h"
 
 using namespace rx;
 
@@ -22,11 +23,6 @@ std::shared_ptr<Program> chain(int ops) {
     ValueId v = b.op("pd_op.data", {}, t);
     for (int i = 1; i < ops; ++i) v = b.op(i % 2 ? "pd_op.sin" : "pd_op.cos", {v}, t);
     return b.program;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace
@@ -69,7 +65,7 @@ private slots:
         WriteOptions o;
         o.renumber = true;
         writeProgramFile(*program, path, o);
-        const std::string text = slurp(path);
+        const std::string text = rx::testing::fileContents(path);
         QVERIFY(text == printProgram(*program, o));
         const Program back = loadProgram(path);
         QCOMPARE(back.globalBlock().ops.size(), size_t(20000));

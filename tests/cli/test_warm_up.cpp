@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/cli/WarmUp.h"
+#include "support/FileContents.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -26,11 +27,6 @@ uint64_t residentBytes() {
     uint64_t size = 0, resident = 0;
     statm >> size >> resident;
     return resident * uint64_t(::sysconf(_SC_PAGESIZE));
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace
@@ -83,7 +79,7 @@ private slots:
                 if (blocks[size_t(i)][at] != want) QFAIL(qPrintable(QString("block %1 changed at %2").arg(i).arg(at)));
         }
         for (auto* p : blocks) std::free(p);
-        QCOMPARE(slurp(replaced), content);  // dropping cached pages loses nothing
+        QCOMPARE(rx::testing::fileContents(replaced), content);  // dropping cached pages loses nothing
         std::filesystem::remove_all(folder);
     }
 };

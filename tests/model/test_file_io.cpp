@@ -17,16 +17,12 @@
 
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
+#include "support/FileContents.h"
 
 using namespace rx;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void spit(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -114,12 +110,12 @@ private Q_SLOTS:
             f.write("new ");
             for (int i = 0; i < 3 * (1 << 20); ++i) f.put('x');  // past the buffer: bytes hit the disk
             // Until commit the target is the old file; the new bytes are in the temporary.
-            QCOMPARE(slurp(p), std::string("old"));
+            QCOMPARE(rx::testing::fileContents(p), std::string("old"));
             QVERIFY(fs::exists(f.temporaryPath()));
             QCOMPARE(fs::path(f.temporaryPath()).parent_path().string(), dir());
             f.commit();
         }
-        const std::string now = slurp(p);
+        const std::string now = rx::testing::fileContents(p);
         QCOMPARE(now.size(), size_t(4 + 3 * (1 << 20)));
         QCOMPARE(now.substr(0, 4), std::string("new "));
         struct stat st {};
@@ -137,7 +133,7 @@ private Q_SLOTS:
             f.write("half of it");
             temporary = f.temporaryPath();
         }  // e.g. an exception after the first write
-        QCOMPARE(slurp(p), std::string("old"));
+        QCOMPARE(rx::testing::fileContents(p), std::string("old"));
         QVERIFY(!fs::exists(temporary));
     }
 
@@ -151,7 +147,7 @@ private Q_SLOTS:
             return 0;
         });
         QCOMPARE(status, 128 + SIGKILL);
-        QCOMPARE(slurp(p), std::string("old"));
+        QCOMPARE(rx::testing::fileContents(p), std::string("old"));
     }
 
     void aFullDiskIsAnErrorWithNothingHalfWritten() {
@@ -169,9 +165,9 @@ private Q_SLOTS:
             return e.empty() ? 1 : 0;
         });
         QCOMPARE(status, 0);
-        const std::string e = slurp(report);
+        const std::string e = rx::testing::fileContents(report);
         QVERIFY2(e.find("efbig.txt: cannot write file: write failed: File too large") != std::string::npos, e.c_str());
-        QCOMPARE(slurp(p), std::string("old"));
+        QCOMPARE(rx::testing::fileContents(p), std::string("old"));
         QCOMPARE(others(dir(), {"efbig.txt", "efbig.message"}), std::vector<std::string>{});
     }
 
@@ -214,7 +210,7 @@ private Q_SLOTS:
             const bool ok = errorOf([&] { writeFileAtomic(fifo, "through the pipe"); }).empty();
             ::_exit(ok ? 0 : 1);
         }
-        const std::string got = slurp(fifo);  // opens the read end: the writer proceeds
+        const std::string got = rx::testing::fileContents(fifo);  // opens the read end: the writer proceeds
         int status = 0;
         ::waitpid(writer, &status, 0);
         QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -228,7 +224,7 @@ private Q_SLOTS:
         fs::create_symlink(target, link);
         writeFileAtomic(link, "new");
         QVERIFY(fs::is_symlink(link));
-        QCOMPARE(slurp(target), std::string("new"));
+        QCOMPARE(rx::testing::fileContents(target), std::string("new"));
     }
 
     void outputsNamingAnInputOrEachOtherAreRefused() {

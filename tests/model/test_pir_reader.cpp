@@ -2,6 +2,10 @@
 // right structure (not just "it parses").
 #include <QtTest>
 
+#include <array>
+#include <string>
+#include <vector>
+
 #include "model/PirJsonReader.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"
@@ -310,6 +314,39 @@ private slots:
         const Program ifp = load("pir-real/visualdl-if-op.pir");
         const std::string text = printProgram(ifp, o);
         QVERIFY(text.find("(%8) = \"pd_op.mean\" (%5)") != std::string::npos);
+    }
+
+    // The reader reuses the previous dict, the last four types and the last four signatures by
+    // their bytes: a program cycling through more of each than that, with operand types in
+    // changing orders, gives every op its own types and prints back byte for byte.
+    void byteCachesKeepEveryOpsOwnTypes() {
+        const std::vector<std::string> types = {"builtin.tensor<2xf32>", "builtin.tensor<2x3xf32>",
+                                                "builtin.tensor<3xf32>", "builtin.tensor<2x3x4xf32>",
+                                                "builtin.tensor<4xbf16>", "builtin.tensor<-1xf32>"};
+        const std::vector<std::string> dicts = {"{stop_gradient:[false]}", "{stop_gradient:[true]}",
+                                                "{axis:(Int32)1,stop_gradient:[false]}"};
+        std::string text = "{\n";
+        std::vector<std::array<size_t, 3>> expected;  // per op: operand 1, operand 2, result type
+        for (size_t i = 0; i < types.size(); ++i)
+            text += "    (%" + std::to_string(i) + ") = \"pd_op.data\" () " + dicts[0] + " : () -> " + types[i] + "\n";
+        for (size_t k = 0; k < 40; ++k) {
+            const size_t a = (k * 7) % types.size(), b = (k * 5 + 1) % types.size(), r = (k * 3 + 2) % types.size();
+            const size_t id = types.size() + k;
+            text += "    (%" + std::to_string(id) + ") = \"pd_op.add\" (%" + std::to_string(a) + ", %" +
+                    std::to_string(b) + ") " + dicts[k % dicts.size()] + " : (" + types[a] + ", " + types[b] +
+                    ") -> " + types[r] + "\n";
+            expected.push_back({a, b, r});
+        }
+        text += "}\n";
+        const Program p = parsePir(text, "cycling");
+        QCOMPARE(printProgram(p), text);
+        for (size_t k = 0; k < expected.size(); ++k) {
+            const Operation& op = globalOp(p, types.size() + k);
+            QCOMPARE(printType(p, p.value(op.operands[0]).type, p.generation()), types[expected[k][0]]);
+            QCOMPARE(printType(p, p.value(op.operands[1]).type, p.generation()), types[expected[k][1]]);
+            QCOMPARE(printType(p, p.value(op.results[0]).type, p.generation()), types[expected[k][2]]);
+            QCOMPARE(op.attributes.size(), k % dicts.size() == 2 ? size_t(2) : size_t(1));
+        }
     }
 };
 

@@ -28,7 +28,6 @@ public:
     void EndObject() { close('}'); }
     void StartArray() { open('[', true); }
     void EndArray() { close(']'); }
-    void Key(const char* s, size_t n) { prefix(); quoted(std::string_view(s, n)); }
     // A key that needs no escapes (the report's own names).
     void KeyLiteral(std::string_view k) {
         prefix();
@@ -180,7 +179,6 @@ private:
 };
 
 std::string_view boolText(bool b) { return b ? "true" : "false"; }
-void appendInteger(TextBuffer& b, int64_t n) { b.appendDecimal(n); }
 
 template <class Out>
 class ReportWriter {
@@ -280,7 +278,7 @@ public:
         key("peak_bytes_before"), integer(r.originalMemory.peakBytes);
         key("program"), string(in.programPath);
         key("recompute_ops");
-        scalars(plan.recomputeOps, [&](TextBuffer& b, OpId op) { appendInteger(b, int64_t(in.analysis.opIndex(op))); });
+        scalars(plan.recomputeOps, [&](TextBuffer& b, OpId op) { b.appendDecimal(int64_t(in.analysis.opIndex(op))); });
         key("saved_values"), names(p, plan.savedValues);
         if (!r.seedError.empty()) {
             key("seed_error");
@@ -330,7 +328,7 @@ public:
         Pretty::appendQuoted(next(), banRuleName(why.banRule));
         Pretty::appendQuoted(next(), why.banText);
         next() += boolText(why.banned);
-        appendInteger(next(), why.distance);
+        next().appendDecimal(why.distance);
         next() += boolText(why.fusionLoop);
         next() += boolText(why.inNetwork);
         next() += boolText(why.materialized);
@@ -341,7 +339,7 @@ public:
                                      : why.pin == ValueFacts::Pin::Recomputed ? "recomputed"
                                                                               : "none");
         Pretty::appendQuoted(next(), valueSideName(why.side));
-        appendInteger(next(), why.size);
+        next().appendDecimal(why.size);
         Pretty::appendQuoted(next(), skipReasonName(why.skip));
         FlowNetwork::UnitsBuffer units;
         next() += FlowNetwork::formatUnits(units, why.weightUnits, plan.scale);

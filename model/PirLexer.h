@@ -91,11 +91,7 @@ public:
     // Skips blanks, // comments and zero-width characters (docs pasted from the web carry
     // them); newlines too unless `crossNewlines` is false. Notes a newline it crossed.
     void skipTrivia(bool crossNewlines = true) {
-        // Inline for the common case, a token right here (printable ASCII other than '/').
-        if (p_ < end_) {
-            const auto u = static_cast<unsigned char>(*p_);
-            if (u > ' ' && u != '/' && u < 0x80) return;
-        }
+        if (p_ < end_ && startsToken(*p_)) return;  // inline for the common case: no trivia
         skipTriviaFrom(crossNewlines);
     }
     void skipLine();
@@ -140,6 +136,11 @@ public:
     size_t estimatedLines() const;
 
 private:
+    // Printable ASCII other than '/' (a comment may start there) begins a token, not trivia.
+    static bool startsToken(char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u > ' ' && u != '/' && u < 0x80;
+    }
     void skipTriviaFrom(bool crossNewlines);
     const char* begin_;
     const char* p_;
@@ -222,8 +223,7 @@ inline void PirLexer::skipTriviaFrom(bool crossNewlines) {
             ++p;
             continue;
         }
-        // Printable ASCII other than '/' starts a token.
-        if (static_cast<unsigned char>(c) > ' ' && c != '/' && static_cast<unsigned char>(c) < 0x80) break;
+        if (startsToken(c)) break;
         if (c == '\n') {
             if (!crossNewlines) break;
             sawNewline_ = true;

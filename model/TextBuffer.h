@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
-#include <string>
 #include <string_view>
 
 namespace rx {
@@ -51,7 +50,6 @@ public:
     size_t capacity() const { return static_cast<size_t>(cap_ - begin_); }
     bool empty() const { return end_ == begin_; }
     std::string_view view() const { return {begin_, size()}; }
-    std::string str() const { return std::string(view()); }
     void clear() { end_ = begin_; }  // keeps the capacity
 
 private:

@@ -8,7 +8,6 @@
 #include <limits>
 #include <sstream>
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include "app/cli/Command.h"

@@ -84,26 +84,30 @@ void Program::noteValueName(std::string_view name) {
         nextNumericName_ = n + 1;
 }
 
-std::string Program::nextValueName() { return "%" + std::to_string(nextNumericName_++); }
+std::string Program::nextValueName() {
+    char text[24] = {'%'};
+    char* end = std::to_chars(text + 1, text + sizeof text, nextNumericName_++).ptr;
+    return std::string(text, size_t(end - text));
+}
 
 OpId Program::createOp(std::string_view name, std::span<const ValueId> operands,
                        std::span<const TypeId> resultTypes, std::vector<NamedAttribute> attributes) {
+    const uint32_t nameId = internOpName(name);
     const auto id = static_cast<OpId>(ops_.size());
-    Operation op;
-    op.nameId = internOpName(name);
+    // Built in place (the rewriter creates one op per clone: moving a finished Operation and
+    // its Values into the arrays was a third of this).
+    Operation& op = ops_.emplace_back();
+    op.nameId = nameId;
     op.operands.assign(operands.begin(), operands.end());
     op.attributes = std::move(attributes);
-    op.results.reserve(resultTypes.size());
     for (size_t i = 0; i < resultTypes.size(); ++i) {
-        Value v;
+        op.results.push_back(static_cast<ValueId>(values_.size()));
+        Value& v = values_.emplace_back();
         v.type = resultTypes[i];
         v.definingOp = id;
         v.index = static_cast<uint32_t>(i);
         v.name = nextValueName();
-        op.results.push_back(static_cast<ValueId>(values_.size()));
-        values_.push_back(std::move(v));
     }
-    ops_.push_back(std::move(op));
     markUnfinished();
     return id;
 }
@@ -316,24 +320,19 @@ void Program::finish() {
     finished_ = true;
 }
 
-void Program::requireFinished(const char* call) const {
-    if (!finished_)
-        throw std::logic_error(std::string("Program::") + call +
-                               " called on an unfinished program (call Program::finish() after building or editing it)");
-}
-
 void Program::buildIndex() {
     indexInBlock_.assign(ops_.size(), kNoId);
     for (const Block& b : blocks_)
         for (size_t i = 0; i < b.ops.size(); ++i) indexInBlock_[b.ops[i]] = static_cast<uint32_t>(i);
 }
 
-uint32_t Program::indexInBlock(OpId op) const {
-    requireFinished("indexInBlock()");
-    if (op >= indexInBlock_.size())
-        throw std::out_of_range("Program::indexInBlock(): op " + std::to_string(op) + " out of range (" +
-                                std::to_string(ops_.size()) + " ops)");
-    return indexInBlock_[op];
+void Program::failQuery(const char* call, uint32_t id, size_t count) const {
+    if (!finished_)
+        throw std::logic_error(std::string("Program::") + call +
+                               " called on an unfinished program (call Program::finish() after building or editing it)");
+    const bool isOp = std::string_view(call) == "indexInBlock()";
+    throw std::out_of_range(std::string("Program::") + call + ": " + (isOp ? "op " : "value ") + std::to_string(id) +
+                            " out of range (" + std::to_string(count) + (isOp ? " ops)" : " values)"));
 }
 
 OpId Program::ancestorInBlock(OpId op, BlockId block) const {
@@ -379,14 +378,6 @@ void Program::buildUses() {
     useEntries_.assign(flat.size(), Use{});
     std::vector<uint32_t> fill(useOffsets_.begin(), useOffsets_.end() - 1);
     for (const FlatUse& f : flat) useEntries_[fill[f.value]++] = f.use;
-}
-
-std::span<const Use> Program::uses(ValueId v) const {
-    requireFinished("uses()");
-    if (v >= values_.size())
-        throw std::out_of_range("Program::uses(): value " + std::to_string(v) + " out of range (" +
-                                std::to_string(values_.size()) + " values)");
-    return {useEntries_.data() + useOffsets_[v], useEntries_.data() + useOffsets_[v + 1]};
 }
 
 }  // namespace rx

@@ -33,7 +33,7 @@ public:
 
     void write(std::string_view bytes);
     void put(char c) {
-        if (used_ == buffer_.size()) drain();
+        if (used_ == capacity_) makeRoom();
         buffer_[used_++] = c;
     }
     void commit();  // throws rx::Error; the target is then the new content
@@ -46,7 +46,9 @@ public:
     void Flush() {}
 
 private:
+    class BackgroundSync;
     void drain();
+    void makeRoom();  // allocates the buffer on first use, else drains it
     void writeAll(const char* bytes, size_t size);
     [[noreturn]] void fail(const std::string& what, int error);
     void discard() noexcept;
@@ -56,9 +58,15 @@ private:
     std::string temporary_;
     int fd_ = -1;
     bool stream_ = false;    // a device or FIFO, written in place
-    std::vector<char> buffer_;
+    // Small writes gather here; the printers hand over ~1 MiB pieces, which go straight to the
+    // kernel, so the buffer is allocated only when a small write comes (its pages are a cost:
+    // first touch of memory is much of a big solve's time on a VM).
+    std::unique_ptr<char[]> buffer_;
+    size_t capacity_ = 0;
     size_t used_ = 0;
     int64_t written_ = 0;    // bytes handed to the kernel so far
+    int64_t syncRequestedAt_ = 0;            // written_ when the last background flush was asked for
+    std::unique_ptr<BackgroundSync> syncer_;  // started once a file passes a few MiB
 };
 
 // writeFileAtomic(path, bytes): an AtomicFile written and committed in one call.

@@ -16,8 +16,10 @@ public:
     TextBuffer(const TextBuffer&) = delete;
     TextBuffer& operator=(const TextBuffer&) = delete;
 
+    // Exactly `bytes` (the streaming writers' chunk: doubling past it would allocate, and on
+    // a VM first-touch, twice the pages).
     void reserve(size_t bytes) {
-        if (capacity() < bytes) grow(bytes - size());
+        if (capacity() < bytes) reallocate(bytes);
     }
     void append(const char* bytes, size_t n) {
         if (static_cast<size_t>(cap_ - end_) < n) grow(n);
@@ -58,12 +60,16 @@ private:
         const size_t used = size();
         size_t want = capacity() ? capacity() * 2 : 4096;
         while (want - used < more) want *= 2;
-        auto fresh = std::make_unique_for_overwrite<char[]>(want);
+        reallocate(want);
+    }
+    void reallocate(size_t capacity) {
+        const size_t used = size();
+        auto fresh = std::make_unique_for_overwrite<char[]>(capacity);
         if (used) std::memcpy(fresh.get(), begin_, used);
         data_ = std::move(fresh);
         begin_ = data_.get();
         end_ = begin_ + used;
-        cap_ = begin_ + want;
+        cap_ = begin_ + capacity;
     }
 
     std::unique_ptr<char[]> data_;

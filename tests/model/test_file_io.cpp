@@ -137,6 +137,39 @@ private Q_SLOTS:
         QVERIFY(!fs::exists(temporary));
     }
 
+    // Past a few MiB the temporary is flushed on a second thread while more is written; small
+    // writes gather in a buffer allocated on first use, big ones go straight through. Mixed
+    // sizes must come out in order, byte for byte, and an abandoned file must take its flushing
+    // thread with it.
+    void largeFilesFlushInTheBackgroundAndReadBackExactly() {
+        const std::string p = dir() + "/large.txt";
+        std::string expected;
+        {
+            AtomicFile f(p);
+            for (int i = 0; expected.size() < (9u << 20); ++i) {
+                std::string piece;
+                if (i % 3 == 0) piece.assign((1u << 20) + size_t(i), char('a' + i % 26));  // a printer's chunk
+                else piece = "op " + std::to_string(i) + "\n";
+                if (i % 5 == 1) for (char c : piece) f.put(c);
+                else f.write(piece);
+                expected += piece;
+            }
+            f.commit();
+        }
+        QVERIFY(rx::testing::fileContents(p) == expected);
+        QCOMPARE(others(dir(), {"large.txt"}), std::vector<std::string>{});
+
+        std::string temporary;
+        {
+            AtomicFile f(p);
+            f.write(std::string(5u << 20, 'q'));  // the flushing thread has started
+            f.put('!');
+            temporary = f.temporaryPath();
+        }
+        QVERIFY(!fs::exists(temporary));
+        QVERIFY(rx::testing::fileContents(p) == expected);
+    }
+
     void aKilledWriterLeavesTheTargetUntouched() {
         const std::string p = dir() + "/killed.txt";
         spit(p, "old");

@@ -65,6 +65,7 @@ private:
     size_t capacity_ = 0;
     size_t used_ = 0;
     int64_t written_ = 0;    // bytes handed to the kernel so far
+    int64_t replacedBytes_ = 0;  // size of the regular file this replaces (0: none)
     int64_t syncRequestedAt_ = 0;            // written_ when the last background flush was asked for
     std::unique_ptr<BackgroundSync> syncer_;  // started once a file passes a few MiB
 };

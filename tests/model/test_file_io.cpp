@@ -1,6 +1,7 @@
 // The file module (model/FileIO.h) on its failure paths, for real: directories, FIFOs and
 // devices refused, size limits, EFBIG from RLIMIT_FSIZE, a read-only folder, a process killed
-// mid-write, and outputs that name an input or each other.
+// mid-write, and outputs that name an input or each other; and on its fast paths (background
+// flushing, big old files released after the commit).
 #include <QtTest>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -168,6 +170,31 @@ private Q_SLOTS:
         }
         QVERIFY(!fs::exists(temporary));
         QVERIFY(rx::testing::fileContents(p) == expected);
+    }
+
+    // Replacing a big file: the rename frees nothing (a hidden link keeps the old file) and a
+    // detached process removes the link, so the old blocks are trimmed after the command, not
+    // during it. The target is the new file at once; a reader of the old file is unaffected;
+    // the hidden link goes soon after.
+    void aBigReplacedFileIsReleasedAfterTheCommit() {
+        const std::string p = dir() + "/big.pir";
+        const std::string oldText(5u << 20, 'o');
+        spit(p, oldText);
+        std::ifstream reader(p, std::ios::binary);  // opened before the replacement
+        writeFileAtomic(p, "new\n");
+        QCOMPARE(rx::testing::fileContents(p), std::string("new\n"));
+        std::string stillOld((std::istreambuf_iterator<char>(reader)), std::istreambuf_iterator<char>());
+        QVERIFY(stillOld == oldText);
+        std::vector<std::string> left = others(dir(), {"big.pir"});
+        for (int i = 0; i < 500 && !left.empty(); ++i) {
+            for (const auto& name : left) QVERIFY2(name.rfind(".big.pir.old-", 0) == 0, name.c_str());
+            ::usleep(10 * 1000);
+            left = others(dir(), {"big.pir"});
+        }
+        QCOMPARE(left, std::vector<std::string>{});
+        // A small file is replaced in place, with nothing left even for a moment.
+        writeFileAtomic(p, "newer\n");
+        QCOMPARE(others(dir(), {"big.pir"}), std::vector<std::string>{});
     }
 
     void aKilledWriterLeavesTheTargetUntouched() {

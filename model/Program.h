@@ -18,6 +18,7 @@
 
 #include "model/Attribute.h"
 #include "model/AttributeList.h"
+#include "model/RareVector.h"
 #include "model/Type.h"
 
 namespace rx {
@@ -49,23 +50,26 @@ inline constexpr size_t kInlineOperands = 4;
 using OperandList = boost::container::small_vector<ValueId, kInlineOperands>;
 using ResultList = boost::container::small_vector<ValueId, 2>;
 
+// 120 bytes, laid out without padding: a program and its rewritten copy hold one per op, and
+// the passes walk them in order.
 struct Operation {
     uint32_t nameId = 0;                       // interned op name, see Program::opName()
+    BlockId parentBlock = kNoId;
     OperandList operands;                      // kNoId = <<NULL VALUE>>
-    std::vector<std::string> operandKeywords;  // empty, or one per operand ("cond", "inputs")
     ResultList results;
     AttributeList attributes;                  // in printed order; copy-on-write, shared by copies
-    std::vector<std::vector<BlockId>> regions; // each region: its blocks in order
-    BlockId parentBlock = kNoId;
+    RareVector<std::string> operandKeywords;   // empty, or one per operand ("cond", "inputs")
+    RareVector<std::vector<BlockId>> regions;  // each region: its blocks in order
+    uint32_t printedId = kNoId;                // the "[id:N]" suffix some printers add; kNoId if none
     bool dead = false;                         // erased; slot kept so ids stay stable
     // How the reader found the op printed (OpSyntax bits); 0 = the printer's default form.
     uint8_t syntax = 0;
-    uint32_t printedId = kNoId;                // the "[id:N]" suffix some printers add; kNoId if none
 
     const Attribute* attribute(std::string_view key) const;
     Attribute* attribute(std::string_view key);
     void setAttribute(std::string_view key, Attribute value);  // replaces or appends
 };
+static_assert(sizeof(Operation) <= 120, "Operation grew: every op of a program pays for it twice");
 
 // Bits of Operation::syntax: how an op was printed where printers differ, so that the
 // writer reproduces it (G1 `pd_op.if` unquoted, `"pd_op.while"(cond=..)` without types ...).

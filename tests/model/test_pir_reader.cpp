@@ -113,7 +113,7 @@ private slots:
         QVERIFY(p.isFragment());
         QVERIFY(!p.warnings().empty());
         const Operation& loop = globalOp(p, 4);
-        QCOMPARE(loop.operandKeywords, (std::vector<std::string>{"cond", "inputs"}));
+        QCOMPARE(loop.operandKeywords.toVector(), (std::vector<std::string>{"cond", "inputs"}));
         QCOMPARE(loop.regions.size(), size_t(1));
         const Block& body = p.block(loop.regions[0][0]);
         QCOMPARE(body.args.size(), size_t(1));

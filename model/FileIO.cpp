@@ -144,7 +144,9 @@ namespace {
 // machine stops first, the hidden `.NAME.old-XXXXXX` stays, as a temporary does after kill -9.
 void releaseDetached(const std::string& path) noexcept {
     const char* name = path.c_str();
-    const pid_t child = ::fork();
+    // _Fork, not fork: no atfork handlers (OpenBLAS's would stop its thread pool in the
+    // explorer for a child that only unlinks).
+    const pid_t child = ::_Fork();
     if (child < 0) {
         ::unlink(name);
         return;
@@ -152,7 +154,7 @@ void releaseDetached(const std::string& path) noexcept {
     if (child == 0) {
         // Async-signal-safe calls only: the parent may have other threads.
         ::setsid();  // out of the terminal's process group: Ctrl-C there does not stop it
-        if (::fork() == 0) {
+        if (::_Fork() == 0) {
             // No descriptor stays open: a shell reading our output waits for no one.
             if (::close_range(0, ~0u, 0) != 0)
                 for (int fd = 0; fd < 1024; ++fd) ::close(fd);

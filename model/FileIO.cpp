@@ -86,7 +86,7 @@ std::string readFile(const std::string& path, uint64_t maxBytes) {
 // each time kBackgroundSyncBytes more have been written. A disk's flush takes time in
 // proportion to the bytes not yet flushed (this kind of VM: ~1.7 ms per MB, also for bytes
 // the kernel has already written back, as they sit in the host's cache), so commit()'s fsync
-// then waits for the tail only: an 11 MB program's commit 49 -> 40 ms with 24 ms of printing.
+// then waits for the tail only (11 MB written over 24 ms of printing: durable 49 -> 40 ms).
 // sync_file_range, which starts write-back but flushes no cache, made no fsync shorter.
 class AtomicFile::BackgroundSync {
 public:
@@ -137,6 +137,23 @@ private:
 
 namespace {
 
+// fork without atfork handlers (OpenBLAS's would stop its thread pool in the explorer for a
+// child that only unlinks), and closing every descriptor: glibc 2.34 has both; before it, the
+// plain calls.
+pid_t forkQuietly() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    return ::_Fork();
+#else
+    return ::fork();
+#endif
+}
+void closeEveryDescriptor() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    if (::close_range(0, ~0u, 0) == 0) return;
+#endif
+    for (int fd = 0; fd < 1024; ++fd) ::close(fd);
+}
+
 // Removes `path` in a detached grandchild and returns at once. Freeing a big file's blocks
 // waits for the disk where the file system is mounted with `discard` (cloud VMs, this one):
 // ~1 ms per MB, which at the end of a command that replaces its outputs is time the user
@@ -144,9 +161,7 @@ namespace {
 // machine stops first, the hidden `.NAME.old-XXXXXX` stays, as a temporary does after kill -9.
 void releaseDetached(const std::string& path) noexcept {
     const char* name = path.c_str();
-    // _Fork, not fork: no atfork handlers (OpenBLAS's would stop its thread pool in the
-    // explorer for a child that only unlinks).
-    const pid_t child = ::_Fork();
+    const pid_t child = forkQuietly();
     if (child < 0) {
         ::unlink(name);
         return;
@@ -154,10 +169,8 @@ void releaseDetached(const std::string& path) noexcept {
     if (child == 0) {
         // Async-signal-safe calls only: the parent may have other threads.
         ::setsid();  // out of the terminal's process group: Ctrl-C there does not stop it
-        if (::_Fork() == 0) {
-            // No descriptor stays open: a shell reading our output waits for no one.
-            if (::close_range(0, ~0u, 0) != 0)
-                for (int fd = 0; fd < 1024; ++fd) ::close(fd);
+        if (forkQuietly() == 0) {
+            closeEveryDescriptor();  // a shell reading our output waits for no one
             ::unlink(name);
         }
         ::_exit(0);

@@ -326,13 +326,12 @@ void Program::buildIndex() {
         for (size_t i = 0; i < b.ops.size(); ++i) indexInBlock_[b.ops[i]] = static_cast<uint32_t>(i);
 }
 
-void Program::failQuery(const char* call, uint32_t id, size_t count) const {
+void Program::failQuery(const char* call, const char* kind, uint32_t id, size_t count) const {
     if (!finished_)
         throw std::logic_error(std::string("Program::") + call +
                                " called on an unfinished program (call Program::finish() after building or editing it)");
-    const bool isOp = std::string_view(call) == "indexInBlock()";
-    throw std::out_of_range(std::string("Program::") + call + ": " + (isOp ? "op " : "value ") + std::to_string(id) +
-                            " out of range (" + std::to_string(count) + (isOp ? " ops)" : " values)"));
+    throw std::out_of_range(std::string("Program::") + call + ": " + kind + " " + std::to_string(id) +
+                            " out of range (" + std::to_string(count) + " " + kind + "s)");
 }
 
 OpId Program::ancestorInBlock(OpId op, BlockId block) const {

@@ -226,13 +226,13 @@ public:
     // (throws std::logic_error otherwise) and a valid op id (std::out_of_range).
     // Inline (with the throws out of line): the passes call these in their inner loops.
     uint32_t indexInBlock(OpId op) const {
-        if (!finished_ || op >= indexInBlock_.size()) [[unlikely]] failQuery("indexInBlock()", op, ops_.size());
+        if (!finished_ || op >= indexInBlock_.size()) [[unlikely]] failQuery("indexInBlock()", "op", op, ops_.size());
         return indexInBlock_[op];
     }
     // Uses of v, in program order of the using op (nested uses in pre-order). Same
     // preconditions as indexInBlock().
     std::span<const Use> uses(ValueId v) const {
-        if (!finished_ || v >= values_.size()) [[unlikely]] failQuery("uses()", v, values_.size());
+        if (!finished_ || v >= values_.size()) [[unlikely]] failQuery("uses()", "value", v, values_.size());
         return {useEntries_.data() + useOffsets_[v], useEntries_.data() + useOffsets_[v + 1]};
     }
     // The ancestor of `op` that is a direct child of `block`, or kNoId.
@@ -245,9 +245,9 @@ private:
     void markUnfinished() { finished_ = false; }
     void detach(OpId op);                 // out of its block's list; parentBlock = kNoId
     void place(OpId op, BlockId block);   // op's and its results' block become `block`
-    // The failed precondition of a query: unfinished (std::logic_error), else `id` not below
-    // `count` (std::out_of_range).
-    [[noreturn]] void failQuery(const char* call, uint32_t id, size_t count) const;
+    // The failed precondition of a query: unfinished (std::logic_error), else the `kind` ("op",
+    // "value") `id` not below `count` (std::out_of_range).
+    [[noreturn]] void failQuery(const char* call, const char* kind, uint32_t id, size_t count) const;
     void buildUses();
     void buildIndex();
 

@@ -7,7 +7,6 @@
 #include <rapidjson/document.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "algorithms/MemoryModel.h"
 #include "algorithms/SolveReport.h"

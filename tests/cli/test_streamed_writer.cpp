@@ -4,7 +4,6 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <fstream>
 
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"

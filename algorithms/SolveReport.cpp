@@ -248,7 +248,10 @@ public:
         w_.EndObject();
     }
 
-    void report(const SolveReportInput& in) {
+    // The keys in alphabetical order but for the figures measured after the plan (the rewritten
+    // program's memory and the timings): they close the report, after `await` returns, so that
+    // the CLI writes the rest while the program is rewritten.
+    void report(const SolveReportInput& in, const std::function<void()>& await) {
         const Program& p = in.program;
         const SolveResult& r = in.result;
         const Plan& plan = r.plan;
@@ -259,11 +262,6 @@ public:
         // Where the seed raises under this config the plan is this project's own (issue 8).
         key("extension"), w_.Bool(r.extension);
         key("hazards"), strings(plan.hazards);
-        key("memory");
-        w_.StartObject();
-        key("original"), memory(r.originalMemory);
-        key("rewritten"), memory(r.rewrittenMemory);
-        w_.EndObject();
         key("memory_saved_bytes"), integer(plan.memorySavedBytes);
         key("mid_hold_values"), names(p, plan.midHoldValues);
         key("network");
@@ -274,7 +272,6 @@ public:
         key("solved_edges"), integer(int64_t(r.cut.solvedArcs));
         key("solved_nodes"), integer(int64_t(r.cut.solvedNodes));
         w_.EndObject();
-        key("peak_bytes_after"), integer(r.rewrittenMemory.peakBytes);
         key("peak_bytes_before"), integer(r.originalMemory.peakBytes);
         key("program"), string(in.programPath);
         key("recompute_ops");
@@ -292,16 +289,6 @@ public:
             w_.EndObject();
         }
         key("spec"), string(in.specSource);
-        key("timings_ms");
-        w_.StartObject();
-        key("build"), w_.Double(r.timings.buildMs);
-        key("memory"), w_.Double(r.timings.memoryMs);
-        key("parse"), w_.Double(in.parseMs);
-        key("plan"), w_.Double(r.timings.planMs);
-        key("rewrite"), w_.Double(r.timings.rewriteMs);
-        key("solve"), w_.Double(r.timings.solveMs);
-        key("total"), w_.Double(in.parseMs + r.timings.totalMs);
-        w_.EndObject();
         key("unchanged"), w_.Bool(r.unchanged);
         // Why, per forward value (weights, bans, sides), sorted by name.
         key("values");
@@ -316,6 +303,24 @@ public:
         }
         w_.EndArray();
         key("warnings"), strings(plan.warnings);
+
+        if (await) await();
+        key("memory");
+        w_.StartObject();
+        key("original"), memory(r.originalMemory);
+        key("rewritten"), memory(r.rewrittenMemory);
+        w_.EndObject();
+        key("peak_bytes_after"), integer(r.rewrittenMemory.peakBytes);
+        key("timings_ms");
+        w_.StartObject();
+        key("build"), w_.Double(r.timings.buildMs);
+        key("memory"), w_.Double(r.timings.memoryMs);
+        key("parse"), w_.Double(in.parseMs);
+        key("plan"), w_.Double(r.timings.planMs);
+        key("rewrite"), w_.Double(r.timings.rewriteMs);
+        key("solve"), w_.Double(r.timings.solveMs);
+        key("total"), w_.Double(in.parseMs + r.timings.totalMs);
+        w_.EndObject();
         w_.EndObject();
     }
 
@@ -357,16 +362,17 @@ std::string solveReportJson(const SolveReportInput& input) {
     std::string text;
     StringOut out{text};
     ReportWriter<StringOut> writer(out);
-    writer.report(input);
+    writer.report(input, {});
     writer.flush();
     text.push_back('\n');
     return text;
 }
 
-void writeSolveReportFile(const std::string& path, const SolveReportInput& input) {
+void writeSolveReportFile(const std::string& path, const SolveReportInput& input,
+                          const std::function<void()>& awaitRewritten) {
     AtomicFile file(path);
     ReportWriter<AtomicFile> writer(file);
-    writer.report(input);
+    writer.report(input, awaitRewritten);
     writer.flush();
     file.put('\n');
     file.commit();

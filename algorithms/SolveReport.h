@@ -2,6 +2,7 @@
 // The solve report (FORMATS.md "Solve report"): one writer for the CLI's --report and the
 // explorer's export, so both give the same bytes for the same state (timings aside, which
 // are measured). Streamed with RapidJSON straight into an atomic file.
+#include <functional>
 #include <string>
 
 #include "algorithms/Solver.h"
@@ -20,9 +21,14 @@ struct SolveReportInput {
     const RecomputeConfig* config = nullptr;  // "config" (every key) when given
 };
 
-// Pretty-printed JSON, keys in alphabetical order, ending in a newline.
+// Pretty-printed JSON ending in a newline. Keys in alphabetical order, but for the figures of
+// the rewritten program and the timings (`memory`, `peak_bytes_after`, `timings_ms`), which
+// close the report: they are the ones measured after the plan.
 std::string solveReportJson(const SolveReportInput& input);
-// The same bytes into `path`, atomically (model/FileIO.h); throws rx::Error.
-void writeSolveReportFile(const std::string& path, const SolveReportInput& input);
+// The same bytes into `path`, atomically (model/FileIO.h); throws rx::Error. With
+// `awaitRewritten`, everything before the closing figures is written first, then the call
+// waits for it to return (the result's rewrite and memory profile final by then).
+void writeSolveReportFile(const std::string& path, const SolveReportInput& input,
+                          const std::function<void()>& awaitRewritten = {});
 
 }  // namespace rx

@@ -35,15 +35,17 @@ std::shared_ptr<const std::vector<uint8_t>> RecomputeSolver::fusionLoop(const Re
 }
 
 SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOptions& options) const {
+    SolveResult res;  // filled in place: returned without copying the plan's per-value reasons
+    solveInto(res, config, options, {});
+    return res;
+}
+
+void RecomputeSolver::solveInto(SolveResult& res, const RecomputeConfig& config, const SolveOptions& options,
+                                const SolveStages& stages) const {
     const auto start = Clock::now();
-    SolveResult res;
     const Analysis& a = *analysis_;
     const Program& p = a.program();
-    // Moves the result out (a copy of the plan's per-value reasons cost 2% of a re-solve).
-    auto finish = [&]() -> SolveResult {
-        res.timings.totalMs = msSince(start);
-        return std::move(res);
-    };
+    auto finish = [&] { res.timings.totalMs = msSince(start); };
     std::vector<ValueId> resident(a.spec().inputs.begin(), a.spec().inputs.end());
     // The rewrite's copy of the program is made on a second core while the cut is solved (the
     // copy needs only the original; a 56k-op chain's copy is a third of its rewrite). Spare
@@ -103,6 +105,8 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
         return finish();
     }
 
+    if (stages.planReady) stages.planReady();
+
     if (options.rewrite) {
         t = Clock::now();
         RewriteResult rw = partitionJointGraph(a, res.plan, rewriteCopy.get());
@@ -113,14 +117,15 @@ SolveResult RecomputeSolver::solve(const RecomputeConfig& config, const SolveOpt
         }
         res.clones = std::move(rw.clones);
         res.cloneOf = std::move(rw.cloneOf);
+        res.rewritten = std::move(rw.program);
+        if (stages.rewritten) stages.rewritten();
         if (options.memory) {
             t = Clock::now();
-            res.rewrittenMemory = profileMemory(*rw.program, resident, a.fwdEnd());
+            res.rewrittenMemory = profileMemory(*res.rewritten, resident, a.fwdEnd());
             res.timings.memoryMs = msSince(t);
         }
-        res.rewritten = std::move(rw.program);
     }
-    return finish();
+    finish();
 }
 
 }  // namespace rx

@@ -5,6 +5,7 @@
 // algorithm (∞ path, missing source/sink, zero-input recompute path, missing distance,
 // placement assertion) come back in SolveResult::error, never as exceptions, and so does a
 // config the solver cannot represent exactly (e.g. minimum_weight with 7 decimals).
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,12 +49,26 @@ struct SolveResult {
     bool ok() const { return error.empty(); }
 };
 
+// Points in a solve at which a caller may start work on what is final by then (solveInto):
+// `planReady` once network, cut, plan and the original's memory profile are set (nothing of
+// them changes afterwards), `rewritten` once the rewritten program and its clones are. Called on
+// the solving thread; each runs at most once, and not at all when the solve fails before it.
+struct SolveStages {
+    std::function<void()> planReady;
+    std::function<void()> rewritten;
+};
+
 class RecomputeSolver {
 public:
     RecomputeSolver(std::shared_ptr<const Program> program, RecomputeSpec spec,
                     const NoNeedBufferTable& table = NoNeedBufferTable::builtin());
 
     SolveResult solve(const RecomputeConfig& config, const SolveOptions& options = {}) const;
+    // The same into `out` (a fresh SolveResult), announcing the stages as they end: the CLI
+    // writes the report while the program is rewritten. Members already announced are not
+    // written again, so other threads may read them while the rest is filled in.
+    void solveInto(SolveResult& out, const RecomputeConfig& config, const SolveOptions& options,
+                   const SolveStages& stages) const;
 
     const Analysis& analysis() const { return *analysis_; }
     const Program& program() const { return analysis_->program(); }

@@ -79,10 +79,52 @@ int runSolve(const SolveArgs& a) {
     const RecomputeSolver& solver = cli::keepUntilExit(std::make_shared<RecomputeSolver>(program, spec));
     SolveOptions options;
     options.reduced = !a.unreduced;
-    const SolveResult& r = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config, options)));
+    SolveResult& r = cli::keepUntilExit(std::make_shared<SolveResult>());
     const Program& p = *program;
+    const SolveReportInput report{p, solver.analysis(), r, path, specSource, parseMs, options.reduced, &config};
+    WriteOptions programOptions;
+    programOptions.generation = p.generation();
+    programOptions.renumber = true;
+
+    // The outputs are written while the solve goes on: the report from the moment the plan is
+    // final (all but its closing figures, while the program is rewritten), the rewritten program
+    // from the moment it exists (while its memory is profiled). Most of their time is the disk's
+    // (fsync: ~1.7 ms per MB here), and what starts earlier ends earlier. Each writer reads only
+    // what the solver announced as final (SolveStages).
+    struct Outputs {
+        std::promise<void> solved;               // the whole result is final (or failed)
+        std::shared_future<void> solvedFuture = solved.get_future().share();
+        std::future<void> report, rewritten;
+        bool returned = false;  // solveInto returned (it did not throw)
+        bool solvedSet = false;
+        void markSolved(bool solveReturned) {
+            if (solvedSet) return;
+            returned = solveReturned;
+            solved.set_value();
+            solvedSet = true;
+        }
+        ~Outputs() { markSolved(false); }  // a throwing solve must not leave a writer waiting
+    } out;
+    struct Abandoned {};  // the solve failed after the plan: the report's temporary goes
+    SolveStages stages;
+    if (!a.report.empty())
+        stages.planReady = [&] {
+            out.report = std::async(std::launch::async, [&] {
+                writeSolveReportFile(a.report, report, [&] {
+                    out.solvedFuture.wait();
+                    if (!out.returned || !r.ok()) throw Abandoned{};
+                });
+            });
+        };
+    if (!a.rewritten.empty())
+        stages.rewritten = [&] {
+            out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
+        };
+    solver.solveInto(r, config, options, stages);
+    out.markSolved(true);
 
     if (!r.ok()) {
+        if (out.report.valid()) try { out.report.get(); } catch (const Abandoned&) {}
         std::cerr << path << ": auto_recompute failed: " << r.error << "\n";
         if (!a.network.empty() && r.network) {
             // The network is what the user needs to see an ∞ path: write it anyway.
@@ -93,32 +135,26 @@ int runSolve(const SolveArgs& a) {
     }
 
     const Plan& plan = r.plan;
-    // The rewritten program streams to its file on a second thread while the network and the
-    // report are written here: most of a big solve's output time is waiting for fsync (56k-op
-    // chain: ~110 ms for the program, ~25 ms for the report), and the waits overlap. The printer
-    // only reads the rewritten program (no lazily built use lists), so this is race-free.
-    std::future<void> rewrittenWrite;
-    if (!a.rewritten.empty())
-        rewrittenWrite = std::async(std::launch::async, [&] {
-            WriteOptions wo;
-            wo.generation = p.generation();
-            wo.renumber = true;
-            writeProgramFile(*r.rewritten, a.rewritten, wo);
-        });
     std::exception_ptr error;
     try {
+        // Where the solve announced no stage (the seed returns the program unchanged), the
+        // outputs are written here.
+        if (!a.rewritten.empty() && !out.rewritten.valid())
+            out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
         if (!a.network.empty()) {
             if (r.network) r.network->writeFile(a.network, p, &r.cut.sinkSide);
             else throw Error("no flow network: the seed returns the program unchanged");
         }
-        if (!a.report.empty()) {
-            SolveReportInput report{p, solver.analysis(), r, path, specSource, parseMs, options.reduced, &config};
-            writeSolveReportFile(a.report, report);
-        }
+        if (!a.report.empty() && !out.report.valid()) writeSolveReportFile(a.report, report);
     } catch (...) {
         error = std::current_exception();
     }
-    if (rewrittenWrite.valid()) rewrittenWrite.get();  // waits; rethrows the program's write error
+    // Waits for both writers; rethrows the first write error.
+    for (std::future<void>* f : {&out.report, &out.rewritten}) try {
+            if (f->valid()) f->get();
+        } catch (...) {
+            if (!error) error = std::current_exception();
+        }
     if (error) std::rethrow_exception(error);
 
     // Short human summary.

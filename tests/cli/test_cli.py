@@ -123,6 +123,36 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", prog, "--report", "/dev/stdout")
     check("--report /dev/stdout streams the report", r.returncode == 0 and '"cut_value": 73819750' in r.stdout, r.stderr)
 
+    keys = list(d)
+    check("the figures measured after the plan close the report",
+          keys[-3:] == ["memory", "peak_bytes_after", "timings_ms"] and keys[:-3] == sorted(keys[:-3]), str(keys))
+
+    # --- a solve that fails after the plan (the report is begun then): old outputs kept ---
+    # split_two's first result has no backward user: placing its clone fails as the seed's
+    # assertion does, after the plan is final and while the report is being written.
+    t = "pd_op.tensor<64x64xf32>"
+    split = os.path.join(tmp, "split.pir")
+    with open(split, "w") as f:
+        f.write("{\n"
+                f'    (%0) = "pd_op.data" () {{name:"x",stop_gradient:[false]}} : () -> {t}\n'
+                f'    (%1, %2) = "pd_op.split_two" (%0) {{stop_gradient:[false,false]}} : ({t}) -> {t}, {t}\n'
+                f'    (%3) = "pd_op.sin" (%1) {{stop_gradient:[false]}} : ({t}) -> {t}\n'
+                f'    (%4) = "pd_op.full" () {{stop_gradient:[true]}} : () -> {t}\n'
+                f'    (%5) = "pd_op.cos" (%2) {{stop_gradient:[false]}} : ({t}) -> {t}\n'
+                f'    (%6) = "pd_op.multiply" (%5, %4) {{stop_gradient:[false]}} : ({t}, {t}) -> {t}\n'
+                "}\n")
+    with open(os.path.join(tmp, "split.spec.json"), "w") as f:
+        f.write('{"fwd_op_end_idx": 2, "backward_op_start_idx": 4, "inputs": ["%0"], "outputs": ["%3"], "grad_outputs": ["%4"]}')
+    with open(cfg, "w") as f:
+        json.dump({"recomputable_ops": d["config"]["recomputable_ops"] + ["pd_op.split_two"]}, f)
+    old_rep, old_rew = read(rep), read(rew)
+    r = run("solve", split, "--config", cfg, "--report", rep, "--rewritten", rew)
+    check("a rewrite failure after the plan fails the solve", r.returncode == 1 and "assertion failed placing the clone of "
+          "pd_op.split_two" in r.stderr, r.stderr)
+    check("a rewrite failure keeps the old report and program", read(rep) == old_rep and read(rew) == old_rew)
+    leftovers = [n for n in os.listdir(tmp) if ".tmp-" in n]
+    check("a rewrite failure leaves no temporaries", not leftovers, str(leftovers))
+
     # --- the command line (CLI11) ---
     r = run("--help")
     check("--help exits 0 and lists commands", r.returncode == 0 and "solve" in r.stdout and "inspect" in r.stdout, r.stderr)

@@ -124,7 +124,8 @@ int runSolve(const SolveArgs& a) {
     out.markSolved(true);
 
     if (!r.ok()) {
-        if (out.report.valid()) try { out.report.get(); } catch (const Abandoned&) {}
+        // The begun report was abandoned (or failed to write): the solve's error is the one to tell.
+        if (out.report.valid()) try { out.report.get(); } catch (...) {}
         std::cerr << path << ": auto_recompute failed: " << r.error << "\n";
         if (!a.network.empty() && r.network) {
             // The network is what the user needs to see an ∞ path: write it anyway.

@@ -3,6 +3,8 @@
 // one per line, and the two texts compared.
 #include <QtTest>
 
+#include <future>
+#include <thread>
 #include <tuple>
 
 #include <rapidjson/document.h>
@@ -13,6 +15,7 @@
 #include "algorithms/FlowNetwork.h"
 #include "algorithms/SolveReport.h"
 #include "algorithms/zoo/ModelZoo.h"
+#include "support/FileContents.h"
 
 using namespace rx;
 
@@ -70,6 +73,59 @@ private slots:
         QVERIFY(text.find("\"pinned_recomputed\": [],") != std::string::npos);
         QVERIFY(text.find("\n        {\"ban_rule\":") != std::string::npos);  // rows one per line
         QCOMPARE(text, prettyWriterText(text));
+    }
+
+    // The CLI's way: the report begun at the solve's planReady stage on another thread, its
+    // closing figures written once the solve returned. Same bytes as the report written after
+    // the solve; each stage announced once, in order, with what it promises already set.
+    void reportBegunAtThePlanStageIsTheSameReport() {
+        zoo::ZooOptions o;
+        o.layers = 2;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const RecomputeSolver solver(g.program, g.spec);
+        const RecomputeConfig config = RecomputeConfig::seedDefaults();
+        SolveResult r;
+        const SolveReportInput input{*g.program, solver.analysis(), r, "p.pir", "detected", 2.5, true, &config};
+        const QTemporaryDir dir;
+        const std::string path = dir.filePath("r.json").toStdString();
+        std::promise<void> solved;
+        std::shared_future<void> solvedFuture = solved.get_future().share();
+        std::future<void> writer;
+        std::vector<std::string> stages;
+        std::vector<ValueId> savedAtPlan;
+        SolveStages hooks;
+        hooks.planReady = [&] {
+            stages.push_back("plan");
+            savedAtPlan = r.plan.savedValues;
+            QVERIFY(r.network && r.cut.ok() && !r.rewritten);
+            writer = std::async(std::launch::async, [&] { writeSolveReportFile(path, input, [&] { solvedFuture.wait(); }); });
+        };
+        hooks.rewritten = [&] {
+            stages.push_back("rewritten");
+            QVERIFY(r.rewritten && !r.clones.empty());
+        };
+        solver.solveInto(r, config, {}, hooks);
+        solved.set_value();
+        writer.get();
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(stages, (std::vector<std::string>{"plan", "rewritten"}));
+        QCOMPARE(savedAtPlan, r.plan.savedValues);
+        QVERIFY(r.rewrittenMemory.ok() && r.rewrittenMemory.peakBytes > 0);
+        const std::string text = rx::testing::fileContents(path);
+        QCOMPARE(text, solveReportJson(input));
+        QVERIFY(text.find("\"timings_ms\": {") > text.find("\"values\": ["));
+
+        // A program the seed returns unchanged announces no stage.
+        SolveResult unchanged;
+        RecomputeSpec noBackward = g.spec;
+        noBackward.backwardOpStartIdx = int64_t(g.program->globalBlock().ops.size());
+        const RecomputeSolver whole(g.program, noBackward);
+        SolveStages counted;
+        int calls = 0;
+        counted.planReady = counted.rewritten = [&] { ++calls; };
+        whole.solveInto(unchanged, config, {}, counted);
+        QVERIFY(unchanged.ok() && unchanged.unchanged);
+        QCOMPARE(calls, 0);
     }
 
     // Exact decimals of capacities and weights (units of 1/scale), as the report and exports

@@ -116,10 +116,10 @@ int runSolve(const SolveArgs& a) {
                 });
             });
         };
-    if (!a.rewritten.empty())
-        stages.rewritten = [&] {
-            out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
-        };
+    const auto startProgramWrite = [&] {
+        out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
+    };
+    if (!a.rewritten.empty()) stages.rewritten = startProgramWrite;
     solver.solveInto(r, config, options, stages);
     out.markSolved(true);
 
@@ -140,8 +140,7 @@ int runSolve(const SolveArgs& a) {
     try {
         // Where the solve announced no stage (the seed returns the program unchanged), the
         // outputs are written here.
-        if (!a.rewritten.empty() && !out.rewritten.valid())
-            out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
+        if (!a.rewritten.empty() && !out.rewritten.valid()) startProgramWrite();
         if (!a.network.empty()) {
             if (r.network) r.network->writeFile(a.network, p, &r.cut.sinkSide);
             else throw Error("no flow network: the seed returns the program unchanged");

@@ -20,13 +20,14 @@ namespace rx::cli {
 
 namespace {
 
-constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+constexpr uintptr_t kPopulateStep = uintptr_t(2) << 20;  // one madvise call per step
+constexpr uintptr_t kPage = 4096;
 
 void populate(uintptr_t begin, uintptr_t end) {
     // Faulting in never changes a byte (present pages are left as they are), so the main
     // thread may already be using the range; 2 MiB steps keep just ahead of it.
-    for (uintptr_t at = begin; at < end; at += kHugePage) {
-        const uintptr_t len = std::min(kHugePage, end - at);
+    for (uintptr_t at = begin; at < end; at += kPopulateStep) {
+        const uintptr_t len = std::min(kPopulateStep, end - at);
         if (::madvise(reinterpret_cast<void*>(at), len, MADV_POPULATE_WRITE) != 0) return;
     }
 }
@@ -46,11 +47,11 @@ void configureHeapForLargeRuns() {
     // the kernel (mmap/trim) makes page faults dominate the run (bench_solve: ~4x wall time).
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
-    // ...and the heap grows 64 MiB at a time: grown by glibc's default 128 KiB steps, the 2 MiB
-    // range around a new address is rarely inside the heap yet, so the kernel falls back to 4 KiB
-    // pages, each ~6x dearer to first touch on this kind of VM (56k-op solve: page faults 1,270 -> 563,
-    // CPU -14%). Only touched pages count against RSS.
-    mallopt(M_TOP_PAD, 64 << 20);
+    // Small pages, not transparent huge ones: on this kind of VM (a balloon that hands freed
+    // 2 MiB blocks back to the host) a huge page first touched after a pause costs ~2.8 ms/MB
+    // against ~0.45 for small pages, which come from blocks the guest still holds. A 56k-op
+    // solve after a 3 s pause: 151 ms with glibc.malloc.hugetlb=1, 70 ms without (3% slower
+    // back to back, where huge pages are still backed).
     // One arena for every thread: the writer and rewrite threads then reuse the main heap's
     // pages (freed by the parse, or faulted in by the warm-up) instead of first-touching a
     // fresh 64 MiB arena each; they allocate little, so the shared lock costs nothing measurable.
@@ -64,13 +65,13 @@ uint64_t expectedHeapBytes(uint64_t programBytes) {
 
 void warmUpAsync(uint64_t heapBytes, std::vector<std::string> replacedFiles) {
     uintptr_t begin = 0, end = 0;
-    if (heapBytes >= kHugePage) {
+    if (heapBytes >= kPopulateStep) {
         // One allocation the size of the run grows the heap's top by that much
         // (configureHeapForLargeRuns keeps glibc from mmap-ing or trimming it); freed at once,
         // it is the top chunk the next allocations are carved from, lowest addresses first.
         if (void* block = std::malloc(heapBytes)) {
             const auto at = reinterpret_cast<uintptr_t>(block);
-            begin = (at + kHugePage - 1) & ~(kHugePage - 1);
+            begin = (at + kPage - 1) & ~(kPage - 1);
             end = at + heapBytes;
             std::free(block);
         }

@@ -52,22 +52,10 @@ namespace {
     ::_exit(code);
 }
 
-// Transparent huge pages for the heap: a solve touches ~100 MB of fresh heap, and with 4 KiB
-// pages the kernel's page faults were a quarter of a whole 56k-op solve (sys 0.10 s of 0.33 s).
-// glibc reads its tunables only at start-up, so the process starts itself once more with
-// glibc.malloc.hugetlb=1 (madvise THP on the heap). A GLIBC_TUNABLES the user set is left alone
-// (and so is this process the second time); a failed exec just runs on without.
-void preferHugePages(char** argv) {
-    if (std::getenv("GLIBC_TUNABLES")) return;
-    if (::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0) != 0) return;
-    ::execv("/proc/self/exe", argv);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace rx::cli;
-    preferHugePages(argv);
     processArguments().assign(argv, argv + argc);
     processArguments().push_back(nullptr);
     configureHeapForLargeRuns();

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,52 +136,57 @@ private:
     std::thread thread_;  // last: starts once the members above exist
 };
 
-namespace {
-
-// fork without atfork handlers (OpenBLAS's would stop its thread pool in the explorer for a
-// child that only unlinks), and closing every descriptor: glibc 2.34 has both; before it, the
-// plain calls.
-pid_t forkQuietly() {
+// Freeing a big file's blocks waits for the disk where the file system is mounted with
+// `discard` (cloud VMs, this one): 0.3-1 ms per MB, which at the end of a command that
+// replaces its outputs is time the user waits for nothing (56k-op chain: the old 11 MB program
+// and 6 MB report). The remover is a shell that starts `rm` in the background and exits:
+// spawned (glibc's posix_spawn shares the address space until the exec), not forked, since a
+// fork copies the page tables of a big heap and write-protects every page of it (~6 ms per
+// fork, and faults after it, at 55 MB of small pages). It runs in its own session (Ctrl-C in
+// the terminal does not stop it) with no descriptor of ours (a shell reading our output waits
+// for no one). If the machine stops first, a file given here stays, as a temporary does after
+// kill -9.
+bool removeFileInBackground(const std::string& path) noexcept {
+    static constexpr const char* kShell = "/bin/sh";
+    static constexpr const char* kRemover = "/bin/rm";
+    bool spawned = false;
+    pid_t shell = -1;
+    if (::access(kShell, X_OK) == 0 && ::access(kRemover, X_OK) == 0) {
+        posix_spawn_file_actions_t actions;
+        posix_spawnattr_t attributes;
+        if (::posix_spawn_file_actions_init(&actions) == 0) {
+            if (::posix_spawnattr_init(&attributes) == 0) {
+                bool ready = ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID) == 0;
+                for (int fd = 0; fd < 3 && ready; ++fd)
+                    ready = ::posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) == 0;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-    return ::_Fork();
-#else
-    return ::fork();
+                ready = ready && ::posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0;
 #endif
-}
-void closeEveryDescriptor() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-    if (::close_range(0, ~0u, 0) == 0) return;
-#endif
-    for (int fd = 0; fd < 1024; ++fd) ::close(fd);
-}
-
-// Removes `path` in a detached grandchild and returns at once. Freeing a big file's blocks
-// waits for the disk where the file system is mounted with `discard` (cloud VMs, this one):
-// ~1 ms per MB, which at the end of a command that replaces its outputs is time the user
-// waits for nothing (56k-op chain: ~15 ms for the old 11 MB program and 6 MB report). If the
-// machine stops first, the hidden `.NAME.old-XXXXXX` stays, as a temporary does after kill -9.
-void releaseDetached(const std::string& path) noexcept {
-    const char* name = path.c_str();
-    const pid_t child = forkQuietly();
-    if (child < 0) {
-        ::unlink(name);
-        return;
-    }
-    if (child == 0) {
-        // Async-signal-safe calls only: the parent may have other threads.
-        ::setsid();  // out of the terminal's process group: Ctrl-C there does not stop it
-        if (forkQuietly() == 0) {
-            closeEveryDescriptor();  // a shell reading our output waits for no one
-            ::unlink(name);
+                // The path is the script's $1, never part of its text.
+                std::string script = std::string(kRemover) + " -f -- \"$1\" &";
+                char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), script.data(), const_cast<char*>("sh"),
+                                const_cast<char*>(path.c_str()), nullptr};
+                char* noEnvironment[] = {nullptr};
+                spawned = ready && ::posix_spawn(&shell, kShell, &actions, &attributes, argv, noEnvironment) == 0;
+                ::posix_spawnattr_destroy(&attributes);
+            }
+            ::posix_spawn_file_actions_destroy(&actions);
         }
-        ::_exit(0);
+    }
+    if (!spawned) {
+        ::unlink(path.c_str());
+        return false;
     }
     int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(shell, &status, 0) < 0 && errno == EINTR) {
     }
+    // The shell exits once `rm` is started; had it failed, remove the file here.
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        ::unlink(path.c_str());
+        return false;
+    }
+    return true;
 }
-
-}  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     namespace fs = std::filesystem;
@@ -303,7 +309,7 @@ void AtomicFile::commit() {
     }
     fd_ = -1;
     // A big old file stays reachable by a hidden link through the rename, so that the rename
-    // frees none of its blocks; a detached process drops the link (see releaseDetached).
+    // frees none of its blocks; a detached process drops the link (see removeFileInBackground).
     std::string kept;
     const size_t suffix = temporary_.rfind(".tmp-");
     if (replacedBytes_ >= kDetachedReleaseBytes && suffix != std::string::npos) {
@@ -324,7 +330,7 @@ void AtomicFile::commit() {
         ::fsync(dir);
         ::close(dir);
     }
-    if (!kept.empty()) releaseDetached(kept);
+    if (!kept.empty()) removeFileInBackground(kept);
 }
 
 void writeFileAtomic(const std::string& path, std::string_view bytes) {

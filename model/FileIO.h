@@ -73,6 +73,12 @@ private:
 // writeFileAtomic(path, bytes): an AtomicFile written and committed in one call.
 void writeFileAtomic(const std::string& path, std::string_view bytes);
 
+// Removes the file `path` names in a detached process and returns at once (true), or, where
+// that process cannot start, removes it here (false). For big files a command no longer needs:
+// on a `discard` mount freeing their blocks takes the disk's time (AtomicFile::commit uses it
+// for the file it replaced).
+bool removeFileInBackground(const std::string& path) noexcept;
+
 // Whether two paths name the same file: by device and inode where both exist, else by
 // canonical folder + name (for outputs not written yet).
 bool samePath(const std::string& a, const std::string& b);

@@ -176,8 +176,17 @@ private Q_SLOTS:
     // detached process removes the link, so the old blocks are trimmed after the command, not
     // during it. The target is the new file at once; a reader of the old file is unaffected;
     // the hidden link goes soon after.
+    void aBigReplacedFileIsReleasedAfterTheCommit_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("plain") << "big.pir";
+        // The remover gets the name as an argument, never as shell text.
+        QTest::newRow("shell characters") << "-big $HOME `x` 'q\" *.pir";
+    }
     void aBigReplacedFileIsReleasedAfterTheCommit() {
-        const std::string p = dir() + "/big.pir";
+        QFETCH(QString, name);
+        const std::string p = dir() + "/" + name.toStdString();
+        const std::string bystander = dir() + "/bystander.pir";  // what a glob or a split name would hit
+        spit(bystander, "keep");
         const std::string oldText(5u << 20, 'o');
         spit(p, oldText);
         std::ifstream reader(p, std::ios::binary);  // opened before the replacement
@@ -185,16 +194,42 @@ private Q_SLOTS:
         QCOMPARE(rx::testing::fileContents(p), std::string("new\n"));
         std::string stillOld((std::istreambuf_iterator<char>(reader)), std::istreambuf_iterator<char>());
         QVERIFY(stillOld == oldText);
-        std::vector<std::string> left = others(dir(), {"big.pir"});
+        const std::string target = name.toStdString();
+        std::vector<std::string> left = others(dir(), {target, "bystander.pir"});
         for (int i = 0; i < 500 && !left.empty(); ++i) {
-            for (const auto& name : left) QVERIFY2(name.rfind(".big.pir.old-", 0) == 0, name.c_str());
+            for (const auto& hidden : left) QVERIFY2(hidden.rfind("." + target + ".old-", 0) == 0, hidden.c_str());
             ::usleep(10 * 1000);
-            left = others(dir(), {"big.pir"});
+            left = others(dir(), {target, "bystander.pir"});
         }
         QCOMPARE(left, std::vector<std::string>{});
         // A small file is replaced in place, with nothing left even for a moment.
         writeFileAtomic(p, "newer\n");
-        QCOMPARE(others(dir(), {"big.pir"}), std::vector<std::string>{});
+        QCOMPARE(others(dir(), {target, "bystander.pir"}), std::vector<std::string>{});
+        QCOMPARE(rx::testing::fileContents(bystander), std::string("keep"));
+        fs::remove(p);
+        fs::remove(bystander);
+    }
+
+    // The remover runs in its own process (the call says so by returning true) and takes the
+    // name as an argument, never as shell text: a name full of shell characters goes, and
+    // nothing a glob or a split name would hit does.
+    void aFileIsRemovedInTheBackground_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("plain") << ".big.pir.old-abc123";
+        QTest::newRow("shell characters") << "-x $HOME `x` 'q\" ; *.pir";
+    }
+    void aFileIsRemovedInTheBackground() {
+        QFETCH(QString, name);
+        const std::string p = dir() + "/" + name.toStdString(), bystander = dir() + "/bystander.pir";
+        spit(p, "old");
+        spit(bystander, "keep");
+        QVERIFY(rx::removeFileInBackground(p));
+        for (int i = 0; i < 500 && fs::exists(p); ++i) ::usleep(10 * 1000);
+        QVERIFY(!fs::exists(p));
+        QCOMPARE(rx::testing::fileContents(bystander), std::string("keep"));
+        fs::remove(bystander);
+        // A missing file is no error.
+        QVERIFY(rx::removeFileInBackground(p));
     }
 
     void aKilledWriterLeavesTheTargetUntouched() {

@@ -177,13 +177,19 @@ bool removeFileInBackground(const std::string& path) noexcept {
         ::unlink(path.c_str());
         return false;
     }
-    int status = 0;
-    while (::waitpid(shell, &status, 0) < 0 && errno == EINTR) {
-    }
-    // The shell exits once `rm` is started; had it failed, remove the file here.
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        ::unlink(path.c_str());
-        return false;
+    // The shell exits once `rm` is started (1-2 ms): reaped on a detached thread, so that the
+    // caller does not wait for it; a process that ends first leaves it to init. Where no
+    // thread can start, it is reaped here.
+    const auto reap = [shell, path] {
+        int status = 0;
+        while (::waitpid(shell, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ::unlink(path.c_str());  // rm never started
+    };
+    try {
+        std::thread(reap).detach();
+    } catch (const std::exception&) {
+        reap();
     }
     return true;
 }

@@ -60,7 +60,7 @@ void configureHeapForLargeRuns() {
 
 uint64_t expectedHeapBytes(uint64_t programBytes) {
     constexpr uint64_t kCap = uint64_t(1) << 30;  // beyond this the run's own faults are a small part
-    return std::min(programBytes * 5, kCap);
+    return std::min(programBytes * 6, kCap);
 }
 
 void warmUpAsync(uint64_t heapBytes, std::vector<std::string> replacedFiles) {

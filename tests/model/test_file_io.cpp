@@ -50,6 +50,14 @@ std::vector<std::string> others(const std::string& dir, const std::vector<std::s
     return out;
 }
 
+// Rows of file names for the removal tests: a plain one, and one a shell would split, expand
+// and glob (the remover must get it as an argument, never as shell text).
+void addFileNames(const char* plain) {
+    QTest::addColumn<QString>("name");
+    QTest::newRow("plain") << plain;
+    QTest::newRow("shell characters") << "-x $HOME `x` 'q\" ; *.pir";
+}
+
 // Runs `child` in a forked process; its exit status (0 = the checks there passed).
 int inChild(const std::function<int()>& child) {
     std::fflush(nullptr);
@@ -176,12 +184,7 @@ private Q_SLOTS:
     // detached process removes the link, so the old blocks are trimmed after the command, not
     // during it. The target is the new file at once; a reader of the old file is unaffected;
     // the hidden link goes soon after.
-    void aBigReplacedFileIsReleasedAfterTheCommit_data() {
-        QTest::addColumn<QString>("name");
-        QTest::newRow("plain") << "big.pir";
-        // The remover gets the name as an argument, never as shell text.
-        QTest::newRow("shell characters") << "-big $HOME `x` 'q\" *.pir";
-    }
+    void aBigReplacedFileIsReleasedAfterTheCommit_data() { addFileNames("big.pir"); }
     void aBigReplacedFileIsReleasedAfterTheCommit() {
         QFETCH(QString, name);
         const std::string p = dir() + "/" + name.toStdString();
@@ -213,11 +216,7 @@ private Q_SLOTS:
     // The remover runs in its own process (the call says so by returning true) and takes the
     // name as an argument, never as shell text: a name full of shell characters goes, and
     // nothing a glob or a split name would hit does.
-    void aFileIsRemovedInTheBackground_data() {
-        QTest::addColumn<QString>("name");
-        QTest::newRow("plain") << ".big.pir.old-abc123";
-        QTest::newRow("shell characters") << "-x $HOME `x` 'q\" ; *.pir";
-    }
+    void aFileIsRemovedInTheBackground_data() { addFileNames(".big.pir.old-abc123"); }
     void aFileIsRemovedInTheBackground() {
         QFETCH(QString, name);
         const std::string p = dir() + "/" + name.toStdString(), bystander = dir() + "/bystander.pir";

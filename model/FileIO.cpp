@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fcntl.h>
@@ -146,7 +147,11 @@ private:
 // the terminal does not stop it) with no descriptor of ours (a shell reading our output waits
 // for no one). If the machine stops first, a file given here stays, as a temporary does after
 // kill -9.
-bool removeFileInBackground(const std::string& path) noexcept {
+
+namespace {
+
+// Starts the remover (above); false where it could not start.
+bool spawnRemover(const std::string& path) {
     static constexpr const char* kShell = "/bin/sh";
     static constexpr const char* kRemover = "/bin/rm";
     bool spawned = false;
@@ -173,10 +178,7 @@ bool removeFileInBackground(const std::string& path) noexcept {
             ::posix_spawn_file_actions_destroy(&actions);
         }
     }
-    if (!spawned) {
-        ::unlink(path.c_str());
-        return false;
-    }
+    if (!spawned) return false;
     // The shell exits once `rm` is started (1-2 ms): reaped on a detached thread, so that the
     // caller does not wait for it; a process that ends first leaves it to init. Where no
     // thread can start, it is reaped here.
@@ -188,10 +190,21 @@ bool removeFileInBackground(const std::string& path) noexcept {
     };
     try {
         std::thread(reap).detach();
-    } catch (const std::exception&) {
+    } catch (const std::system_error&) {
         reap();
     }
     return true;
+}
+
+}  // namespace
+
+bool removeFileInBackground(const std::string& path) noexcept {
+    try {
+        if (spawnRemover(path)) return true;
+    } catch (const std::exception&) {  // no memory for the script or the reaper: remove it here
+    }
+    ::unlink(path.c_str());
+    return false;
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {

@@ -150,35 +150,48 @@ private:
 
 namespace {
 
+// posix_spawn's attribute and file-action objects, destroyed with their scope.
+struct SpawnSetup {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    bool ready = false;
+    SpawnSetup() {
+        if (::posix_spawn_file_actions_init(&actions) != 0) return;
+        if (::posix_spawnattr_init(&attributes) != 0) {
+            ::posix_spawn_file_actions_destroy(&actions);
+            return;
+        }
+        ready = true;
+    }
+    ~SpawnSetup() {
+        if (!ready) return;
+        ::posix_spawnattr_destroy(&attributes);
+        ::posix_spawn_file_actions_destroy(&actions);
+    }
+    SpawnSetup(const SpawnSetup&) = delete;
+    SpawnSetup& operator=(const SpawnSetup&) = delete;
+};
+
 // Starts the remover (above); false where it could not start.
 bool spawnRemover(const std::string& path) {
     static constexpr const char* kShell = "/bin/sh";
     static constexpr const char* kRemover = "/bin/rm";
-    bool spawned = false;
-    pid_t shell = -1;
-    if (::access(kShell, X_OK) == 0 && ::access(kRemover, X_OK) == 0) {
-        posix_spawn_file_actions_t actions;
-        posix_spawnattr_t attributes;
-        if (::posix_spawn_file_actions_init(&actions) == 0) {
-            if (::posix_spawnattr_init(&attributes) == 0) {
-                bool ready = ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID) == 0;
-                for (int fd = 0; fd < 3 && ready; ++fd)
-                    ready = ::posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) == 0;
+    if (::access(kShell, X_OK) != 0 || ::access(kRemover, X_OK) != 0) return false;
+    SpawnSetup setup;
+    if (!setup.ready || ::posix_spawnattr_setflags(&setup.attributes, POSIX_SPAWN_SETSID) != 0) return false;
+    for (int fd = 0; fd < 3; ++fd)
+        if (::posix_spawn_file_actions_addopen(&setup.actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) != 0)
+            return false;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-                ready = ready && ::posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0;
+    if (::posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3) != 0) return false;
 #endif
-                // The path is the script's $1, never part of its text.
-                std::string script = std::string(kRemover) + " -f -- \"$1\" &";
-                char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), script.data(), const_cast<char*>("sh"),
-                                const_cast<char*>(path.c_str()), nullptr};
-                char* noEnvironment[] = {nullptr};
-                spawned = ready && ::posix_spawn(&shell, kShell, &actions, &attributes, argv, noEnvironment) == 0;
-                ::posix_spawnattr_destroy(&attributes);
-            }
-            ::posix_spawn_file_actions_destroy(&actions);
-        }
-    }
-    if (!spawned) return false;
+    // The path is the script's $1, never part of its text.
+    std::string script = std::string(kRemover) + " -f -- \"$1\" &";
+    char* argv[] = {const_cast<char*>("sh"), const_cast<char*>("-c"), script.data(), const_cast<char*>("sh"),
+                    const_cast<char*>(path.c_str()), nullptr};
+    char* noEnvironment[] = {nullptr};
+    pid_t shell = -1;
+    if (::posix_spawn(&shell, kShell, &setup.actions, &setup.attributes, argv, noEnvironment) != 0) return false;
     // The shell exits once `rm` is started (1-2 ms): reaped on a detached thread, so that the
     // caller does not wait for it; a process that ends first leaves it to init. Where no
     // thread can start, it is reaped here.

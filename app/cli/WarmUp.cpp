@@ -21,7 +21,6 @@ namespace rx::cli {
 namespace {
 
 constexpr uintptr_t kPopulateStep = uintptr_t(2) << 20;  // one madvise call per step
-constexpr uintptr_t kPage = 4096;
 
 void populate(uintptr_t begin, uintptr_t end) {
     // Faulting in never changes a byte (present pages are left as they are), so the main
@@ -71,7 +70,8 @@ void warmUpAsync(uint64_t heapBytes, std::vector<std::string> replacedFiles) {
         // it is the top chunk the next allocations are carved from, lowest addresses first.
         if (void* block = std::malloc(heapBytes)) {
             const auto at = reinterpret_cast<uintptr_t>(block);
-            begin = (at + kPage - 1) & ~(kPage - 1);
+            const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));  // madvise wants page-aligned ranges
+            begin = (at + page - 1) & ~(page - 1);
             end = at + heapBytes;
             std::free(block);
         }

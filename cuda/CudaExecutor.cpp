@@ -1,7 +1,7 @@
 // The CUDA executor: walks the global block like CpuExecutor (same lifetimes, same seeded
 // inputs, same per-value byte accounting), runs each op's kernels on one stream, times them
 // with CUDA events, and frees every value after its last use into the caching allocator.
-// This is the backend's one adapter onto algorithms/exec (Executor, RunInputs, Tensor).
+// This is the backend's one adapter onto exec (Executor, RunInputs, Tensor).
 #include "cuda/CudaExecutor.h"
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 #include "cuda/CudaRuntime.h"
 #ifdef RX_HAVE_CUDNN
 #include "cuda/CudnnConv.h"
@@ -53,7 +53,7 @@ Dims stridesOf(const Dims& d) {
 }
 
 // CpuExecutor's key derivation for seeded ops (its mix64 / hashString), reproduced so the
-// device draws the same numbers. Must stay equal to algorithms/exec/CpuExecutor.cpp.
+// device draws the same numbers. Must stay equal to exec/CpuExecutor.cpp.
 uint64_t mix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/exec/Executor.h"
+#include "exec/Executor.h"
 
 namespace rx::cuda {
 

@@ -36,7 +36,7 @@ for t in $TARGETS; do
   strip --strip-debug -o "$OUT/bin/$t" "$f"
 done
 # Shared libraries, minus the C library family and CUDA (provided on the GPU machine). OpenBLAS
-# is opened at run time (algorithms/exec/Blas.cpp), so ldd does not list it: it is added here.
+# is opened at run time (exec/Blas.cpp), so ldd does not list it: it is added here.
 blas=$(ldconfig -p | awk '/libopenblas\.so\.0 /{print $NF; exit}')
 { for f in "$OUT"/bin/*; do ldd "$f"; done; [ -n "$blas" ] && ldd "$blas" && echo "x => $blas (0)"; } |
   awk '/=> \//{print $3}' | sort -u | while read -r lib; do

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 #include "views/Document.h"
 
 class QLabel;

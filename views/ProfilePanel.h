@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "algorithms/exec/Profile.h"
+#include "exec/Profile.h"
 #include "views/Document.h"
 
 class QChart;

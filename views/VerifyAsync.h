@@ -3,7 +3,7 @@
 // (QtConcurrent) so that the library stays Qt-free; the API is the one it had there.
 #include <QFuture>
 
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 
 namespace rx::exec {
 

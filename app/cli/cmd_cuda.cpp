@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "algorithms/Solver.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <memory>
 
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Profile.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Profile.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"

@@ -6,7 +6,7 @@
 #include <map>
 #include <random>
 
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "cuda/CachingAllocator.h"
 #include "cuda/LifetimePlan.h"

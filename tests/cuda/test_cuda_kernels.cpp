@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <functional>
 
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Verify.h"
 #include "cuda/CudaExecutor.h"
 #include "model/Diagnostic.h"
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "algorithms/Solver.h"
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Verify.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "cuda/CudaExecutor.h"
 #include "model/RecomputeConfig.h"

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "algorithms/Solver.h"
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Verify.h"
 #include "model/Diagnostic.h"
 
 using namespace rx;

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Verify.h"
 #include "model/Diagnostic.h"
 
 using namespace rx;

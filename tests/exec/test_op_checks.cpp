@@ -1,12 +1,12 @@
-// The check pass (algorithms/exec/OpSemantics.h): malformed ops are refused before any op
+// The check pass (exec/OpSemantics.h): malformed ops are refused before any op
 // runs with an error naming the op index, op name and attribute; shapes from attributes and
 // constant operands count against the size limits; randomized mutations never crash.
 #include <QtTest>
 
 #include <random>
 
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/OpSemantics.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/OpSemantics.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"

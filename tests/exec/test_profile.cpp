@@ -1,4 +1,4 @@
-// Profiling a rewrite (algorithms/exec/Profile.h): both runs equivalent and the measured peak
+// Profiling a rewrite (exec/Profile.h): both runs equivalent and the measured peak
 // equal to the memory model's on every generated and corpus program; the report's keys as
 // FORMATS.md "Profile report" lists them; the Chrome trace; atomic file writes.
 #include <QtTest>
@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "algorithms/Solver.h"
-#include "algorithms/exec/Profile.h"
+#include "exec/Profile.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"

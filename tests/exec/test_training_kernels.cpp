@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
 
 using namespace rx;

@@ -7,7 +7,7 @@
 
 #include "algorithms/Layers.h"
 #include "algorithms/MemoryModel.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/CostModel.h"

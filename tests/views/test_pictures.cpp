@@ -29,7 +29,7 @@
 #include <QtTest>
 
 #include "algorithms/Solver.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirReader.h"
 #include "model/PirWriter.h"

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <unordered_set>
 
-#include "algorithms/exec/CpuExecutor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/cpu/CpuExecutor.h"
+#include "exec/Verify.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"

@@ -1,4 +1,4 @@
-#include "algorithms/exec/Executor.h"
+#include "exec/Executor.h"
 
 namespace rx::exec {
 

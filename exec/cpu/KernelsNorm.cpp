@@ -1,5 +1,5 @@
 // Normalization kernels: softmax, log_softmax, layer_norm, batch/group/instance/rms norm and their grads.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The CPU reference executor: the kernel table (one registration per family, Kernels*.cpp),
 // the support check, and run() in phases: check, plan lifetimes, execute, record.
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "algorithms/exec/KernelContext.h"
-#include "algorithms/exec/OpSemantics.h"
+#include "exec/cpu/KernelContext.h"
+#include "exec/OpSemantics.h"
 #include "model/Diagnostic.h"
 
 namespace rx::exec {

@@ -1,7 +1,7 @@
 // Shared CPU kernel support: seeded hashing, broadcasting indices, reduction plans, elementwise
 // tables, shape helpers, the matmul core, layer-norm and pool windows, concat/split.
-#include "algorithms/exec/KernelContext.h"
-#include "algorithms/exec/Blas.h"
+#include "exec/cpu/KernelContext.h"
+#include "exec/cpu/Blas.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Complex kernels (c64, c128): as_complex/as_real/complex, real/imag/conj/angle/abs, arithmetic,
 // cast and their grads; real tensors take the real paths these extend.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

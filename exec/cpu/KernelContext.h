@@ -2,7 +2,7 @@
 // The CPU kernel context: what a kernel sees of one op (operands, attributes, declared
 // results) and how it stores results; the kernel table every family file registers into;
 // and the helpers kernels share (broadcast indices, reduction plans, matmul core ...).
-// Internal to the CPU backend (algorithms/exec/Kernels*.cpp, CpuExecutor.cpp).
+// Internal to the CPU backend (exec/Kernels*.cpp, CpuExecutor.cpp).
 #include <complex>
 #include <functional>
 #include <memory>
@@ -13,8 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "algorithms/exec/OpSemantics.h"
-#include "algorithms/exec/Tensor.h"
+#include "exec/OpSemantics.h"
+#include "exec/Tensor.h"
 #include "model/Diagnostic.h"
 #include "model/Program.h"
 

@@ -1,5 +1,5 @@
 // Shape kernels: sources (full, arange, shape), plumbing (assign, combine, split), reshape, transpose, slice, concat, split, gather, indexing, collectives of one rank.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/exec/Executor.h"
+#include "exec/Executor.h"
 
 namespace rx::exec {
 

@@ -1,6 +1,6 @@
 // Convolution, pooling and interpolation kernels (NCHW): conv2d, pool2d, interp and their grads.
-#include "algorithms/exec/KernelContext.h"
-#include "algorithms/exec/Blas.h"
+#include "exec/cpu/KernelContext.h"
+#include "exec/cpu/Blas.h"
 
 #include <algorithm>
 #include <array>

@@ -1,11 +1,11 @@
-#include "algorithms/exec/Verify.h"
+#include "exec/Verify.h"
 
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <sstream>
 
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
 
 namespace rx::exec {

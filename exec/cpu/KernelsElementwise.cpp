@@ -1,5 +1,5 @@
 // Elementwise kernels: the unary table, binary ops with broadcasting, gelu, pow, scale, clip, cast, where, add_n, tril/triu, logit, swiglu.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

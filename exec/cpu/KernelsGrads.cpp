@@ -1,5 +1,5 @@
 // Elementwise and shape _grad kernels (Paddle argument order: forward inputs, forward outputs, out_grad).
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Reduction kernels: sum, mean, max, min, prod, any, all and the sum/mean grads.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // OpenBLAS dgemm behind one function, loaded on the first GEMM; the thread count is set once.
-#include "algorithms/exec/Blas.h"
+#include "exec/cpu/Blas.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "algorithms/exec/Executor.h"
+#include "exec/Executor.h"
 
 namespace rx::exec {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The executor interface: runs a Program on host inputs and returns the fetched tensors plus
 // what the memory model needs to be checked against (live bytes after every op, peak).
-// CpuExecutor (algorithms/exec/CpuExecutor.h) is the reference backend; a GPU backend
+// CpuExecutor (exec/cpu/CpuExecutor.h) is the reference backend; a GPU backend
 // implements the same interface later.
 #include <atomic>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/exec/Tensor.h"
+#include "exec/Tensor.h"
 #include "model/Program.h"
 
 namespace rx::exec {
@@ -38,7 +38,7 @@ struct RunOptions {
     // Values (by name) to return in RunResult::values besides the fetches, e.g. the
     // program's sinks when it has no pd_op.fetch.
     std::vector<std::string> captureValues;
-    // Refuse (rx::Error, before any op runs: algorithms/exec/OpSemantics.h validates every op
+    // Refuse (rx::Error, before any op runs: exec/OpSemantics.h validates every op
     // and propagates shapes) programs with a value above this many elements
     // or more multiply-adds than this in matmul/conv2d; 0 = no limit. The defaults keep a
     // CPU reference run under a few GiB and a few minutes (matmul and conv run on OpenBLAS).

@@ -1,5 +1,5 @@
 // Linear algebra and attention kernels: matmul, flash_attn, fused rotary embedding and their grads.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

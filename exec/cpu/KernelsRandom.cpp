@@ -1,5 +1,5 @@
 // Seeded random kernels: dropout (and its grad), uniform, randint; keyed by the run seed and the result name.
-#include "algorithms/exec/KernelContext.h"
+#include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Profiling a rewrite: both runs, their comparison, measured vs modelled memory, time per op,
 // the recompute overhead; the report as JSON and both runs as a Chrome trace.
-#include "algorithms/exec/Profile.h"
+#include "exec/Profile.h"
 #include "model/FileIO.h"
 
 #include <rapidjson/stringbuffer.h>
@@ -18,7 +18,7 @@
 #include <numeric>
 #include <unordered_set>
 
-#include "algorithms/exec/CpuExecutor.h"
+#include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
 
 namespace rx::exec {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/exec/Executor.h"
-#include "algorithms/exec/Verify.h"
+#include "exec/Executor.h"
+#include "exec/Verify.h"
 
 namespace rx::exec {
 

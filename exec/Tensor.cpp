@@ -1,4 +1,4 @@
-#include "algorithms/exec/Tensor.h"
+#include "exec/Tensor.h"
 
 #include <bit>
 #include <cmath>

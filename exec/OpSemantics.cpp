@@ -1,6 +1,6 @@
 // Op semantics shared by every backend: attribute readers, broadcasting, conv/pool geometry,
 // and the check pass (validation + shape propagation + byte limits) that runs before any op.
-#include "algorithms/exec/OpSemantics.h"
+#include "exec/OpSemantics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
-// Peak memory by liveness over the global block: a value lives from its defining op to its
-// last use (a use inside a region counts at the region's top-level op); resident values
-// (inputs, parameters) live for the whole program. Figures for charts and the report.
+// Peak memory by the one liveness analysis (exec/Liveness.h: aliases, vector results counted
+// at the op producing them, buffers freed after the last use of any value referring to them,
+// feeds and parameters resident). Figures for charts and the report.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -14,7 +14,7 @@ namespace rx {
 struct MemoryProfile {
     int64_t peakBytes = 0;            // max over ops of liveBytes
     uint32_t peakOpIndex = 0;         // global-block index where the peak occurs
-    int64_t residentBytes = 0;        // inputs and parameters
+    int64_t residentBytes = 0;        // inputs, feeds and parameters (counted from the op defining them)
     int64_t boundaryBytes = 0;        // alive between op fwdEnd and op fwdEnd+1 (resident included)
     int64_t boundaryActivationBytes = 0;  // the same without resident values
     std::vector<int64_t> liveBytes;   // per global op: bytes alive while it runs (operands + results)
@@ -24,7 +24,7 @@ struct MemoryProfile {
     bool ok() const { return error.empty(); }
 };
 
-// `resident`: values alive throughout (spec inputs; builtin.parameter results are added).
+// `resident`: values alive throughout (spec inputs; feeds and parameters are added).
 // Every sum is overflow-checked (model/CheckedMath.h): exact figures or `error`, never wrapped.
 MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx);
 

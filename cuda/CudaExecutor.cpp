@@ -1780,20 +1780,8 @@ std::vector<std::string> CudaExecutor::unsupportedOps(const Program& program) co
     return missing;
 }
 
-exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options) {
-    std::vector<std::string> missing = unsupportedOps(program);
-    if (!missing.empty()) {
-        std::string list;
-        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-        throw Error("the CUDA executor has no kernel for: " + list);
-    }
-    for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.op(op).results) {
-            const Type& t = program.types()[program.value(r).type];
-            if (t.kind == Type::Kind::DenseTensor && (!exec::isSupportedDType(t.dtype) || exec::isComplexDType(t.dtype)))
-                throw Error("the CUDA executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.value(r).name +
-                            ", defined by " + std::string(program.opName(op)) + ")");
-        }
+exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options,
+                                      const exec::RunControl& control) {
     Impl& dev = *impl_;
     LifetimePlan plan = planLifetimes(program, options.residentValues, options.inputsResident);
     const size_t nOps = plan.order.size();
@@ -1866,7 +1854,7 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
         int64_t live = 0;
         check(cudaEventRecord(events[0], dev.stream), "cudaEventRecord");
         for (size_t pos = 0; pos < nOps; ++pos) {
-            if (options.cancel && options.cancel->load()) { r.cancelled = true; break; }
+            if (control.stopRequested()) { r.cancelled = true; break; }
             OpId op = plan.order[pos];
             const Operation& o = program.op(op);
             std::string_view name = program.opName(op);
@@ -1952,6 +1940,7 @@ exec::RunResult CudaExecutor::run(const Program& program, const exec::RunInputs&
             rec.liveBytes = live;
             r.peakBytes = std::max(r.peakBytes, rec.peakBytes);
             r.ops.push_back(rec);
+            if (last) control.opDone(pos + 1);  // progress of the step that is returned
         }
         check(cudaEventRecord(events[2 * nOps + 1], dev.stream), "cudaEventRecord");
         check(cudaEventSynchronize(events[2 * nOps + 1]), "step " + std::to_string(step));

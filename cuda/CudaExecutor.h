@@ -51,13 +51,19 @@ public:
     ~CudaExecutor() override;
     std::string name() const override { return options_.fused ? "cuda-fused" : "cuda"; }
     std::vector<std::string> unsupportedOps(const Program& program) const override;
-    exec::RunResult run(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options) override;
 
     const CudaRunReport& lastReport() const { return report_; }
     const CudaOptions& options() const { return options_; }
     static std::vector<std::string> supportedOps();
 
     struct Impl;
+
+protected:
+    std::string label() const override { return "CUDA"; }
+    // No complex tensors on the device.
+    bool supportsDType(DType t) const override { return exec::isSupportedDType(t) && !exec::isComplexDType(t); }
+    exec::RunResult execute(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options,
+                            const exec::RunControl& control) override;
 
 private:
     CudaOptions options_;

@@ -1,11 +1,12 @@
 #pragma once
-// When each value of a program's global block dies: after the last top-level op that reads
-// it (Paddle's eager garbage collector; the same rule as CpuExecutor), unless it is resident.
-// Shared by the CUDA executor and by allocator replays on the host.
+// When each value of a program's global block dies, from the one liveness analysis
+// (exec/Liveness.h, the same rules as the CPU backend and the memory model). Shared by the
+// CUDA executor and by allocator replays on the host.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "exec/Liveness.h"
 #include "model/Program.h"
 
 namespace rx::cuda {
@@ -14,17 +15,19 @@ struct LifetimePlan {
     std::vector<OpId> order;                     // the global block's ops, in order
     std::vector<std::vector<ValueId>> dieAfter;  // per position: values freed after that op
     std::vector<uint8_t> resident;               // per value: kept for the whole run
+    exec::Liveness liveness;                     // buffers, aliases, when storage is released
 };
 
-// residentValues given: exactly those stay; otherwise inputsResident keeps every result of
-// pd_op.data / pd_op.feed / builtin.parameter.
+// residentValues given: those and every feed and parameter stay (exec::residentValuesOf);
+// otherwise inputsResident keeps every result of pd_op.data / pd_op.feed / builtin.parameter.
 LifetimePlan planLifetimes(const Program& program, const std::optional<std::vector<ValueId>>& residentValues,
                            bool inputsResident);
 
 bool isInputOpName(std::string_view name);
 
-// Replays `plan` through a fresh CachingAllocator over a fake store: each result of a dense
-// tensor type allocates its declared bytes, frees follow the plan. What the real executor's
+// Replays `plan` through a fresh CachingAllocator over a fake store: each buffer of the
+// liveness analysis allocates its declared bytes where it is allocated and is freed where
+// it is released (aliases allocate nothing). What the real executor's
 // allocator will see, without a device.
 struct ReplayStats {
     int64_t peakRequestedBytes = 0;

@@ -1,4 +1,10 @@
+// Executor::run: the validation every backend gets before its execute() (Executor.h).
 #include "exec/Executor.h"
+
+#include <algorithm>
+
+#include "exec/Liveness.h"
+#include "model/Diagnostic.h"
 
 namespace rx::exec {
 
@@ -6,6 +12,54 @@ const FetchedValue* RunResult::fetch(std::string_view valueName) const {
     for (const FetchedValue& f : fetches)
         if (f.valueName == valueName || f.fetchName == valueName) return &f;
     return nullptr;
+}
+
+bool isInputOpName(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter" || name == "pd_op.feed"; }
+
+RunLimits limitsOf(const RunOptions& o) {
+    RunLimits l;
+    l.maxElementsPerValue = o.maxElementsPerValue;
+    l.maxBytesPerValue = o.maxBytesPerValue;
+    l.maxTotalBytes = o.maxTotalBytes;
+    l.maxMultiplyAdds = o.maxMultiplyAdds;
+    return l;
+}
+
+std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options) {
+    std::vector<uint8_t> resident(program.values().size(), 0);
+    if (options.residentValues) return residentValuesOf(program, *options.residentValues);
+    if (options.inputsResident) {
+        for (OpId op : program.globalBlock().ops)
+            if (isInputOpName(program.opName(op))) for (ValueId r : program.op(op).results) resident[r] = 1;
+    }
+    return resident;
+}
+
+RunResult Executor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
+    std::vector<std::string> missing = unsupportedOps(program);
+    if (!missing.empty()) {
+        std::string list;
+        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+        throw Error("the " + label() + " executor has no kernel for: " + list);
+    }
+    for (OpId op : program.globalBlock().ops)
+        for (ValueId r : program.op(op).results) {
+            const Type& t = program.types()[program.value(r).type];
+            if (t.kind == Type::Kind::DenseTensor && !supportsDType(t.dtype))
+                throw Error("the " + label() + " executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" +
+                            program.value(r).name + ", defined by " + std::string(program.opName(op)) + ")");
+        }
+    std::vector<uint8_t> resident = residentMask(program, options);
+    ProgramCheck check = checkProgram(program, limitsOf(options), resident);
+    const RunControl control(options, std::move(check), std::move(resident), program.globalBlock().ops.size());
+    if (control.stopRequested()) {
+        RunResult cancelled;
+        cancelled.cancelled = true;
+        return cancelled;
+    }
+    RunResult result = execute(program, inputs, options, control);
+    if (control.stopRequested()) result.cancelled = result.cancelled || result.ops.size() < control.opCount();
+    return result;
 }
 
 }  // namespace rx::exec

@@ -1,8 +1,10 @@
 #pragma once
 // The executor interface: runs a Program on host inputs and returns the fetched tensors plus
 // what the memory model needs to be checked against (live bytes after every op, peak).
-// CpuExecutor (exec/cpu/CpuExecutor.h) is the reference backend; a GPU backend
-// implements the same interface later.
+// Executor::run is the one entry point: it validates the program (kernels, dtypes, the check
+// pass of OpSemantics.h under RunOptions' limits), then hands the backend's execute() a
+// RunControl through which progress is reported and cancel honoured. CpuExecutor
+// (exec/cpu/CpuExecutor.h) is the reference backend; cuda/CudaExecutor the GPU one.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/OpSemantics.h"
 #include "exec/Tensor.h"
 #include "model/Program.h"
 
@@ -32,8 +35,9 @@ struct RunOptions {
     // Keep data/parameter values for the whole run (as the memory model counts them); when
     // false they are freed after their last use like every other value.
     bool inputsResident = true;
-    // When set, exactly these values are resident instead (e.g. a recompute spec's inputs,
-    // which is what the memory model counts); inputsResident is then ignored.
+    // When set, these values and every feed and parameter are resident instead (e.g. a
+    // recompute spec's inputs: what the memory model counts, exec/Liveness.h);
+    // inputsResident is then ignored.
     std::optional<std::vector<ValueId>> residentValues;
     // Values (by name) to return in RunResult::values besides the fetches, e.g. the
     // program's sinks when it has no pd_op.fetch.
@@ -81,6 +85,34 @@ struct RunResult {
     const FetchedValue* fetch(std::string_view valueName) const;
 };
 
+// What Executor::run hands a backend's execute(): the check pass's result, the values that never
+// die, and the per-op hooks. A backend calls stopRequested() before each top-level op (and
+// stops, setting RunResult::cancelled, when it is true) and opDone() after each.
+class RunControl {
+public:
+    RunControl(const RunOptions& options, ProgramCheck check, std::vector<uint8_t> resident, size_t opCount)
+        : options_(options), check_(std::move(check)), resident_(std::move(resident)), opCount_(opCount) {}
+    bool stopRequested() const { return options_.cancel && options_.cancel->load(); }
+    void opDone(size_t done) const { if (options_.progress) options_.progress(done, opCount_); }
+    size_t opCount() const { return opCount_; }
+    const ProgramCheck& check() const { return check_; }
+    // By ValueId: 1 = kept for the whole run (RunOptions::residentValues / inputsResident).
+    const std::vector<uint8_t>& resident() const { return resident_; }
+
+private:
+    const RunOptions& options_;
+    ProgramCheck check_;
+    std::vector<uint8_t> resident_;
+    size_t opCount_;
+};
+
+// The limits of the check pass, from a run's options.
+RunLimits limitsOf(const RunOptions& options);
+// By ValueId, the values a run keeps for its whole length under `options`.
+std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options);
+// pd_op.data, pd_op.feed, builtin.parameter: the ops whose result a run is given (or seeds).
+bool isInputOpName(std::string_view name);
+
 class Executor {
 public:
     virtual ~Executor() = default;
@@ -88,7 +120,19 @@ public:
     // Names of ops in `program` (any block) that this backend cannot run, sorted, unique.
     // A run of a program with unsupported ops throws rx::Error naming them before any op runs.
     virtual std::vector<std::string> unsupportedOps(const Program& program) const = 0;
-    virtual RunResult run(const Program& program, const RunInputs& inputs, const RunOptions& options) = 0;
+    // Validates (unsupported ops, dtypes, checkProgram under the options' limits; rx::Error
+    // before any op runs), then execute(). Not virtual: every backend gets the same checks.
+    RunResult run(const Program& program, const RunInputs& inputs, const RunOptions& options);
+
+protected:
+    // "CPU", "CUDA": how error messages name the backend.
+    virtual std::string label() const { return name(); }
+    // Dtypes this backend holds tensors of (default: isSupportedDType).
+    virtual bool supportsDType(DType t) const { return isSupportedDType(t); }
+    // Runs a validated program. Must call control.stopRequested() / opDone() around each
+    // top-level op.
+    virtual RunResult execute(const Program& program, const RunInputs& inputs, const RunOptions& options,
+                              const RunControl& control) = 0;
 };
 
 }  // namespace rx::exec

@@ -1,6 +1,7 @@
 // Op semantics shared by every backend: attribute readers, broadcasting, conv/pool geometry,
 // and the check pass (validation + shape propagation + byte limits) that runs before any op.
 #include "exec/OpSemantics.h"
+#include "exec/Liveness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -350,6 +351,11 @@ private:
         const std::string_view name = p_.opName(op);
         declaredShapes();
         if (name == "builtin.shadow_output") { needOperands(1); return; }
+        // Control flow (the CPU backend runs it, exec/cpu/CpuExecutor.cpp): operands checked
+        // there; results keep their declared shapes.
+        if (name == "cf.tuple_push") { needOperands(1); return; }
+        if (name == "cf.stack_create") { needResults(3); return; }
+        if (name == "pd_op.if" || name == "pd_op.while" || name == "cf.tuple_pop") { needOperands(1); return; }
         if (isInputName(name)) {
             needResults(1);
             if (!isTensor(o_->results[0])) fail("input op with a result that is not a dense tensor");
@@ -713,15 +719,16 @@ private:
         return numelOf(*s) * dtypeBytes(typeOf(v).dtype);
     }
 
-    // Per-value and total limits on the propagated shapes, freeing each value after its last
-    // top-level use (what the CPU run loop does).
+    // Per-value and total limits on the propagated shapes, storage allocated and freed as
+    // exec/Liveness.h says (what the CPU run holds).
     void accountBytes(const std::vector<uint8_t>& resident) {
         const Block& block = p_.globalBlock();
-        std::vector<int64_t> lastUse(p_.values().size(), -1);
-        for (size_t pos = 0; pos < block.ops.size(); ++pos)
-            for (ValueId v : p_.op(block.ops[pos]).operands)
-                if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
-        std::vector<std::vector<ValueId>> dieAfter(block.ops.size());
+        const Liveness liveness = analyzeLiveness(p_, resident);
+        auto bufferBytes = [&](uint32_t b) -> int64_t {
+            const Liveness::Buffer& buf = liveness.buffers[b];
+            if (isTensor(buf.owner)) return bytesOf(buf.owner);
+            return buf.bytes == kInt64Max ? 0 : buf.bytes;  // a vector element, as declared
+        };
         int64_t live = 0;
         for (size_t pos = 0; pos < block.ops.size(); ++pos) {
             op_ = block.ops[pos];
@@ -735,15 +742,13 @@ private:
                 if (limits_.maxBytesPerValue > 0 && b > limits_.maxBytesPerValue)
                     fail("result " + p_.value(r).name + " would hold " + std::to_string(b) + " bytes (limit " +
                          std::to_string(limits_.maxBytesPerValue) + ", RunLimits::maxBytesPerValue)");
-                live += b;
-                bool keep = r < resident.size() && resident[r];
-                if (!keep) dieAfter[std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos))].push_back(r);
             }
+            for (uint32_t b : liveness.allocatedAt[pos]) live += bufferBytes(b);
             out_.peakBytes = std::max(out_.peakBytes, live);
             if (limits_.maxTotalBytes > 0 && live > limits_.maxTotalBytes)
                 fail("the run would hold " + std::to_string(live) + " bytes of live values here (limit " +
                      std::to_string(limits_.maxTotalBytes) + ", RunLimits::maxTotalBytes)");
-            for (ValueId v : dieAfter[pos]) live -= bytesOf(v);
+            for (uint32_t b : liveness.freedAfter[pos]) live -= bufferBytes(b);
         }
         if (limits_.maxMultiplyAdds > 0 && out_.multiplyAdds > limits_.maxMultiplyAdds)
             throw Error("the program needs about " + std::to_string(out_.multiplyAdds) + " multiply-adds in matmul/conv2d (limit " +

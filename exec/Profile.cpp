@@ -40,6 +40,30 @@ std::vector<std::string> sinkNames(const Program& p) {
     return names;
 }
 
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Per op and per step: the median and the spread over the measured runs.
+void setTimes(RunProfile& out, const std::vector<RunResult>& runs) {
+    std::vector<double> steps;
+    for (const RunResult& r : runs) steps.push_back(r.totalMs);
+    out.totalMs = median(steps);
+    out.totalMsMin = steps.empty() ? 0.0 : *std::min_element(steps.begin(), steps.end());
+    out.totalMsMax = steps.empty() ? 0.0 : *std::max_element(steps.begin(), steps.end());
+    for (size_t i = 0; i < out.ops.size(); ++i) {
+        std::vector<double> ms;
+        for (const RunResult& r : runs)
+            if (i < r.ops.size()) ms.push_back(r.ops[i].micros / 1000.0);
+        out.ops[i].ms = median(ms);
+        out.ops[i].msMin = ms.empty() ? 0.0 : *std::min_element(ms.begin(), ms.end());
+        out.ops[i].msMax = ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end());
+    }
+}
+
 RunProfile profileOf(const Program& p, const RunResult& r, const std::vector<int64_t>& model, int64_t modelPeak,
                      const std::unordered_set<OpId>& clones, int64_t backwardStart) {
     RunProfile out;
@@ -84,20 +108,38 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     ro.residentValues = options.verify.residentValues;
     ro.captureValues = sinkNames(a);
     ro.cancel = options.cancel;
-    const size_t total = a.globalBlock().ops.size() + b.globalBlock().ops.size();
-    const size_t firstRun = a.globalBlock().ops.size();
-    if (options.progress) ro.progress = [&](size_t done, size_t) { options.progress(done, total); };
+    if (options.repeats < 1) throw Error("profile: repeats must be at least 1 (got " + std::to_string(options.repeats) + ")");
+    const int warmups = std::max(0, options.warmupRuns);
+    const size_t pairOps = a.globalBlock().ops.size() + b.globalBlock().ops.size();
+    const size_t total = pairOps * static_cast<size_t>(warmups + options.repeats);
 
     ProfileReport report;
     report.device = ex.name();
     report.seed = options.verify.seed;
-    RunResult ra = ex.run(a, inputs, ro);
-    if (ra.cancelled) { report.cancelled = true; return report; }
-    const int64_t reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
-    if (options.progress) ro.progress = [&](size_t done, size_t) { options.progress(firstRun + done, total); };
-    RunResult rb = ex.run(b, inputs, ro);
-    if (rb.cancelled) { report.cancelled = true; return report; }
-    const int64_t reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+    report.repeats = options.repeats;
+    report.warmupRuns = warmups;
+    RunResult ra, rb;
+    std::vector<RunResult> timesA, timesB;  // op records of every measured run
+    int64_t reservedA = -1, reservedB = -1;
+    for (int pass = 0; pass < warmups + options.repeats; ++pass) {
+        const bool measured = pass >= warmups;
+        const size_t before = pairOps * static_cast<size_t>(pass);
+        if (options.progress) ro.progress = [&, before](size_t done, size_t) { options.progress(before + done, total); };
+        RunResult x = ex.run(a, inputs, ro);
+        if (x.cancelled) { report.cancelled = true; return report; }
+        if (measured && timesA.empty()) reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+        if (options.progress)
+            ro.progress = [&, before](size_t done, size_t) { options.progress(before + a.globalBlock().ops.size() + done, total); };
+        RunResult y = ex.run(b, inputs, ro);
+        if (y.cancelled) { report.cancelled = true; return report; }
+        if (measured && timesB.empty()) reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+        if (!measured) continue;
+        if (timesA.empty()) { ra = x; rb = y; }
+        x.fetches.clear(); x.values.clear();
+        y.fetches.clear(); y.values.clear();
+        timesA.push_back(std::move(x));
+        timesB.push_back(std::move(y));
+    }
 
     report.verify = compareRuns(ra, rb, options.verify);
     report.equivalent = report.verify.equivalent;
@@ -116,6 +158,8 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     const int64_t boundaryA = in.backwardOpStartIdx >= 0 ? in.backwardOpStartIdx : in.fwdOpEndIdx >= 0 ? in.fwdOpEndIdx + 1 : -1;
     report.original = profileOf(a, ra, in.modelLiveOriginal, in.modelPeakOriginal, {}, boundaryA);
     report.rewritten = profileOf(b, rb, in.modelLiveRewritten, in.modelPeakRewritten, clones, boundaryB);
+    setTimes(report.original, timesA);
+    setTimes(report.rewritten, timesB);
     report.original.peakReservedBytes = reservedA;
     report.rewritten.peakReservedBytes = reservedB;
     report.recomputedOps = static_cast<int>(in.clones.size());
@@ -169,6 +213,9 @@ void writeRun(JsonWriter& w, const RunProfile& r) {
     key(w, "peak_matches_model"); w.Bool(r.modelPeakBytes == r.peakBytes);
     key(w, "peak_op_index"); w.Int64(r.peakOpIndex);
     key(w, "total_ms"); num(w, r.totalMs);
+    key(w, "total_ms_median"); num(w, r.totalMs);
+    key(w, "total_ms_min"); num(w, r.totalMsMin);
+    key(w, "total_ms_max"); num(w, r.totalMsMax);
     key(w, "backward_start_index"); w.Int64(r.backwardStartIndex);
     key(w, "top_ops_by_time"); w.StartArray();
     for (size_t i : topOpsByTime(r, 10)) writeOpRef(w, r.ops[i]);
@@ -182,6 +229,9 @@ void writeRun(JsonWriter& w, const RunProfile& r) {
         key(w, "index"); w.Int64(o.index);
         key(w, "name"); str(w, o.name);
         key(w, "ms"); num(w, o.ms);
+        key(w, "ms_median"); num(w, o.ms);
+        key(w, "ms_min"); num(w, o.msMin);
+        key(w, "ms_max"); num(w, o.msMax);
         key(w, "live_bytes"); w.Int64(o.liveBytes);
         key(w, "peak_bytes"); w.Int64(o.peakBytes);
         key(w, "result_bytes"); w.Int64(o.resultBytes);
@@ -220,8 +270,11 @@ std::string profileReportJson(const ProfileReport& r, const std::string& program
     key(w, "compared"); w.Int(r.verify.compared);
     key(w, "bitwise_equal"); w.Int(r.verify.bitwiseEqual);
     key(w, "max_abs_difference"); num(w, r.verify.maxAbsDifference);
+    key(w, "repeats"); w.Int(r.repeats);
+    key(w, "warmup_runs"); w.Int(r.warmupRuns);
     key(w, "recomputed_ops"); w.Int(r.recomputedOps);
     key(w, "recompute_overhead_ms"); num(w, r.recomputeOverheadMs);
+    key(w, "recompute_overhead_ms_median"); num(w, r.recomputeOverheadMs);
     key(w, "recompute_overhead_pct"); num(w, r.recomputeOverheadPct);
     key(w, "step_time_difference_ms"); num(w, r.stepTimeDifferenceMs);
     key(w, "original"); writeRun(w, r.original);

@@ -20,7 +20,8 @@ struct OpProfile {
     OpId op = kNoId;            // the op (ids of the original survive in the rewritten program)
     std::string name;           // op name, e.g. "pd_op.matmul"
     std::string result;         // first result's value name (may be empty)
-    double ms = 0;              // measured kernel time
+    double ms = 0;              // measured kernel time: the median over the repeats
+    double msMin = 0, msMax = 0;  // the spread over the repeats
     int64_t liveBytes = 0;      // measured: bytes held after the op (dead values freed)
     int64_t peakBytes = 0;      // measured: bytes held while it ran
     int64_t resultBytes = 0;    // bytes its results added
@@ -33,7 +34,8 @@ struct RunProfile {
     int64_t peakOpIndex = 0;
     int64_t modelPeakBytes = -1;  // the liveness model's (-1: not given)
     int64_t peakReservedBytes = -1;  // a caching device allocator's reserved peak (-1: none)
-    double totalMs = 0;
+    double totalMs = 0;           // step time: the median over the repeats
+    double totalMsMin = 0, totalMsMax = 0;
     int64_t backwardStartIndex = -1;  // first op after the forward (-1: unknown)
     std::vector<OpProfile> ops;
 };
@@ -43,9 +45,11 @@ struct ProfileReport {
     bool equivalent = false;
     VerifyReport verify;               // comparison details (first difference, counts)
     RunProfile original, rewritten;
-    double recomputeOverheadMs = 0;    // time of the recompute (clone) ops in the rewritten run
-    double recomputeOverheadPct = 0;   // of the original step's total time
-    double stepTimeDifferenceMs = 0;   // rewritten total - original total (noisier)
+    double recomputeOverheadMs = 0;    // sum of the recompute (clone) ops' median times
+    double recomputeOverheadPct = 0;   // of the original step's median time
+    double stepTimeDifferenceMs = 0;   // rewritten median step - original median step (noisier)
+    int repeats = 0;                   // measured runs of each program (after the warm-up)
+    int warmupRuns = 0;                // unmeasured runs of each program before them
     int recomputedOps = 0;
     uint64_t seed = 0;
     bool cancelled = false;
@@ -69,9 +73,16 @@ struct ProfileOptions {
     RunOptions limits;                                    // size limits (other fields ignored)
     // Backends with a caching allocator (CUDA): the reserved peak of the run just finished.
     std::function<int64_t()> peakReservedOfLastRun;
+    // Timing: warm-up runs of both programs (caches, pages, BLAS threads), then `repeats`
+    // runs of the original and the rewritten program interleaved; times are medians.
+    int warmupRuns = 1;
+    int repeats = 5;
 };
 
-// Runs both programs with `executor` (CPU when null); throws rx::Error if either cannot run.
+// Runs both programs with `executor` (CPU when null): warm-up, then the repeats interleaved
+// (original, rewritten, original, ...). Memory and equivalence come from the first measured
+// pair (every run of a program holds the same bytes); times are medians with min/max.
+// Throws rx::Error if either cannot run or repeats < 1.
 ProfileReport profilePrograms(const ProfileInputs& inputs, const ProfileOptions& options, Executor* executor = nullptr);
 
 // The top `n` ops of a run by time and by result bytes (indices into RunProfile::ops).

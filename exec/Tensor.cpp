@@ -49,6 +49,21 @@ uint16_t floatToBFloat16(float f) {
 
 float bfloat16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
+namespace {
+std::shared_ptr<StorageMeter>& threadMeter() {
+    thread_local std::shared_ptr<StorageMeter> meter;
+    return meter;
+}
+}  // namespace
+
+const std::shared_ptr<StorageMeter>& activeStorageMeter() { return threadMeter(); }
+
+ScopedStorageMeter::ScopedStorageMeter(std::shared_ptr<StorageMeter> meter) : previous_(std::move(threadMeter())) {
+    threadMeter() = std::move(meter);
+}
+
+ScopedStorageMeter::~ScopedStorageMeter() { threadMeter() = std::move(previous_); }
+
 bool isSupportedDType(DType t) {
     switch (t) {
     case DType::Bool: case DType::Float16: case DType::BFloat16: case DType::Float32:

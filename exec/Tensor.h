@@ -1,11 +1,15 @@
 #pragma once
 // A host tensor: dtype, dims, and the raw bytes in that dtype's storage format. Every
 // executor backend (CPU reference, GPU) exchanges inputs and fetched results in this form,
-// so results of two backends or two programs can be compared bit for bit.
+// so results of two backends or two programs can be compared bit for bit. Storage is counted
+// by a StorageMeter when allocated and released: the CPU backend's measured memory.
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "model/Type.h"
@@ -18,10 +22,78 @@ float halfToFloat(uint16_t h);
 uint16_t floatToBFloat16(float f);
 float bfloat16ToFloat(uint16_t b);
 
+// Bytes held by tensor storage: added when storage is allocated, taken off when it is
+// released. What a run measures (the CPU backend's peak), not a walk of the liveness rules.
+class StorageMeter {
+public:
+    int64_t currentBytes() const { return current_.load(std::memory_order_relaxed); }
+    int64_t peakBytes() const { return peak_.load(std::memory_order_relaxed); }
+    // Starts a new high-water mark at the bytes held now.
+    void resetPeak() { peak_.store(currentBytes(), std::memory_order_relaxed); }
+    void allocated(int64_t n) {
+        const int64_t now = current_.fetch_add(n, std::memory_order_relaxed) + n;
+        int64_t seen = peak_.load(std::memory_order_relaxed);
+        while (now > seen && !peak_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {}
+    }
+    void released(int64_t n) { current_.fetch_sub(n, std::memory_order_relaxed); }
+
+private:
+    std::atomic<int64_t> current_{0}, peak_{0};
+};
+
+// The meter storage allocated on this thread counts against (none unless a scope sets one).
+const std::shared_ptr<StorageMeter>& activeStorageMeter();
+// Sets the thread's meter for its lifetime (nullptr: storage allocated meanwhile is not counted,
+// e.g. the copies a run returns), then restores the previous one.
+class ScopedStorageMeter {
+public:
+    explicit ScopedStorageMeter(std::shared_ptr<StorageMeter> meter);
+    ~ScopedStorageMeter();
+    ScopedStorageMeter(const ScopedStorageMeter&) = delete;
+    ScopedStorageMeter& operator=(const ScopedStorageMeter&) = delete;
+
+private:
+    std::shared_ptr<StorageMeter> previous_;
+};
+
+// std::allocator that reports to the meter active when the container was made (copies take
+// the meter active at the copy). The meter is shared, so storage outliving its run is safe.
+template <class T>
+class MeteredAllocator {
+public:
+    using value_type = T;
+    using propagate_on_container_move_assignment = std::true_type;
+    using propagate_on_container_swap = std::true_type;
+    using propagate_on_container_copy_assignment = std::false_type;
+    using is_always_equal = std::false_type;
+
+    MeteredAllocator() : meter_(activeStorageMeter()) {}
+    template <class U>
+    MeteredAllocator(const MeteredAllocator<U>& other) : meter_(other.meter()) {}
+
+    T* allocate(size_t n) {
+        T* p = std::allocator<T>().allocate(n);
+        if (meter_) meter_->allocated(static_cast<int64_t>(n * sizeof(T)));
+        return p;
+    }
+    void deallocate(T* p, size_t n) {
+        if (meter_) meter_->released(static_cast<int64_t>(n * sizeof(T)));
+        std::allocator<T>().deallocate(p, n);
+    }
+    MeteredAllocator select_on_container_copy_construction() const { return MeteredAllocator(); }
+    const std::shared_ptr<StorageMeter>& meter() const { return meter_; }
+    friend bool operator==(const MeteredAllocator& a, const MeteredAllocator& b) { return a.meter_ == b.meter_; }
+
+private:
+    std::shared_ptr<StorageMeter> meter_;
+};
+
+using TensorStorage = std::vector<uint8_t, MeteredAllocator<uint8_t>>;
+
 struct Tensor {
     DType dtype = DType::Float32;
     std::vector<int64_t> dims;      // empty = 0-d (one element)
-    std::vector<uint8_t> bytes;     // numel() * dtypeBytes(dtype)
+    TensorStorage bytes;            // numel() * dtypeBytes(dtype)
 
     Tensor() = default;
     Tensor(DType t, std::vector<int64_t> d);   // zero-filled

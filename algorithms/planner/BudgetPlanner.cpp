@@ -27,6 +27,7 @@ struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
 #include "algorithms/Rewriter.h"
 #include "algorithms/Solver.h"
 #include "algorithms/planner/Budget.h"
+#include "exec/Liveness.h"
 #include "model/Diagnostic.h"
 
 namespace rx::planner {
@@ -121,6 +122,19 @@ void BudgetPlanner::prepareSimulation() {
                 lastFixedUse_[v] = std::max(lastFixedUse_[v], i);
         }
     }
+    // Storage as exec/Liveness.h counts it: an alias (builtin.split, combine, slice, fetch) owns
+    // no bytes, and what a value owns lives until the last use of any alias of it.
+    const exec::Liveness liveness = exec::analyzeLiveness(p, resident_);
+    ownedBytes_.assign(nv, 0);
+    for (ValueId v = 0; v < nv; ++v) {
+        if (defIndex_[v] == kNoId) continue;
+        ownedBytes_[v] = liveness.ownedBytes(v);
+        const uint32_t end = liveness.storageEnd(v);
+        if (!resident_[v] && end != exec::Liveness::kNever && end > liveness.lastUse[v]) {  // kept by an alias
+            lastUse_[v] = std::max(lastUse_[v], end);
+            lastFixedUse_[v] = std::max(lastFixedUse_[v], end);
+        }
+    }
     firstBackwardUse_.assign(candidates_.size(), kNoId);
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
         const Operation& o = p.op(candidates_[k]);
@@ -186,13 +200,13 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
             uint32_t last = clonePos[c];
             if (neededByBackward_[r] && lastRedirectedUse_[r] != kNoId) last = std::max(last, pos(lastRedirectedUse_[r]));
             if (cloneResultRead[r] != kNoId) last = std::max(last, cloneResultRead[r]);
-            live(clonePos[c], last, p.valueBytes(r));
+            live(clonePos[c], last, ownedBytes_[r]);
         }
     // Original values.
     for (size_t i = 0; i < n; ++i) {
         for (ValueId r : p.op(gops[i]).results) {
             if (resident_[r]) continue;
-            const int64_t b = p.valueBytes(r);
+            const int64_t b = ownedBytes_[r];
             if (!b) continue;
             const uint32_t s = candidateIndex_[gops[i]] == kNoId ? kNoId : cloneSlot[candidateIndex_[gops[i]]];
             uint32_t last = (s != kNoId && neededByBackward_[r]) ? lastFixedUse_[r] : lastUse_[r];
@@ -215,12 +229,7 @@ void BudgetPlanner::buildCandidates() {
     const auto gops = a.globalOps();
     const int64_t fwdEnd = a.fwdEnd(), bwdStart = a.bwdStart();
 
-    resident_.assign(p.values().size(), 0);
-    for (ValueId v : spec_.inputs)
-        if (v < resident_.size()) resident_[v] = 1;
-    for (OpId op : gops)
-        if (p.opName(op) == "builtin.parameter")
-            for (ValueId r : p.op(op).results) resident_[r] = 1;
+    resident_ = exec::residentValuesOf(p, spec_.inputs);  // the memory model's resident set
 
     auto isForwardDef = [&](ValueId v) {
         if (v == kNoId || v >= p.values().size() || resident_[v]) return false;
@@ -957,7 +966,7 @@ int64_t BudgetPlanner::activationLowerBound() const {
     for (ValueId v = 0; v < p.values().size(); ++v) {
         const uint32_t d = defIndex_[v];
         if (d == kNoId || resident_[v]) continue;
-        const int64_t b = p.valueBytes(v);
+        const int64_t b = ownedBytes_[v];
         if (!b) continue;
         uint32_t end = std::max(d, lastUse_[v]);
         const OpId def = p.value(v).definingOp;
@@ -1000,28 +1009,25 @@ PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
     out.peakOpIndex = m.peakOpIndex;
     if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
     out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
-    std::vector<uint8_t> resident(q.values().size(), 0), fetched(q.values().size(), 0), clone(q.ops().size(), 0);
-    for (ValueId v : spec_.inputs)
-        if (v < resident.size()) resident[v] = 1;
+    std::vector<uint8_t> fetched(q.values().size(), 0), clone(q.ops().size(), 0);
+    const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
     for (OpId op : gops) {
         const std::string_view name = q.opName(op);
-        if (name == "builtin.parameter")
-            for (ValueId r : q.op(op).results) resident[r] = 1;
         if (name == "pd_op.fetch" || name == "builtin.shadow_output")
             for (ValueId x : q.op(op).operands)
                 if (x != kNoId && x < fetched.size()) fetched[x] = 1;
     }
     for (OpId c : rw.clones) clone[c] = 1;
-    const std::vector<uint32_t> last = lastUseByGlobalIndex(q);
-    for (size_t j = 0; j <= m.peakOpIndex && j < gops.size(); ++j)
-        for (ValueId r : q.op(gops[j]).results) {
-            if (resident[r] || std::max<size_t>(j, last[r]) < m.peakOpIndex) continue;
-            const int64_t b = q.valueBytes(r);
-            if (clone[gops[j]]) out.recomputed += b;
-            else if (int64_t(j) <= rw.fwdOpEndIdx) out.forwardValues += b;
-            else if (fetched[r]) out.outputs += b;
-            else out.backwardTemporaries += b;
-        }
+    // The buffers alive at the peak (exec/Liveness.h, what profileMemory summed), by owner.
+    const exec::Liveness liveness = exec::analyzeLiveness(q, resident);
+    for (const exec::Liveness::Buffer& b : liveness.buffers) {
+        if (b.death == exec::Liveness::kNever || b.birth > m.peakOpIndex || b.death < m.peakOpIndex) continue;
+        const size_t j = b.birth;
+        if (clone[gops[j]]) out.recomputed += b.bytes;
+        else if (int64_t(j) <= rw.fwdOpEndIdx) out.forwardValues += b.bytes;
+        else if (fetched[b.owner]) out.outputs += b.bytes;
+        else out.backwardTemporaries += b.bytes;
+    }
     return out;
 }
 

@@ -196,6 +196,7 @@ private:
 
     // Simulation tables (by ValueId / candidate index), see simulatePeak.
     std::vector<uint32_t> lastUse_;            // original program, global index
+    std::vector<int64_t> ownedBytes_;          // by ValueId: storage it allocates (exec/Liveness.h)
     std::vector<uint32_t> lastFixedUse_;       // uses the rewriter never redirects
     std::vector<uint32_t> lastRedirectedUse_;  // top-level backward uses, kNoId if none
     std::vector<uint32_t> firstBackwardUse_;   // by candidate: of its first result, kNoId if none

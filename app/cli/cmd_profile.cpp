@@ -36,6 +36,7 @@ struct ProfileArgs {
     std::string device = "cpu";
     uint64_t seed = 0;
     double rtol = 0, atol = 0;
+    int repeats = 5, warmup = 1;
 };
 
 std::string mib(int64_t bytes) {
@@ -115,6 +116,8 @@ int runProfile(const ProfileArgs& a) {
     po.verify.atol = a.atol;
     po.verify.residentValues = spec.inputs;  // the memory model's resident set
     po.peakReservedOfLastRun = reservedPeak;
+    po.repeats = a.repeats;
+    po.warmupRuns = a.warmup;
     exec::ProfileReport report = exec::profilePrograms(in, po, executor);
 #ifdef RX_HAVE_CUDA
     if (gpu) report.device = gpu->lastReport().device;
@@ -129,7 +132,8 @@ int runProfile(const ProfileArgs& a) {
     for (auto [label, run] : {std::pair{"original ", &report.original}, std::pair{"rewritten", &report.rewritten}})
         std::cout << label << ": peak " << mib(run->peakBytes) << " measured, " << mib(run->modelPeakBytes) << " modelled"
                   << (run->peakBytes == run->modelPeakBytes ? " (equal)" : " (DIFFERENT)") << "; step " << std::fixed
-                  << std::setprecision(1) << run->totalMs << " ms\n";
+                  << std::setprecision(1) << run->totalMs << " ms median of " << report.repeats << " (min " << run->totalMsMin
+                  << ", max " << run->totalMsMax << ")\n";
     std::cout << "recompute overhead: " << std::setprecision(2) << report.recomputeOverheadMs << " ms ("
               << report.recomputeOverheadPct << "% of the original step)\n";
     std::cout << "top ops by time (rewritten):\n";
@@ -178,6 +182,11 @@ rx::cli::RegisterCommand reg(
         app.add_option("--report", a->report, "profile report JSON to write");
         app.add_option("--trace", a->trace, "Chrome trace JSON to write (chrome://tracing, Perfetto)");
         app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
+        app.add_option("--repeats", a->repeats,
+                       "measured runs of each program, interleaved after the warm-up; times are medians (default 5)")
+            ->check(CLI::Range(1, 1000));
+        app.add_option("--warmup", a->warmup, "unmeasured runs of each program before the repeats (default 1)")
+            ->check(CLI::Range(0, 100));
         app.add_option("--rtol", a->rtol, "relative tolerance of the comparison (default 0: bitwise)")
             ->check(CLI::NonNegativeNumber);
         app.add_option("--atol", a->atol, "absolute tolerance of the comparison (default 0: bitwise)")

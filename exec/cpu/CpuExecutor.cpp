@@ -1,5 +1,6 @@
 // The CPU reference executor: the kernel table (one registration per family, Kernels*.cpp),
-// the support check, and run() in phases: check, plan lifetimes, execute, record.
+// the support check, and execute() (after Executor::run's checks) in phases: plan lifetimes,
+// execute, record.
 #include "exec/cpu/CpuExecutor.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <unordered_set>
 
 #include "exec/cpu/KernelContext.h"
+#include "exec/Liveness.h"
 #include "exec/OpSemantics.h"
 #include "model/Diagnostic.h"
 
@@ -57,7 +59,7 @@ bool isComplexValue(const Program& p, ValueId v) {
     return false;
 }
 
-bool isInputOp(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter" || name == "pd_op.feed"; }
+bool isInputOp(std::string_view name) { return isInputOpName(name); }
 
 std::string inputName(const Program& p, OpId op) {
     const Operation& o = p.op(op);
@@ -65,6 +67,18 @@ std::string inputName(const Program& p, OpId op) {
     if (a && !a->text.empty()) return a->text;
     return o.results.empty() ? std::string() : p.value(o.results[0]).name;
 }
+
+// Ops that hold blocks and run them here (the kernels never see a region), and the
+// terminator that hands a block's values back to them.
+bool isStructuredOp(std::string_view name) { return name == "pd_op.if" || name == "pd_op.while"; }
+// Paddle's control-flow stacks (what a while's backward reads its forward's values from):
+// cf.stack_create () -> (stack, inlet, outlet); cf.tuple_push (inlet, values...);
+// cf.tuple_pop (outlet) -> values, last pushed first.
+bool isStackOp(std::string_view name) { return name == "cf.stack_create" || name == "cf.tuple_push" || name == "cf.tuple_pop"; }
+bool isYield(std::string_view name) { return name == "cf.yield"; }
+// A while loop stops with an error past this many iterations (a condition that never turns
+// false would hang the run otherwise); cancel is honoured between iterations too.
+constexpr int64_t kMaxWhileIterations = 10'000'000;
 
 void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
     for (OpId op : p.block(b).ops) {
@@ -93,7 +107,8 @@ Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64
 }
 
 std::vector<std::string> CpuExecutor::supportedOps() {
-    std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter"};
+    std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter", "pd_op.if", "pd_op.while", "cf.yield",
+                                      "cf.stack_create", "cf.tuple_push", "cf.tuple_pop"};
     for (const auto& [name, kernel] : kernels()) if (kernel) names.push_back(name);
     std::sort(names.begin(), names.end());
     return names;
@@ -106,7 +121,11 @@ std::vector<std::string> CpuExecutor::unsupportedOps(const Program& program) con
     for (OpId op : all) {
         if (program.op(op).dead) continue;
         std::string name(program.opName(op));
-        if (isInputOp(name)) continue;
+        if (isInputOp(name) || isYield(name) || isStackOp(name)) continue;
+        if (isStructuredOp(name)) {
+            if (program.op(op).regions.empty()) missing.push_back(name + " (without a block)");
+            continue;
+        }
         auto it = kernels().find(name);
         if (it == kernels().end() || !it->second || !program.op(op).regions.empty()) { missing.push_back(name); continue; }
         if (registry().complexAware.count(name)) continue;
@@ -136,86 +155,42 @@ CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
 
 namespace {
 
-std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options) {
-    std::vector<uint8_t> resident(program.values().size(), 0);
-    if (options.residentValues) {
-        for (ValueId v : *options.residentValues) if (v < resident.size()) resident[v] = 1;
-    } else if (options.inputsResident) {
-        for (OpId op : program.globalBlock().ops)
-            if (isInputOp(program.opName(op))) for (ValueId r : program.op(op).results) resident[r] = 1;
-    }
-    return resident;
-}
-
-RunLimits limitsOf(const RunOptions& o) {
-    RunLimits l;
-    l.maxElementsPerValue = o.maxElementsPerValue;
-    l.maxBytesPerValue = o.maxBytesPerValue;
-    l.maxTotalBytes = o.maxTotalBytes;
-    l.maxMultiplyAdds = o.maxMultiplyAdds;
-    return l;
-}
-
-// Phase 1: every op has a kernel and supported dtypes, every op passes OpSemantics' checks,
-// and the propagated shapes fit the limits.
-void checkRunnable(const CpuExecutor& executor, const Program& program, const RunOptions& options,
-                   const std::vector<uint8_t>& resident) {
-    std::vector<std::string> missing = executor.unsupportedOps(program);
-    if (!missing.empty()) {
-        std::string list;
-        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-        throw Error("the CPU executor has no kernel for: " + list);
-    }
-    for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.op(op).results) {
-            const Type& t = program.types()[program.value(r).type];
-            if (t.kind == Type::Kind::DenseTensor && !isSupportedDType(t.dtype))
-                throw Error("the CPU executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + program.value(r).name +
-                            ", defined by " + std::string(program.opName(op)) + ")");
-        }
-    checkProgram(program, limitsOf(options), resident);
-}
-
-// Phase 2: each value dies after its last top-level use (values read by nobody at once);
-// resident values never die.
-std::vector<std::vector<ValueId>> planLifetimes(const Program& program, const std::vector<uint8_t>& resident) {
-    const Block& block = program.globalBlock();
-    const size_t nOps = block.ops.size();
-    std::vector<int64_t> lastUse(program.values().size(), -1);
-    for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId v : program.op(block.ops[pos]).operands)
-            if (v != kNoId) lastUse[v] = static_cast<int64_t>(pos);
-    std::vector<std::vector<ValueId>> dieAfter(nOps);
-    for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId r : program.op(block.ops[pos]).results) {
-            if (resident[r]) continue;
-            dieAfter[std::max<int64_t>(lastUse[r], static_cast<int64_t>(pos))].push_back(r);
-        }
-    return dieAfter;
-}
+// Thrown from inside a long structured op (a while loop) when cancel is set.
+struct RunCancelled {};
 
 // Phases 3 and 4: execute the ops in order and record what each one cost.
 class Run {
 public:
-    Run(const Program& p, const RunInputs& in, const RunOptions& o)
-        : program_(p), inputs_(in), options_(o), slots_(p.values().size()), slotBytes_(p.values().size(), 0) {
+    Run(const Program& p, const RunInputs& in, const RunOptions& o, const RunControl& c)
+        : program_(p), inputs_(in), options_(o), control_(c), slots_(p.values().size()), meter_(std::make_shared<StorageMeter>()) {
         for (const std::string& n : o.captureValues) capture_.insert(n);
     }
 
-    RunResult execute(const std::vector<std::vector<ValueId>>& dieAfter) {
+    // Storage is counted by meter_ (exec/Tensor.h) as kernels allocate it and as slots let
+    // it go: a value's reference drops after its last use (exec/Liveness.h), its storage when
+    // no value refers to it any more.
+    RunResult execute(const Liveness& liveness) {
         using Clock = std::chrono::steady_clock;
+        const ScopedStorageMeter metered(meter_);
         const auto start = Clock::now();
         const Block& block = program_.globalBlock();
         for (size_t pos = 0; pos < block.ops.size(); ++pos) {
-            if (options_.cancel && options_.cancel->load()) { result_.cancelled = true; break; }
+            if (control_.stopRequested()) { result_.cancelled = true; break; }
             const auto t0 = Clock::now();
-            OpRecord rec = executeOp(block.ops[pos]);
-            for (ValueId v : dieAfter[pos]) { live_ -= slotBytes_[v]; slotBytes_[v] = 0; slots_[v] = Slot{}; }
-            rec.liveBytes = live_;
+            meter_->resetPeak();
+            OpRecord rec;
+            try {
+                rec = executeOp(block.ops[pos]);
+            } catch (const RunCancelled&) {
+                result_.cancelled = true;
+                break;
+            }
+            for (ValueId v : liveness.valuesDeadAfter[pos]) slots_[v] = Slot{};
+            rec.liveBytes = meter_->currentBytes();
             rec.micros = options_.recordOpTimes ? std::chrono::duration<double, std::micro>(Clock::now() - t0).count() : 0.0;
             result_.peakBytes = std::max(result_.peakBytes, rec.peakBytes);
             result_.ops.push_back(rec);
-            if (options_.progress) options_.progress(pos + 1, block.ops.size());
+            control_.opDone(pos + 1);
         }
         result_.totalMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         return std::move(result_);
@@ -225,11 +200,13 @@ private:
     const Program& program_;
     const RunInputs& inputs_;
     const RunOptions& options_;
+    const RunControl& control_;
     std::vector<Slot> slots_;
-    std::vector<int64_t> slotBytes_;
+    std::shared_ptr<StorageMeter> meter_;
+    std::vector<std::vector<std::vector<Slot>>> stacks_;   // cf stacks: tuples pushed, in order
+    std::unordered_map<ValueId, size_t> stackOf_;          // stack/inlet/outlet value -> its stack
     std::unordered_set<std::string> capture_;
     RunResult result_;
-    int64_t live_ = 0;
 
     std::vector<const Slot*> operandSlots(OpId op) const {
         const Operation& o = program_.op(op);
@@ -299,11 +276,33 @@ private:
     }
 
     OpRecord executeOp(OpId op) {
+        std::string_view name = program_.opName(op);
+        runOp(op);
+        Context ctx(program_, op, {}, inputs_.seed);  // for positioned errors below
+        const int64_t held = meter_->peakBytes();
+        if (options_.maxTotalBytes > 0 && held > options_.maxTotalBytes)
+            ctx.fail("the run holds " + std::to_string(held) + " bytes of live values (limit " + std::to_string(options_.maxTotalBytes) +
+                     ", RunOptions::maxTotalBytes)");
+        OpRecord rec;
+        rec.op = op;
+        rec.peakBytes = held;
+        record(op, name);
+        return rec;
+    }
+
+    // One op of any block: its kernel, an input, or a structured op running its blocks.
+    void runOp(OpId op) {
         const Operation& o = program_.op(op);
         std::string_view name = program_.opName(op);
         Context ctx(program_, op, operandSlots(op), inputs_.seed);
         if (isInputOp(name)) {
             produceInput(ctx);
+        } else if (name == "pd_op.if") {
+            runIf(ctx);
+        } else if (name == "pd_op.while") {
+            runWhile(ctx);
+        } else if (isStackOp(name)) {
+            runStackOp(ctx, name);
         } else {
             ctx.maxElements = options_.maxElementsPerValue;
             try {
@@ -315,25 +314,129 @@ private:
             }
         }
         checkResults(ctx);
-        for (size_t i = 0; i < o.results.size(); ++i) {
-            ValueId r = o.results[i];
-            slots_[r] = std::move(ctx.outputs[i]);
-            // vectors alias their elements and hold nothing
-            slotBytes_[r] = slots_[r].set && !slots_[r].isList && slots_[r].tensor ? slots_[r].tensor->byteSize() : 0;
-            live_ += slotBytes_[r];
-        }
-        if (options_.maxTotalBytes > 0 && live_ > options_.maxTotalBytes)
-            ctx.fail("the run holds " + std::to_string(live_) + " bytes of live values (limit " + std::to_string(options_.maxTotalBytes) +
-                     ", RunOptions::maxTotalBytes)");
-        record(op, name);
-        OpRecord rec;
-        rec.op = op;
-        rec.peakBytes = live_;
-        return rec;
+        for (size_t i = 0; i < o.results.size(); ++i) slots_[o.results[i]] = std::move(ctx.outputs[i]);
     }
 
-    // Fetches and captured values.
+    // Runs a block's ops up to its cf.yield and returns the yielded values; every value the
+    // block defined (and its arguments) is dropped when it ends, as Paddle's scope of a
+    // sub-block is.
+    std::vector<Slot> runBlock(const Context& holder, BlockId b) {
+        const Block& block = program_.block(b);
+        std::vector<Slot> yielded;
+        bool ended = false;
+        for (OpId op : block.ops) {
+            if (program_.op(op).dead) continue;
+            if (isYield(program_.opName(op))) {
+                for (ValueId v : program_.op(op).operands) {
+                    if (v == kNoId || !slots_[v].set) holder.fail("cf.yield of a value that is not defined");
+                    yielded.push_back(slots_[v]);
+                }
+                ended = true;
+                break;
+            }
+            runOp(op);
+        }
+        for (OpId op : block.ops)
+            for (ValueId r : program_.op(op).results) slots_[r] = Slot{};
+        for (ValueId a : block.args) slots_[a] = Slot{};
+        for (ValueId a : block.kwargs) slots_[a] = Slot{};
+        if (!ended && !block.ops.empty() && !holder.o.results.empty()) holder.fail("a block ends without cf.yield");
+        return yielded;
+    }
+
+    void runStackOp(Context& ctx, std::string_view name) {
+        const Operation& o = ctx.o;
+        if (name == "cf.stack_create") {
+            if (o.results.size() != 3) ctx.fail("expected 3 results (stack, inlet, outlet)");
+            const size_t id = stacks_.size();
+            stacks_.emplace_back();
+            for (size_t i = 0; i < 3; ++i) {
+                stackOf_[o.results[i]] = id;
+                ctx.outputs[i].set = true;  // a handle: no tensor
+            }
+            return;
+        }
+        if (o.operands.empty() || !stackOf_.count(o.operands[0])) ctx.fail("operand 0 is not a stack made by cf.stack_create");
+        auto& stack = stacks_[stackOf_.at(o.operands[0])];
+        if (name == "cf.tuple_push") {
+            std::vector<Slot> tuple;
+            for (size_t i = 1; i < o.operands.size(); ++i) {
+                if (!ctx.has(i)) ctx.fail("operand " + std::to_string(i) + " is missing");
+                tuple.push_back(*ctx.inputs[i]);
+            }
+            stack.push_back(std::move(tuple));
+            return;
+        }
+        if (stack.empty()) ctx.fail("pops an empty stack");
+        std::vector<Slot> tuple = std::move(stack.back());
+        stack.pop_back();
+        if (tuple.size() != o.results.size())
+            ctx.fail("pops " + std::to_string(tuple.size()) + " values for " + std::to_string(o.results.size()) + " results");
+        for (size_t i = 0; i < tuple.size(); ++i) ctx.outputs[i] = std::move(tuple[i]);
+    }
+
+    bool truth(const Context& ctx, const Slot& s, const std::string& what) const {
+        if (!s.set || s.isList || !s.tensor) ctx.fail(what + " is not a tensor");
+        if (s.tensor->numel() != 1) ctx.fail(what + " has " + std::to_string(s.tensor->numel()) + " elements, expected 1");
+        return s.tensor->get(0) != 0.0;
+    }
+
+    // pd_op.if (cond) {then} else {else}: the results are what the chosen block yields.
+    void runIf(Context& ctx) {
+        const Operation& o = ctx.o;
+        if (!ctx.has(0)) ctx.fail("operand 0 (the condition) is missing");
+        const bool cond = truth(ctx, *ctx.inputs[0], "the condition");
+        const size_t region = cond ? 0 : 1;
+        if (region >= o.regions.size() || o.regions[region].empty()) {
+            if (!o.results.empty()) ctx.fail(std::string("no ") + (cond ? "then" : "else") + " block for the results");
+            return;
+        }
+        std::vector<Slot> yielded = runBlock(ctx, o.regions[region][0]);
+        if (yielded.size() != o.results.size())
+            ctx.fail("the " + std::string(cond ? "then" : "else") + " block yields " + std::to_string(yielded.size()) + " values for " +
+                     std::to_string(o.results.size()) + " results");
+        for (size_t i = 0; i < yielded.size(); ++i) ctx.outputs[i] = std::move(yielded[i]);
+    }
+
+    // pd_op.while (cond, inputs...) {^args: ... cf.yield (cond', values'...)}: the body runs
+    // while the condition holds, its arguments bound to the carried values; the results are
+    // the values carried out.
+    void runWhile(Context& ctx) {
+        const Operation& o = ctx.o;
+        if (o.regions.empty() || o.regions[0].empty()) ctx.fail("no body block");
+        const BlockId body = o.regions[0][0];
+        const Block& block = program_.block(body);
+        const size_t carriedCount = o.operands.empty() ? 0 : o.operands.size() - 1;
+        if (block.args.size() != carriedCount)
+            ctx.fail("the body takes " + std::to_string(block.args.size()) + " arguments for " + std::to_string(carriedCount) + " inputs");
+        if (o.results.size() != carriedCount)
+            ctx.fail(std::to_string(o.results.size()) + " results for " + std::to_string(carriedCount) + " inputs");
+        if (!ctx.has(0)) ctx.fail("operand 0 (the condition) is missing");
+        bool cond = truth(ctx, *ctx.inputs[0], "the condition");
+        std::vector<Slot> carried;
+        for (size_t i = 1; i < o.operands.size(); ++i) {
+            if (!ctx.has(i)) ctx.fail("operand " + std::to_string(i) + " is missing");
+            carried.push_back(*ctx.inputs[i]);
+        }
+        int64_t iterations = 0;
+        while (cond) {
+            if (++iterations > kMaxWhileIterations)
+                ctx.fail("the loop ran " + std::to_string(kMaxWhileIterations) + " iterations without its condition turning false");
+            if (control_.stopRequested()) throw RunCancelled{};
+            for (size_t i = 0; i < carriedCount; ++i) slots_[block.args[i]] = carried[i];
+            std::vector<Slot> yielded = runBlock(ctx, body);
+            if (yielded.size() != carriedCount + 1)
+                ctx.fail("the body yields " + std::to_string(yielded.size()) + " values, expected the condition and " +
+                         std::to_string(carriedCount));
+            cond = truth(ctx, yielded[0], "the yielded condition");
+            carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
+        }
+        for (size_t i = 0; i < carriedCount; ++i) ctx.outputs[i] = std::move(carried[i]);
+    }
+
+    // Fetches and captured values: copies the run returns, not counted as its memory.
     void record(OpId op, std::string_view name) {
+        const ScopedStorageMeter unmetered(nullptr);
         const Operation& o = program_.op(op);
         if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
             ValueId v = o.operands.empty() ? kNoId : o.operands[0];
@@ -354,11 +457,9 @@ private:
 
 }  // namespace
 
-RunResult CpuExecutor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
-    const std::vector<uint8_t> resident = residentMask(program, options);
-    checkRunnable(*this, program, options, resident);
-    const std::vector<std::vector<ValueId>> dieAfter = planLifetimes(program, resident);
-    return Run(program, inputs, options).execute(dieAfter);
+RunResult CpuExecutor::execute(const Program& program, const RunInputs& inputs, const RunOptions& options,
+                               const RunControl& control) {
+    return Run(program, inputs, options, control).execute(analyzeLiveness(program, control.resident()));
 }
 
 }  // namespace rx::exec

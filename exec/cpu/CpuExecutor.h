@@ -1,9 +1,9 @@
 #pragma once
 // The CPU reference executor. Every kernel computes in double and stores in the value's
 // dtype, in a fixed order, so two runs of the same ops on the same inputs are bit-identical
-// (what equivalence checking relies on). Memory: each value is freed after its last use;
-// OpRecord::liveBytes / peakBytes follow the program's own accounting (a value holds the
-// bytes of its type; `builtin.combine` vectors alias their elements and hold nothing).
+// (what equivalence checking relies on). Memory: a value's reference drops after its last use
+// (exec/Liveness.h); OpRecord::liveBytes / peakBytes are measured, the bytes tensor storage
+// holds (exec/Tensor.h StorageMeter), so they can disagree with the liveness model.
 #include <string>
 #include <vector>
 
@@ -15,7 +15,13 @@ class CpuExecutor final : public Executor {
 public:
     std::string name() const override { return "cpu"; }
     std::vector<std::string> unsupportedOps(const Program& program) const override;
-    RunResult run(const Program& program, const RunInputs& inputs, const RunOptions& options) override;
+
+protected:
+    std::string label() const override { return "CPU"; }
+    RunResult execute(const Program& program, const RunInputs& inputs, const RunOptions& options,
+                      const RunControl& control) override;
+
+public:
 
     // Every op name this backend has a kernel for, sorted.
     static std::vector<std::string> supportedOps();

@@ -239,7 +239,7 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.cast_grad"] = [](Context& c) {  // (x, out_grad): back to x's dtype
         c.setOutDoubles(0, c.x(1).dims, c.x(1).toDoubles());
     };
-    k["pd_op.assign_grad"] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
+    k["pd_op.assign_grad"] = [](Context& c) { c.setOut(0, c.x(0)); };  // a copy, as the memory model counts
     k["pd_op.embedding_grad"] = [](Context& c) {  // (x ids, weight, out_grad) {padding_idx}
         const Tensor& ids = c.x(0);
         const Tensor& w = c.x(1);

@@ -55,9 +55,9 @@ void registerShapeKernels(KernelTable& table) {
     };
     k["pd_op.shape"] = shapeKernel;
     k["pd_op.shape64"] = shapeKernel;
-    auto identity = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
-    k["pd_op.assign"] = identity;
-    k["pd_op.fetch"] = identity;
+    // fetch refers to its operand (an alias, exec/Liveness.h); assign copies, as in Paddle.
+    k["pd_op.assign"] = [](Context& c) { c.setOut(0, c.x(0)); };
+    k["pd_op.fetch"] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
     k["builtin.shadow_output"] = [](Context&) {};
     k["builtin.combine"] = [](Context& c) {
         std::vector<TensorPtr> l;
@@ -332,7 +332,7 @@ void registerShapeKernels(KernelTable& table) {
     // tensor as it is.
     for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
                              "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
-        k[name] = [](Context& c) { c.x(0); c.setOutShared(0, c.inputs[0]->tensor); };
+        k[name] = [](Context& c) { c.setOut(0, c.x(0)); };  // own storage, as the memory model counts
 
     // -- unbind (input) {axis} -> vector of slices with the axis removed
     k["pd_op.unbind"] = [](Context& c) {

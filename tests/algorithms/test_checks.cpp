@@ -199,29 +199,66 @@ private:
             }
     }
 
-    // Peak and per-op live bytes recounted from scratch: v is alive at op i when it is
-    // resident, or defined at or before i and used (through Program::uses) at or after i.
+    // Peak and per-op live bytes recounted from scratch (README "Memory conventions"): storage
+    // is allocated by the op defining a value that is not an alias (a vector: one piece per
+    // element); builtin.combine / builtin.split / pd_op.fetch results (the aliases these programs use) refer to
+    // their operands' storage. A piece is alive at op i from its definition to the last use
+    // (through Program::uses) of any value referring to it; resident values (spec inputs,
+    // feeds, parameters) hold theirs to the end.
     static void checkMemory(const Program& p, const RecomputeSpec& spec, const MemoryProfile& m, const std::string& tag) {
         const auto& gops = p.globalBlock().ops;
         QCOMPARE(m.liveBytes.size(), gops.size());
-        std::vector<uint8_t> resident(p.values().size(), 0);
+        const size_t nv = p.values().size();
+        std::vector<uint8_t> resident(nv, 0);
         for (ValueId v : spec.inputs) resident[v] = 1;
-        int64_t residentBytes = 0, peak = 0, boundary = 0;
-        for (ValueId v = 0; v < p.values().size(); ++v)
-            if (resident[v]) residentBytes += p.valueBytes(v);
-        peak = residentBytes;
-        for (size_t i = 0; i < gops.size(); ++i) {
-            int64_t live = residentBytes;
-            for (size_t j = 0; j <= i; ++j)
-                for (ValueId r : p.op(gops[j]).results) {
-                    if (resident[r]) continue;
-                    size_t last = j;
-                    for (const Use& u : p.uses(r))
-                        if (u.ancestor != kNoId) last = std::max<size_t>(last, p.indexInBlock(u.ancestor));
-                    if (last >= i) live += p.valueBytes(r);
-                    if (i == gops.size() - 1 && int64_t(j) <= spec.fwdOpEndIdx && int64_t(last) > spec.fwdOpEndIdx)
-                        boundary += p.valueBytes(r);  // alive across the forward/backward boundary
+        struct Piece { size_t def, end; int64_t bytes; bool resident; };
+        std::vector<Piece> pieces;
+        std::vector<std::vector<size_t>> refs(nv);
+        std::vector<size_t> defAt(nv, SIZE_MAX);
+        for (size_t j = 0; j < gops.size(); ++j) {
+            const Operation& o = p.op(gops[j]);
+            const std::string_view n = p.opName(gops[j]);
+            if (n == "pd_op.data" || n == "pd_op.feed" || n == "builtin.parameter")
+                for (ValueId r : o.results) resident[r] = 1;
+            for (ValueId r : o.results) defAt[r] = j;
+            if (n == "builtin.combine") {
+                for (ValueId x : o.operands) refs[o.results[0]].insert(refs[o.results[0]].end(), refs[x].begin(), refs[x].end());
+            } else if (n == "builtin.split") {
+                for (size_t i = 0; i < o.results.size(); ++i) refs[o.results[i]] = {refs[o.operands[0]].at(i)};
+            } else if (n == "pd_op.fetch") {
+                refs[o.results[0]] = refs[o.operands[0]];
+            } else {
+                for (ValueId r : o.results) {
+                    const Type& t = p.types()[p.value(r).type];
+                    std::vector<int64_t> sizes;
+                    if (t.kind == Type::Kind::Vector) for (TypeId e : t.elements) sizes.push_back(p.types().bytes(e));
+                    else sizes.push_back(p.valueBytes(r));
+                    for (int64_t b : sizes) {
+                        refs[r].push_back(pieces.size());
+                        pieces.push_back({j, j, b, false});
+                    }
                 }
+            }
+        }
+        for (ValueId v = 0; v < nv; ++v) {
+            if (defAt[v] == SIZE_MAX) continue;
+            size_t last = defAt[v];
+            for (const Use& u : p.uses(v))
+                if (u.ancestor != kNoId) last = std::max<size_t>(last, p.indexInBlock(u.ancestor));
+            for (size_t k : refs[v]) {
+                pieces[k].end = std::max(pieces[k].end, last);
+                pieces[k].resident = pieces[k].resident || resident[v];
+            }
+        }
+        int64_t residentBytes = 0, peak = 0, boundary = 0;
+        for (const Piece& pc : pieces) {
+            if (pc.resident) { residentBytes += pc.bytes; continue; }
+            if (int64_t(pc.def) <= spec.fwdOpEndIdx && int64_t(pc.end) > spec.fwdOpEndIdx) boundary += pc.bytes;
+        }
+        for (size_t i = 0; i < gops.size(); ++i) {
+            int64_t live = 0;
+            for (const Piece& pc : pieces)
+                if (pc.def <= i && (pc.resident || pc.end >= i)) live += pc.bytes;
             QVERIFY2(live == m.liveBytes[i], (tag + ": live bytes at op " + std::to_string(i)).c_str());
             peak = std::max(peak, live);
         }

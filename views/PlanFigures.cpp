@@ -1,6 +1,6 @@
 // Lifetimes, roles and FLOP estimates behind the explorer's summary and memory view.
 #include "views/PlanFigures.h"
-#include "algorithms/LastUse.h"
+#include "exec/Liveness.h"
 
 #include <algorithm>
 
@@ -22,33 +22,33 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
     const auto& gops = program.globalBlock().ops;
     const size_t n = gops.size();
     out.opCount = uint32_t(n);
-    std::vector<uint8_t> resident(program.values().size(), 0);
-    for (ValueId v : options.resident)
-        if (v < resident.size()) resident[v] = 1;
-    const uint32_t paramId = program.findOpName("builtin.parameter");
-    for (OpId op : gops)
-        if (program.op(op).nameId == paramId)
-            for (ValueId r : program.op(op).results) resident[r] = 1;
-    for (ValueId v = 0; v < program.values().size(); ++v)
-        if (resident[v]) out.residentBytes += program.valueBytes(v);
+    // The one liveness (exec/Liveness.h): aliases own nothing, storage lives to the last use of
+    // any alias, feeds and parameters are resident.
+    const std::vector<uint8_t> resident =
+        exec::residentValuesOf(program, std::vector<ValueId>(options.resident.begin(), options.resident.end()));
+    const exec::Liveness liveness = exec::analyzeLiveness(program, resident);
     std::vector<uint8_t> isClone(program.ops().size(), 0);
     for (OpId c : options.clones)
         if (c < isClone.size()) isClone[c] = 1;
 
-    const std::vector<uint32_t> lastUse = lastUseByGlobalIndex(program);
     for (size_t i = 0; i < n; ++i) {
         const OpId op = gops[i];
         const std::string_view name = program.opName(op);
         const bool gradOp = name.size() > 5 && name.substr(name.size() - 5) == "_grad";
-        for (ValueId r : program.op(op).results) {
-            if (resident[r]) continue;
-            const int64_t bytes = program.valueBytes(r);
-            if (!bytes) continue;
+        for (ValueId r : program.op(op).results)
+          for (uint32_t b : liveness.buffersOf[r]) {  // a vector: one band per element
+            const exec::Liveness::Buffer& buf = liveness.buffers[b];
+            if (buf.owner != r || !buf.bytes) continue;
+            if (buf.death == exec::Liveness::kNever) {  // resident (or kept by a resident alias)
+                out.residentBytes += buf.bytes;
+                out.residentDefs.emplace_back(uint32_t(i), buf.bytes);
+                continue;
+            }
             ValueLifetime lt;
             lt.value = r;
             lt.begin = uint32_t(i);
-            lt.end = std::max<uint32_t>(uint32_t(i), lastUse[r]);
-            lt.bytes = bytes;
+            lt.end = std::max<uint32_t>(uint32_t(i), buf.death);
+            lt.bytes = buf.bytes;
             const bool forward = int64_t(i) <= options.fwdOpEndIdx;
             if (isClone[op]) lt.role = MemoryRole::RecomputedClone;
             else if (forward && int64_t(lt.end) > options.fwdOpEndIdx) lt.role = MemoryRole::HeldForBackward;
@@ -56,13 +56,15 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
             else if (!forward && options.fwdOpEndIdx >= 0 && (gradOp || lt.end > lt.begin + 1)) lt.role = MemoryRole::Gradient;
             else lt.role = MemoryRole::Temporary;
             out.values.push_back(lt);
-        }
+          }
     }
     return out;
 }
 
 int64_t ProgramLifetimes::liveBytesAt(uint32_t op) const {
-    int64_t live = residentBytes;
+    int64_t live = 0;
+    for (const auto& [at, bytes] : residentDefs)
+        if (at <= op) live += bytes;
     for (const auto& lt : values)
         if (lt.begin <= op && op <= lt.end) live += lt.bytes;
     return live;

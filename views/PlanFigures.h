@@ -32,6 +32,9 @@ struct LifetimeOptions {
 struct ProgramLifetimes {
     std::vector<ValueLifetime> values;  // in definition order; resident values left out
     int64_t residentBytes = 0;
+    // (global index defining it, bytes) of each resident value: counted from there on
+    // (exec/Liveness.h conventions).
+    std::vector<std::pair<uint32_t, int64_t>> residentDefs;
     uint32_t opCount = 0;
     // Resident plus every lifetime covering `op`: equals MemoryProfile::liveBytes[op].
     int64_t liveBytesAt(uint32_t op) const;

@@ -1,5 +1,5 @@
 // The CUDA executor: walks the global block like CpuExecutor (same lifetimes, same seeded
-// inputs, same per-value byte accounting), runs each op's kernels on one stream, times them
+// inputs and op semantics from exec/OpSemantics, same per-value byte accounting), runs each op's kernels on one stream, times them
 // with CUDA events, and frees every value after its last use into the caching allocator.
 // This is the backend's one adapter onto exec (Executor, RunInputs, Tensor).
 #include "cuda/CudaExecutor.h"
@@ -16,7 +16,8 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include "exec/cpu/CpuExecutor.h"
+#include "exec/OpSemantics.h"
+#include "exec/OperandSlots.h"
 #include "cuda/CudaRuntime.h"
 #ifdef RX_HAVE_CUDNN
 #include "cuda/CudnnConv.h"
@@ -32,45 +33,9 @@ namespace rx::cuda {
 using Dims = std::vector<int64_t>;
 namespace k = kernels;
 
-namespace {
-
-int64_t numelOf(const Dims& d) {
-    int64_t n = 1;
-    for (int64_t x : d) n *= x;
-    return n;
-}
-
-std::string dimsString(const Dims& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-    return s + "]";
-}
-
-Dims stridesOf(const Dims& d) {
-    Dims s(d.size(), 1);
-    for (int i = static_cast<int>(d.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * d[i + 1];
-    return s;
-}
-
-// CpuExecutor's key derivation for seeded ops (its mix64 / hashString), reproduced so the
-// device draws the same numbers. Must stay equal to exec/CpuExecutor.cpp.
-uint64_t mix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-uint64_t hashString(const std::string& s, uint64_t seed) {
-    uint64_t h = mix64(seed ^ 0x51ed270b27a4d1c3ull);
-    for (unsigned char c : s) h = mix64(h ^ c);
-    return h;
-}
-
-bool isFloat(DType t) {
-    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
-}
-
-}  // namespace
+using exec::dimsString;
+using exec::numelOf;
+using exec::stridesOf;
 
 // ---------- device values ----------
 struct DevBuffer {
@@ -90,12 +55,7 @@ struct DevTensor {
 };
 using DevPtr = std::shared_ptr<const DevTensor>;
 
-struct Slot {
-    DevPtr tensor;
-    std::vector<DevPtr> list;
-    bool isList = false;
-    bool set = false;
-};
+using Slot = exec::SlotOf<DevPtr>;
 
 struct CudaExecutor::Impl {
     CudaBackingStore store;
@@ -169,125 +129,36 @@ namespace {
 
 using Impl = CudaExecutor::Impl;
 
-// ---------- per-op context (attribute accessors as CpuExecutor's) ----------
-class Ctx {
+// ---------- per-op context: OpSite (exec/OpSemantics) over device operands ----------
+class Ctx final : public exec::SlotSite<DevPtr> {
 public:
     Ctx(Impl& impl, const Program& p, OpId op, std::vector<const Slot*> in, uint64_t seed, bool tf32)
-        : dev(impl), program(p), id(op), o(p.op(op)), inputs(std::move(in)), runSeed(seed), tf32(tf32) {
-        outputs.resize(o.results.size());
-    }
+        : SlotSite(p, op, std::move(in)), dev(impl), runSeed(seed), tf32(tf32) {}
     Impl& dev;
-    const Program& program;
-    OpId id;
-    const Operation& o;
-    std::vector<const Slot*> inputs;
-    std::vector<Slot> outputs;
     uint64_t runSeed;
     bool tf32;
 
-    [[noreturn]] void fail(const std::string& msg) const {
-        std::string where = "op " + std::to_string(id) + " (" + std::string(program.opName(id));
-        if (!o.results.empty()) where += " -> " + program.value(o.results[0]).name;
-        throw Error(where + ", cuda): " + msg);
-    }
-    size_t operandCount() const { return inputs.size(); }
-    bool has(size_t i) const { return i < inputs.size() && inputs[i] && inputs[i]->set; }
-    const DevPtr& xp(size_t i) const {
-        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
-        if (inputs[i]->isList) fail("operand " + std::to_string(i) + " is a vector, expected a tensor");
-        return inputs[i]->tensor;
-    }
+    const DevPtr& xp(size_t i) const { return handle(i); }
     const DevTensor& x(size_t i) const { return *xp(i); }
-    const std::vector<DevPtr>& list(size_t i) const {
-        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
-        if (!inputs[i]->isList) fail("operand " + std::to_string(i) + " is a tensor, expected a vector");
-        return inputs[i]->list;
-    }
+    Dims operandDims(size_t i) const override { return x(i).dims; }
     // Integer contents of an operand (copied to the host when it has no host copy).
-    Dims ints(size_t i) const {
+    Dims ints(size_t i) const override {
         Dims out;
-        if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
-        auto add = [&](const DevTensor& t) {
+        forEachTensor(i, [&](const DevTensor& t) {
             exec::Tensor h = dev.download(t);
             for (int64_t j = 0; j < h.numel(); ++j) out.push_back(static_cast<int64_t>(h.get(j)));
-        };
-        if (inputs[i]->isList) for (const DevPtr& t : inputs[i]->list) add(*t);
-        else add(*inputs[i]->tensor);
+        });
         return out;
     }
-    double scalar(size_t i) const {
+    double scalar(size_t i) const override {
         const DevTensor& t = x(i);
         if (t.numel() < 1) fail("operand " + std::to_string(i) + " is empty, expected a scalar");
         return dev.download(t).get(0);
     }
-    const Type& resultType(size_t i) const { return program.types()[program.value(o.results[i]).type]; }
-    bool resultIsNull(size_t i) const { return i >= o.results.size() || resultType(i).kind == Type::Kind::Null; }
-    bool wants(size_t i) const { return i < outputs.size() && !resultIsNull(i); }
     DType outDType(size_t i) const {
-        const Type& t = resultType(i);
-        if (t.kind != Type::Kind::DenseTensor) fail("result " + std::to_string(i) + " is not a dense tensor");
-        if (!exec::isSupportedDType(t.dtype) || exec::isComplexDType(t.dtype))
-            fail("unsupported dtype " + std::string(dtypeShortName(t.dtype)));
-        return t.dtype;
+        return declaredDType(i, [](DType t) { return exec::isSupportedDType(t) && !exec::isComplexDType(t); });
     }
-    std::optional<Dims> staticDims(size_t i) const {
-        const Type& t = resultType(i);
-        if (t.kind != Type::Kind::DenseTensor) return std::nullopt;
-        for (int64_t d : t.dims) if (d < 0) return std::nullopt;
-        return t.dims;
-    }
-    const Attribute* attr(std::string_view n) const { return o.attribute(n); }
-    bool hasAttr(std::string_view n) const { return attr(n) != nullptr; }
-    int64_t attrInt(std::string_view n, int64_t def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return static_cast<int64_t>(a->floatValue);
-        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) {
-            Dims v = a->toIntVector();
-            return v.empty() ? def : v[0];
-        }
-        return a->intValue;
-    }
-    double attrFloat(std::string_view n, double def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Float || a->kind == Attribute::Kind::Double) return a->floatValue;
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64 || a->kind == Attribute::Kind::Index)
-            return static_cast<double>(a->intValue);
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) {
-            try { return std::stod(a->text); } catch (...) { fail("attribute " + std::string(n) + " is not a number"); }
-        }
-        return def;
-    }
-    bool attrBool(std::string_view n, bool def) const {
-        const Attribute* a = attr(n);
-        if (!a) return def;
-        if (a->kind == Attribute::Kind::Bool) return a->boolValue;
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return a->intValue != 0;
-        if (a->kind == Attribute::Kind::Opaque || a->kind == Attribute::Kind::String) return a->text == "true" || a->text == "1";
-        return def;
-    }
-    Dims attrInts(std::string_view n) const {
-        const Attribute* a = attr(n);
-        if (!a) return {};
-        if (a->kind == Attribute::Kind::Array || a->kind == Attribute::Kind::IntArray) return a->toIntVector();
-        if (a->kind == Attribute::Kind::Int32 || a->kind == Attribute::Kind::Int64) return {a->intValue};
-        return {};
-    }
-    std::string attrString(std::string_view n, std::string def) const {
-        const Attribute* a = attr(n);
-        return a ? a->text : def;
-    }
-    int64_t normAxis(int64_t axis, size_t rank) const {
-        int64_t r = static_cast<int64_t>(rank);
-        int64_t a = axis < 0 ? axis + r : axis;
-        if (a < 0 || a >= std::max<int64_t>(r, 1)) fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r));
-        return a;
-    }
-    void setOut(size_t i, DevPtr t) { outputs[i].tensor = std::move(t); outputs[i].set = true; }
-    void setOutList(size_t i, std::vector<DevPtr> l) { outputs[i].list = std::move(l); outputs[i].isList = true; outputs[i].set = true; }
+    void setOut(size_t i, DevPtr t) { setOutHandle(i, std::move(t)); }
     cudaStream_t stream() const { return dev.stream; }
     void launched(int n = 1) { dev.launches += n; }
 };
@@ -295,17 +166,7 @@ public:
 using Kernel = std::function<void(Ctx&)>;
 
 // ---------- shared helpers ----------
-Dims broadcastDims(const Ctx& c, const Dims& a, const Dims& b) {
-    size_t r = std::max(a.size(), b.size());
-    Dims out(r);
-    for (size_t i = 0; i < r; ++i) {
-        int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-        int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-        if (da != db && da != 1 && db != 1) c.fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
-        out[i] = da == 1 ? db : da;
-    }
-    return out;
-}
+Dims broadcastDims(const Ctx& c, const Dims& a, const Dims& b) { return c.broadcast(a, b); }
 
 void checkRank(const Ctx& c, size_t rank) {
     if (rank > static_cast<size_t>(k::kMaxRank)) c.fail("rank " + std::to_string(rank) + " exceeds the CUDA kernels' " + std::to_string(k::kMaxRank));
@@ -337,7 +198,7 @@ k::ElementwiseLaunch launchFor(const Ctx& c, int arity, int op, const std::vecto
     l.rank = static_cast<int>(out.dims.size());
     for (int i = 0; i < l.rank; ++i) l.dims[i] = out.dims[static_cast<size_t>(i)];
     l.numel = out.numel();
-    l.integer = !isFloat(out.dtype) && out.dtype != DType::Bool;
+    l.integer = !exec::isFloatDType(out.dtype) && out.dtype != DType::Bool;
     return l;
 }
 
@@ -457,12 +318,11 @@ void copyView(Ctx& c, const DevTensor& src, const Dims& dims, const Dims& srcStr
     c.launched();
 }
 
-DevPtr transposeTensor(Ctx& c, const DevTensor& t, const Dims& permIn) {
+// `perm` as exec::transposePerm normalises it.
+DevPtr transposeTensor(Ctx& c, const DevTensor& t, const Dims& perm) {
     size_t r = t.dims.size();
-    if (permIn.size() != r) c.fail("perm " + dimsString(permIn) + " does not match rank " + std::to_string(r));
-    Dims perm(r), od(r), inStr = stridesOf(t.dims), srcStr(r);
-    for (size_t i = 0; i < r; ++i) perm[i] = c.normAxis(permIn[i], r);
-    for (size_t i = 0; i < r; ++i) { od[i] = t.dims[perm[i]]; srcStr[i] = inStr[perm[i]]; }
+    Dims od = exec::permutedDims(t.dims, perm), inStr = stridesOf(t.dims), srcStr(r);
+    for (size_t i = 0; i < r; ++i) srcStr[i] = inStr[static_cast<size_t>(perm[i])];
     DevPtr out = c.dev.allocate(t.dtype, od);
     copyView(c, t, od, srcStr, 0, out->data(), stridesOf(od), 0);
     return out;
@@ -655,7 +515,7 @@ void runFusedGroup(Impl& dev, const Program& program, const LifetimePlan& plan, 
         term.op = t.op;
         DType outT = c.outDType(0);
         term.outDtype = dtypeCode(outT);
-        term.integer = !isFloat(outT) && outT != DType::Bool;
+        term.integer = !exec::isFloatDType(outT) && outT != DType::Bool;
         for (size_t k2 = 0; k2 < t.tensorOperands.size(); ++k2) {
             ValueId v = o.operands.at(t.tensorOperands[k2]);
             if (auto it = termIndex.find(v); it != termIndex.end()) { term.refs[k2] = -(it->second + 1); continue; }
@@ -699,8 +559,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
 
     // -- sources and plumbing --
     kt["pd_op.full"] = [](Ctx& c) {
-        Dims shape = c.attrInts("shape");
-        if (c.operandCount() > 0 && c.has(0)) shape = c.ints(0);
+        Dims shape = exec::fullShape(c);
         double v = c.attrFloat("value", 0.0);
         int64_t n = numelOf(shape);
         if (n <= 64) c.setOut(0, hostValue(c, c.outDType(0), shape, std::vector<double>(static_cast<size_t>(n), v)));
@@ -716,8 +575,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     };
     kt["pd_op.full_with_tensor"] = [](Ctx& c) {
         double v = c.scalar(0);
-        Dims shape = c.has(1) ? c.ints(1) : Dims{};
-        if (auto d = c.staticDims(0)) shape = *d;
+        Dims shape = exec::fullWithTensorShape(c);
         c.setOut(0, fill(c, c.outDType(0), shape, v));
     };
     kt["pd_op.arange"] = [](Ctx& c) {
@@ -739,9 +597,8 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.assign"] = identity;
     kt["pd_op.fetch"] = identity;
     kt["pd_op.assign_grad"] = identity;
-    for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
-                             "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
-        kt[name] = identity;  // one rank: the tensor as it is (CpuExecutor's rule)
+    for (std::string_view name : opsWithTrait(OpTrait::Collective))
+        kt[std::string(name)] = identity;  // one rank: the tensor as it is (CpuExecutor's rule)
     kt["builtin.shadow_output"] = [](Ctx&) {};
     kt["builtin.combine"] = [](Ctx& c) {
         std::vector<DevPtr> l;
@@ -750,15 +607,10 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     };
     kt["builtin.split"] = [](Ctx& c) {
         const auto& l = c.list(0);
-        if (l.size() != c.outputs.size()) c.fail("splits a vector of " + std::to_string(l.size()) + " into " + std::to_string(c.outputs.size()));
+        exec::checkVectorSplit(c, l.size());
         for (size_t i = 0; i < l.size(); ++i) c.setOut(i, l[i]);
     };
-    kt["builtin.slice"] = [](Ctx& c) {
-        const auto& l = c.list(0);
-        int64_t i = c.attrInt("index", 0);
-        if (i < 0 || i >= static_cast<int64_t>(l.size())) c.fail("slice index out of range");
-        c.setOut(0, l[static_cast<size_t>(i)]);
-    };
+    kt["builtin.slice"] = [](Ctx& c) { c.setOut(0, c.list(0)[exec::vectorSliceIndex(c, c.list(0).size())]); };
 
     // -- elementwise --
     for (const auto& [name, code] : unaryOpCodes()) {
@@ -829,24 +681,11 @@ std::unordered_map<std::string, Kernel> buildKernels() {
 
     // -- shape ops: views share the buffer (as Paddle's reshape does) --
     auto xshapeOut = [](Ctx& c, const Dims& xd) {
-        if (c.wants(1)) {
-            Dims xs{0};
-            xs.insert(xs.end(), xd.begin(), xd.end());
-            c.setOut(1, c.dev.allocate(c.outDType(1), xs));
-        }
+        if (c.wants(1)) c.setOut(1, c.dev.allocate(c.outDType(1), exec::xshapeDims(xd)));
     };
     auto reshapeKernel = [xshapeOut](Ctx& c) {
         const DevPtr& x = c.xp(0);
-        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
-        int64_t total = x->numel(), known = 1, infer = -1;
-        for (size_t i = 0; i < shape.size(); ++i) {
-            if (shape[i] == 0 && i < x->dims.size()) shape[i] = x->dims[i];
-            if (shape[i] == -1) { if (infer >= 0) c.fail("reshape with two -1 dims"); infer = static_cast<int64_t>(i); }
-            else known *= shape[i];
-        }
-        if (infer >= 0) { if (known == 0 || total % known) c.fail("cannot infer reshape dim"); shape[static_cast<size_t>(infer)] = total / known; }
-        if (numelOf(shape) != total) c.fail("reshape of " + dimsString(x->dims) + " to " + dimsString(shape) + " changes the element count");
-        c.setOut(0, c.dev.alias(x, shape));
+        c.setOut(0, c.dev.alias(x, exec::reshapeDims(c)));
         xshapeOut(c, x->dims);
     };
     kt["pd_op.reshape"] = reshapeKernel;
@@ -854,24 +693,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     auto squeezeLike = [xshapeOut](bool squeeze) {
         return [squeeze, xshapeOut](Ctx& c) {
             const DevPtr& x = c.xp(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            Dims od;
-            if (squeeze) {
-                std::vector<bool> drop(x->dims.size(), false);
-                if (axes.empty()) for (size_t i = 0; i < x->dims.size(); ++i) drop[i] = x->dims[i] == 1;
-                for (int64_t a : axes) { int64_t n = c.normAxis(a, x->dims.size()); if (x->dims[static_cast<size_t>(n)] == 1) drop[static_cast<size_t>(n)] = true; }
-                for (size_t i = 0; i < x->dims.size(); ++i) if (!drop[i]) od.push_back(x->dims[i]);
-            } else {
-                od = x->dims;
-                size_t finalRank = x->dims.size() + axes.size();
-                Dims norm;
-                for (int64_t a : axes) norm.push_back(a < 0 ? a + static_cast<int64_t>(finalRank) : a);
-                std::sort(norm.begin(), norm.end());
-                for (int64_t a : norm) {
-                    if (a < 0 || a > static_cast<int64_t>(od.size())) c.fail("unsqueeze axis out of range");
-                    od.insert(od.begin() + a, 1);
-                }
-            }
+            Dims od = squeeze ? exec::squeezeDims(c) : exec::unsqueezeDims(c);
             c.setOut(0, c.dev.alias(x, od));
             xshapeOut(c, x->dims);
         };
@@ -880,15 +702,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.unsqueeze"] = squeezeLike(false);
     kt["pd_op.flatten"] = [xshapeOut](Ctx& c) {
         const DevPtr& x = c.xp(0);
-        int64_t r = static_cast<int64_t>(x->dims.size());
-        if (r == 0) { c.setOut(0, c.dev.alias(x, {1})); return; }
-        int64_t s = c.normAxis(c.attrInt("start_axis", 1), static_cast<size_t>(r)), e = c.normAxis(c.attrInt("stop_axis", -1), static_cast<size_t>(r));
-        Dims od(x->dims.begin(), x->dims.begin() + s);
-        int64_t m = 1;
-        for (int64_t i = s; i <= e; ++i) m *= x->dims[static_cast<size_t>(i)];
-        od.push_back(m);
-        od.insert(od.end(), x->dims.begin() + e + 1, x->dims.end());
-        c.setOut(0, c.dev.alias(x, od));
+        c.setOut(0, c.dev.alias(x, exec::flattenDims(c)));
         xshapeOut(c, x->dims);
     };
     kt["pd_op.reshape_grad"] = [](Ctx& c) {
@@ -900,76 +714,38 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         c.setOut(0, c.dev.alias(g, d));
     };
     for (const char* name : {"pd_op.squeeze_grad", "pd_op.unsqueeze_grad", "pd_op.flatten_grad"}) kt[name] = kt["pd_op.reshape_grad"];
-    kt["pd_op.transpose"] = [](Ctx& c) { c.setOut(0, transposeTensor(c, c.x(0), c.attrInts("perm"))); };
-    kt["pd_op.transpose_grad"] = [](Ctx& c) {
-        Dims perm = c.attrInts("perm"), inv(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(c.normAxis(perm[i], perm.size()))] = static_cast<int64_t>(i);
-        c.setOut(0, transposeTensor(c, c.x(0), inv));
-    };
+    kt["pd_op.transpose"] = [](Ctx& c) { c.setOut(0, transposeTensor(c, c.x(0), exec::transposePerm(c, c.x(0).dims.size(), false))); };
+    kt["pd_op.transpose_grad"] = [](Ctx& c) { c.setOut(0, transposeTensor(c, c.x(0), exec::transposePerm(c, c.x(0).dims.size(), true))); };
     kt["pd_op.expand"] = [](Ctx& c) {
-        const DevTensor& x = c.x(0);
-        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
-        if (shape.size() < x.dims.size()) c.fail("expand to a lower rank");
-        for (size_t i = 0; i < shape.size(); ++i) {
-            size_t off = shape.size() - x.dims.size();
-            if (shape[i] == -1) { if (i < off) c.fail("-1 in a new expand dim"); shape[i] = x.dims[i - off]; }
-        }
-        broadcastDims(c, x.dims, shape);
-        c.setOut(0, expandTensor(c, x, shape));
+        c.setOut(0, expandTensor(c, c.x(0), exec::expandDims(c)));
     };
     kt["pd_op.expand_as"] = [](Ctx& c) {
-        const DevTensor& x = c.x(0);
-        Dims shape = c.has(1) ? c.x(1).dims : c.attrInts("target_shape");
-        broadcastDims(c, x.dims, shape);
-        c.setOut(0, expandTensor(c, x, shape));
+        c.setOut(0, expandTensor(c, c.x(0), exec::expandAsDims(c)));
     };
     kt["pd_op.expand_grad"] = [](Ctx& c) { c.setOut(0, reduceToShape(c, c.x(1), c.x(0).dims, c.outDType(0))); };
     kt["pd_op.expand_as_grad"] = kt["pd_op.expand_grad"];
     kt["pd_op.slice"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        Dims axes = c.attrInts("axes");
-        Dims starts = c.has(1) ? c.ints(1) : c.attrInts("starts");
-        Dims ends = c.has(2) ? c.ints(2) : c.attrInts("ends");
-        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice: axes, starts, ends differ in length");
+        const exec::SliceGeom g = exec::sliceGeometry(c, x.dims, 1);
+        const Dims& begin = g.begin;
+        const Dims& size = g.size;
         size_t r = x.dims.size();
-        Dims begin(r, 0), size = x.dims;
-        for (size_t i = 0; i < axes.size(); ++i) {
-            size_t a = static_cast<size_t>(c.normAxis(axes[i], r));
-            int64_t d = x.dims[a];
-            int64_t s = starts[i] < 0 ? starts[i] + d : starts[i];
-            int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
-            s = std::clamp<int64_t>(s, 0, d);
-            e = std::clamp<int64_t>(e, 0, d);
-            begin[a] = s;
-            size[a] = std::max<int64_t>(e - s, 0);
-        }
         Dims inStr = stridesOf(x.dims);
         int64_t off = 0;
         for (size_t i = 0; i < r; ++i) off += begin[i] * inStr[i];
         DevPtr out = c.dev.allocate(x.dtype, size);
         copyView(c, x, size, inStr, off, out->data(), stridesOf(size), 0);
-        Dims od, dec = c.attrInts("decrease_axis");
-        for (size_t i = 0; i < r; ++i) {
-            bool drop = false;
-            for (int64_t a : dec) if (c.normAxis(a, r) == static_cast<int64_t>(i)) drop = true;
-            if (!drop) od.push_back(size[i]);
-        }
-        const_cast<DevTensor&>(*out).dims = od;
+        const_cast<DevTensor&>(*out).dims = g.outDims;
         c.setOut(0, out);
     };
-    auto concatTensors = [](Ctx& c, const std::vector<DevPtr>& l, int64_t axisIn, DType outT) {
-        if (l.empty()) c.fail("concat of nothing");
-        size_t r = l[0]->dims.size();
-        size_t axis = static_cast<size_t>(c.normAxis(axisIn, r));
-        Dims od = l[0]->dims;
-        od[axis] = 0;
+    auto concatTensors = [](Ctx& c, const std::vector<DevPtr>& l, size_t axis, DType outT) {
+        if (l.empty()) c.fail("concat of an empty vector");
+        std::vector<Dims> parts;
         for (const DevPtr& t : l) {
-            if (t->dims.size() != r) c.fail("concat of different ranks");
             if (t->dtype != outT) c.fail("concat of " + std::string(dtypeShortName(t->dtype)) + " into " + std::string(dtypeShortName(outT)));
-            for (size_t i = 0; i < r; ++i)
-                if (i != axis && t->dims[i] != l[0]->dims[i]) c.fail("concat of mismatched dims");
-            od[axis] += t->dims[axis];
+            parts.push_back(t->dims);
         }
+        Dims od = exec::concatDims(c, parts, axis);
         DevPtr out = c.dev.allocate(outT, od);
         Dims os = stridesOf(od);
         int64_t off = 0;
@@ -980,31 +756,26 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         return out;
     };
     kt["pd_op.concat"] = [concatTensors](Ctx& c) {
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        c.setOut(0, concatTensors(c, c.list(0), axis, c.outDType(0)));
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("concat of an empty vector");
+        c.setOut(0, concatTensors(c, l, exec::concatAxis(c, 1, l[0]->dims.size()), c.outDType(0)));
     };
     kt["pd_op.stack"] = [concatTensors](Ctx& c) {
         const auto& l = c.list(0);
         if (l.empty()) c.fail("stack of nothing");
-        int64_t axis = c.attrInt("axis", 0);
-        if (axis < 0) axis += static_cast<int64_t>(l[0]->dims.size()) + 1;
+        size_t axis = exec::stackAxis(c, l[0]->dims.size());
         std::vector<DevPtr> us;
         for (const DevPtr& t : l) {
             Dims d = t->dims;
-            if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("stack axis out of range");
-            d.insert(d.begin() + axis, 1);
+            if (d.size() != l[0]->dims.size()) c.fail("stack of " + dimsString(l[0]->dims) + " and " + dimsString(d) + ": ranks differ");
+            d.insert(d.begin() + static_cast<int64_t>(axis), 1);
             us.push_back(c.dev.alias(t, d));
         }
         c.setOut(0, concatTensors(c, us, axis, c.outDType(0)));
     };
-    auto splitInto = [](Ctx& c, const DevTensor& x, Dims sections, int64_t axisIn) {
-        size_t axis = static_cast<size_t>(c.normAxis(axisIn, x.dims.size()));
-        int64_t total = x.dims[axis], known = 0, infer = -1;
-        for (size_t i = 0; i < sections.size(); ++i) {
-            if (sections[i] < 0) infer = static_cast<int64_t>(i); else known += sections[i];
-        }
-        if (infer >= 0) sections[static_cast<size_t>(infer)] = total - known;
-        if (std::accumulate(sections.begin(), sections.end(), int64_t{0}) != total) c.fail("split sections do not sum to the axis size");
+    auto splitInto = [](Ctx& c, const DevTensor& x, const exec::SplitGeom& g) {
+        const size_t axis = g.axis;
+        const Dims& sections = g.sections;
         Dims xs = stridesOf(x.dims);
         std::vector<DevPtr> parts;
         int64_t off = 0;
@@ -1019,49 +790,32 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         c.setOutList(0, std::move(parts));
     };
     kt["pd_op.split"] = [splitInto](Ctx& c) {
-        Dims sections = c.has(1) ? c.ints(1) : c.attrInts("sections");
-        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
-        splitInto(c, c.x(0), sections, axis);
+        splitInto(c, c.x(0), exec::splitGeometry(c));
     };
     kt["pd_op.split_with_num"] = [splitInto](Ctx& c) {
-        const DevTensor& x = c.x(0);
-        int64_t num = c.attrInt("num", 1);
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        int64_t a = c.normAxis(axis, x.dims.size());
-        if (num <= 0 || x.dims[static_cast<size_t>(a)] % num) c.fail("split_with_num does not divide the axis");
-        splitInto(c, x, Dims(static_cast<size_t>(num), x.dims[static_cast<size_t>(a)] / num), axis);
+        splitInto(c, c.x(0), exec::splitGeometry(c));
     };
     kt["pd_op.concat_grad"] = [splitInto](Ctx& c) {  // (x vec, out_grad, axis) -> vec of grads
         const auto& xs = c.list(0);
-        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
-        if (xs.empty()) c.fail("concat_grad of nothing");
-        int64_t a = c.normAxis(axis, xs[0]->dims.size());
+        if (xs.empty()) c.fail("concat_grad of an empty vector");
+        size_t a = exec::concatAxis(c, 2, xs[0]->dims.size());
         Dims sections;
-        for (const DevPtr& t : xs) sections.push_back(t->dims[static_cast<size_t>(a)]);
-        splitInto(c, c.x(1), sections, axis);
+        for (const DevPtr& t : xs) sections.push_back(t->dims[a]);
+        splitInto(c, c.x(1), exec::splitGeometry(c, c.x(1).dims, sections, static_cast<int64_t>(a)));
     };
     kt["pd_op.split_grad"] = [concatTensors](Ctx& c) {  // (out_grad vec, axis) -> x_grad
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        c.setOut(0, concatTensors(c, c.list(0), axis, c.outDType(0)));
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("split_grad of an empty vector");
+        c.setOut(0, concatTensors(c, l, exec::concatAxis(c, 1, l[0]->dims.size()), c.outDType(0)));
     };
     kt["pd_op.slice_grad"] = [](Ctx& c) {  // (input, out_grad, starts, ends) {axes}: zeros + the slice
         const DevTensor& x = c.x(0);
         const DevTensor& g = c.x(1);
-        Dims axes = c.attrInts("axes");
-        Dims starts = c.has(2) ? c.ints(2) : c.attrInts("starts");
-        Dims ends = c.has(3) ? c.ints(3) : c.attrInts("ends");
-        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice_grad: axes, starts, ends differ in length");
+        const exec::SliceGeom sg = exec::sliceGeometry(c, x.dims, 2);
+        const Dims& begin = sg.begin;
+        const Dims& size = sg.size;
         size_t r = x.dims.size();
-        Dims begin(r, 0), size = x.dims;
-        for (size_t i = 0; i < axes.size(); ++i) {
-            size_t a = static_cast<size_t>(c.normAxis(axes[i], r));
-            int64_t d = x.dims[a];
-            int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
-            int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
-            begin[a] = s;
-            size[a] = std::max<int64_t>(e - s, 0);
-        }
-        if (numelOf(size) != g.numel()) c.fail("slice_grad: out_grad does not match the slice");
+        if (numelOf(size) != g.numel()) c.fail("out_grad " + dimsString(g.dims) + " does not match the slice " + dimsString(sg.outDims));
         DType outT = c.outDType(0);
         if (outT != g.dtype) c.fail("slice_grad changes the dtype");
         DevPtr out = fill(c, outT, x.dims, 0.0);
@@ -1074,7 +828,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.gather"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
         const DevTensor& index = c.x(1);
-        size_t axis = static_cast<size_t>(c.normAxis(c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0), x.dims.size()));
+        size_t axis = exec::gatherAxis(c, x.dims.size());
         Dims od = x.dims;
         od[axis] = index.numel();
         int64_t outer = 1, inner = 1;
@@ -1090,9 +844,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.embedding"] = [](Ctx& c) {
         const DevTensor& ids = c.x(0);
         const DevTensor& w = c.x(1);
-        if (w.dims.size() != 2) c.fail("embedding weight must be 2-d");
-        Dims od = ids.dims;
-        od.push_back(w.dims[1]);
+        Dims od = exec::embeddingDims(c, ids.dims, w.dims);
         DevPtr out = c.dev.allocate(w.dtype, od);
         k::embedding(ids.data(), dtypeCode(ids.dtype), w.data(), out->data(), ids.numel(), w.dims[0], w.dims[1],
                      c.attrInt("padding_idx", -1), elemBytes(w.dtype), c.dev.errorFlag, c.stream());
@@ -1105,39 +857,18 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     auto reduceKernel = [](int kind) {
         return [kind](Ctx& c) {
             const DevTensor& x = c.x(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            bool keep = c.attrBool("keepdim", false);
-            bool all = c.attrBool("reduce_all", false);
-            size_t r = x.dims.size();
-            std::vector<bool> red(r, false);
-            if (axes.empty() || all) std::fill(red.begin(), red.end(), true);
-            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
-            Dims keepDims, noKeep;
-            for (size_t i = 0; i < r; ++i) {
-                keepDims.push_back(red[i] ? 1 : x.dims[i]);
-                if (!red[i]) noKeep.push_back(x.dims[i]);
-            }
-            DevPtr out = c.dev.allocate(c.outDType(0), keep ? keepDims : noKeep);
-            reduceInto(c, kind, x, red, *out);
+            const exec::ReduceGeom rg = exec::reduceGeometry(c, x.dims, 1);
+            DevPtr out = c.dev.allocate(c.outDType(0), rg.outDims());
+            reduceInto(c, kind, x, rg.reduced, *out);
             c.setOut(0, out);
         };
     };
-    kt["pd_op.sum"] = reduceKernel(0);
-    kt["pd_op.mean"] = reduceKernel(1);
-    kt["pd_op.max"] = reduceKernel(2);
-    kt["pd_op.min"] = reduceKernel(3);
-    kt["pd_op.prod"] = reduceKernel(4);
+    for (const auto& [name, kind] : exec::reductionKinds()) kt[name] = reduceKernel(kind);
     auto reduceGrad = [](bool mean) {
         return [mean](Ctx& c) {
             const DevTensor& x = c.x(0);
             const DevTensor& g = c.x(1);
-            Dims axes = c.has(2) ? c.ints(2) : c.attrInts("axis");
-            size_t r = x.dims.size();
-            std::vector<bool> red(r, false);
-            if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
-            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
-            Dims kd;
-            for (size_t i = 0; i < r; ++i) kd.push_back(red[i] ? 1 : x.dims[i]);
+            const Dims kd = exec::reduceGeometry(c, x.dims, 2).keptDims;
             if (numelOf(kd) != g.numel()) c.fail("gradient does not match the reduced shape");
             double scale = mean ? static_cast<double>(numelOf(kd)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
             DevTensor gv = g;
@@ -1318,24 +1049,18 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     };
 
     // -- seeded random ops: the CPU executor's keys and generator --
-    auto dropoutP = [](Ctx& c) {
-        if (c.hasAttr("p")) return c.attrFloat("p", 0.5);
-        for (size_t i = c.operandCount(); i-- > 1;)
-            if (c.has(i) && !c.inputs[i]->isList && c.x(i).numel() == 1 && isFloat(c.x(i).dtype)) return c.scalar(i);
-        return 0.5;
-    };
-    kt["pd_op.dropout"] = [dropoutP](Ctx& c) {
+    kt["pd_op.dropout"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        double p = dropoutP(c);
-        bool isTest = c.attrBool("is_test", false);
-        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        const exec::DropoutParams d = exec::dropoutParams(c);
+        const double p = d.p;
+        const bool isTest = d.isTest, upscale = d.upscale;
         DevPtr mask = c.wants(1) ? c.dev.allocate(c.outDType(1), x.dims) : nullptr;
         if (isTest) {
             c.setOut(0, upscale ? unaryOp(c, RX_U_CAST, x, x.dtype) : unaryOp(c, RX_U_MUL_CONST, x, x.dtype, 1.0 - p));
             if (mask) { c.setOut(1, fill(c, mask->dtype, x.dims, 1.0)); }
             return;
         }
-        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+        uint64_t key = exec::randomOpKey(c, c.runSeed);
         DevPtr out = c.dev.allocate(x.dtype, x.dims);
         k::dropout(x.data(), dtypeCode(x.dtype), out->data(), mask ? mask->data() : nullptr, mask ? dtypeCode(mask->dtype) : 0,
                    x.numel(), key, p, upscale, c.stream());
@@ -1346,9 +1071,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.dropout_grad"] = [](Ctx& c) {  // (mask, out_grad[, p])
         const DevTensor& mask = c.x(0);
         const DevTensor& g = c.x(1);
-        double p = c.hasAttr("p") ? c.attrFloat("p", 0.5) : (c.has(2) ? c.scalar(2) : 0.5);
-        bool isTest = c.attrBool("is_test", false);
-        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        const exec::DropoutParams d = exec::dropoutParams(c);
+        const double p = d.p;
+        const bool isTest = d.isTest, upscale = d.upscale;
         if (isTest) {
             c.setOut(0, upscale ? unaryOp(c, RX_U_CAST, g, c.outDType(0)) : unaryOp(c, RX_U_MUL_CONST, g, c.outDType(0), 1.0 - p));
             return;
@@ -1357,22 +1082,16 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         c.setOut(0, binaryOp(c, RX_G_DROPOUT, mask, g, c.outDType(0), g.dims, upscale ? 1.0 - p : 1.0));
     };
     kt["pd_op.uniform"] = [](Ctx& c) {
-        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
-        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
-        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
-        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
-        DevPtr out = c.dev.allocate(c.outDType(0), shape);
-        k::uniform(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
+        const exec::RandomParams r = exec::uniformParams(c, c.runSeed);
+        DevPtr out = c.dev.allocate(c.outDType(0), r.shape);
+        k::uniform(out->data(), dtypeCode(out->dtype), out->numel(), r.key, r.low, r.high, c.stream());
         c.launched();
         c.setOut(0, out);
     };
     kt["pd_op.randint"] = [](Ctx& c) {
-        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
-        int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
-        if (hi <= lo) c.fail("randint needs high > low");
-        uint64_t key = hashString(c.program.value(c.o.results[0]).name, c.runSeed ^ 0x7261ull);
-        DevPtr out = c.dev.allocate(c.outDType(0), shape);
-        k::randint(out->data(), dtypeCode(out->dtype), out->numel(), key, lo, hi, c.stream());
+        const exec::RandomParams r = exec::randintParams(c, c.runSeed);
+        DevPtr out = c.dev.allocate(c.outDType(0), r.shape);
+        k::randint(out->data(), dtypeCode(out->dtype), out->numel(), r.key, static_cast<int64_t>(r.low), static_cast<int64_t>(r.high), c.stream());
         c.launched();
         c.setOut(0, out);
     };
@@ -1411,20 +1130,10 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     auto anyAll = [](bool any) {  // any = max of (x != 0), all = min
         return [any](Ctx& c) {
             const DevTensor& x = c.x(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            bool keep = c.attrBool("keepdim", false);
-            size_t r = x.dims.size();
-            std::vector<bool> red(r, false);
-            if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
-            for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
-            Dims keepDims, noKeep;
-            for (size_t i = 0; i < r; ++i) {
-                keepDims.push_back(red[i] ? 1 : x.dims[i]);
-                if (!red[i]) noKeep.push_back(x.dims[i]);
-            }
+            const exec::ReduceGeom rg = exec::reduceGeometry(c, x.dims, 1);
             DevPtr b = unaryOp(c, RX_U_CAST_BOOL, x, DType::Float64);
-            DevPtr out = c.dev.allocate(c.outDType(0), keep ? keepDims : noKeep);
-            reduceInto(c, any ? 2 : 3, *b, red, *out);
+            DevPtr out = c.dev.allocate(c.outDType(0), rg.outDims());
+            reduceInto(c, any ? 2 : 3, *b, rg.reduced, *out);
             c.setOut(0, out);
         };
     };
@@ -1486,14 +1195,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         const DevTensor& x = c.x(0);
         const DevTensor& out = c.x(1);
         const DevTensor& g = c.x(2);
-        Dims axes = c.has(3) ? c.ints(3) : c.attrInts("axis");
-        size_t r = x.dims.size();
-        std::vector<bool> red(r, false);
-        if (axes.empty() || c.attrBool("reduce_all", false)) std::fill(red.begin(), red.end(), true);
-        for (int64_t a : axes) if (r > 0) red[static_cast<size_t>(c.normAxis(a, r))] = true;
-        int64_t kept = 1;
-        for (size_t i = 0; i < r; ++i) if (!red[i]) kept *= x.dims[i];
-        if (kept != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
+        const exec::ReduceGeom rg = exec::reduceGeometry(c, x.dims, 3);
+        const std::vector<bool>& red = rg.reduced;
+        if (numelOf(rg.keptDims) != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
         DevPtr dx = fill(c, c.outDType(0), x.dims, 0.0);
         k::Reduce geo = reduceGeometry(c, 0, x, red, *dx);
         k::extremumGrad(geo, out.data(), dtypeCode(out.dtype), g.data(), dtypeCode(g.dtype), dx->data(), dtypeCode(dx->dtype), c.stream());
@@ -1503,40 +1207,15 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.max_grad"] = extremumGradOp;
     kt["pd_op.min_grad"] = extremumGradOp;
 
-    // -- conv2d (cuDNN), batch_norm, pool2d: CpuExecutor's geometry rules --
-    auto pads4 = [](Ctx& c, Dims p, int64_t& ph0, int64_t& ph1, int64_t& pw0, int64_t& pw1) {
-        if (p.size() == 2) { ph0 = ph1 = p[0]; pw0 = pw1 = p[1]; }
-        else if (p.size() == 4) { ph0 = p[0]; ph1 = p[1]; pw0 = p[2]; pw1 = p[3]; }
-        else if (p.empty()) { ph0 = ph1 = pw0 = pw1 = 0; }
-        else c.fail("paddings must have 2 or 4 entries");
-    };
-    auto samePads = [](int64_t in, int64_t kk, int64_t st, int64_t& p0, int64_t& p1) {
-        int64_t out = (in + st - 1) / st;
-        int64_t total = std::max<int64_t>((out - 1) * st + kk - in, 0);
-        p0 = total / 2; p1 = total - p0;
-    };
+    // -- conv2d (cuDNN), batch_norm, pool2d: geometry from exec/OpSemantics --
 #ifdef RX_HAVE_CUDNN
-    auto convGeom = [pads4, samePads](Ctx& c, const Dims& x, const Dims& f) {
-        if (x.size() != 4 || f.size() != 4) c.fail("conv2d needs 4-d input and filter");
-        std::string layout = c.attrString("data_format", "NCHW");
-        if (layout != "NCHW" && layout != "AnyLayout") c.fail("only NCHW conv2d is supported");
+    auto convGeom = [](Ctx& c, const Dims& x, const Dims& f) {
+        const exec::Conv2dGeom e = exec::conv2dGeometry(c, x, f);
+        if (e.ph0 != e.ph1 || e.pw0 != e.pw1)
+            c.fail("paddings " + dimsString({e.ph0, e.ph1, e.pw0, e.pw1}) + ": asymmetric conv2d padding (cuDNN pads both sides alike)");
         ConvGeometry g;
-        g.n = x[0]; g.cin = x[1]; g.h = x[2]; g.w = x[3]; g.cout = f[0]; g.kh = f[2]; g.kw = f[3];
-        Dims st = c.attrInts("strides"), di = c.attrInts("dilations");
-        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
-        g.dh = di.size() > 0 ? di[0] : 1; g.dw = di.size() > 1 ? di[1] : g.dh;
-        g.groups = c.attrInt("groups", 1);
-        if (g.groups < 1 || g.cin % g.groups || g.cout % g.groups || f[1] * g.groups != g.cin) c.fail("conv2d channels do not match groups");
-        int64_t ph0, ph1, pw0, pw1;
-        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
-        if (algo == "VALID") ph0 = ph1 = pw0 = pw1 = 0;
-        else if (algo == "SAME") { samePads(g.h, (g.kh - 1) * g.dh + 1, g.sh, ph0, ph1); samePads(g.w, (g.kw - 1) * g.dw + 1, g.sw, pw0, pw1); }
-        else pads4(c, c.attrInts("paddings"), ph0, ph1, pw0, pw1);
-        if (ph0 != ph1 || pw0 != pw1) c.fail("asymmetric conv2d padding (cuDNN pads both sides alike)");
-        g.ph = ph0; g.pw = pw0;
-        g.oh = (g.h + 2 * g.ph - (g.kh - 1) * g.dh - 1) / g.sh + 1;
-        g.ow = (g.w + 2 * g.pw - (g.kw - 1) * g.dw - 1) / g.sw + 1;
-        if (g.oh <= 0 || g.ow <= 0) c.fail("conv2d output would be empty");
+        g.n = e.n; g.cin = e.cin; g.h = e.h; g.w = e.w; g.cout = e.cout; g.kh = e.kh; g.kw = e.kw; g.oh = e.oh; g.ow = e.ow;
+        g.sh = e.sh; g.sw = e.sw; g.ph = e.ph0; g.pw = e.pw0; g.dh = e.dh; g.dw = e.dw; g.groups = e.groups;
         return g;
     };
     kt["pd_op.conv2d"] = [convGeom](Ctx& c) {
@@ -1642,51 +1321,20 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         if (ds) c.setOut(1, ds);
         if (db) c.setOut(2, db);
     };
-    auto poolGeom = [pads4, samePads](Ctx& c, const Dims& x, Dims ksize) {
-        if (x.size() != 4) c.fail("pool2d needs a 4-d input");
-        if (c.attrString("data_format", "NCHW") != "NCHW") c.fail("only NCHW pool2d is supported");
-        k::PoolGeometry g{};
-        g.n = x[0]; g.ch = x[1]; g.h = x[2]; g.w = x[3];
-        std::string type = c.attrString("pooling_type", "max");
-        if (type != "max" && type != "avg") c.fail("pooling_type " + type + " not supported");
-        g.avg = type == "avg";
-        g.exclusive = c.attrBool("exclusive", true);
-        g.adaptive = c.attrBool("adaptive", false);
-        if (ksize.size() == 1) ksize.push_back(ksize[0]);
-        if (ksize.size() != 2) c.fail("kernel_size must have 2 entries");
-        g.kh = ksize[0]; g.kw = ksize[1];
-        Dims st = c.attrInts("strides");
-        g.sh = st.size() > 0 ? st[0] : 1; g.sw = st.size() > 1 ? st[1] : g.sh;
-        pads4(c, c.attrInts("paddings"), g.ph0, g.ph1, g.pw0, g.pw1);
-        if (c.attrBool("global_pooling", false)) { g.kh = g.h; g.kw = g.w; g.sh = g.sw = 1; g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0; }
-        std::string algo = c.attrString("padding_algorithm", "EXPLICIT");
-        if (algo == "VALID") g.ph0 = g.ph1 = g.pw0 = g.pw1 = 0;
-        else if (algo == "SAME") { samePads(g.h, g.kh, g.sh, g.ph0, g.ph1); samePads(g.w, g.kw, g.sw, g.pw0, g.pw1); }
-        if (g.adaptive) { g.oh = g.kh; g.ow = g.kw; return g; }
-        bool ceil = c.attrBool("ceil_mode", false);
-        auto outSize = [&](int64_t in, int64_t kk, int64_t s2, int64_t p) {
-            int64_t span = in + p - kk;
-            return (ceil ? (span + s2 - 1) / s2 : span / s2) + 1;
-        };
-        g.oh = outSize(g.h, g.kh, g.sh, g.ph0 + g.ph1);
-        g.ow = outSize(g.w, g.kw, g.sw, g.pw0 + g.pw1);
-        if (g.oh <= 0 || g.ow <= 0) c.fail("pool2d output would be empty");
-        return g;
-    };
-    kt["pd_op.pool2d"] = [poolGeom](Ctx& c) {
+    kt["pd_op.pool2d"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        k::PoolGeometry g = poolGeom(c, x.dims, c.has(1) ? c.ints(1) : c.attrInts("kernel_size"));
+        k::PoolGeometry g = exec::pool2dGeometry(c, x.dims, 1);
         if (c.outDType(0) != x.dtype) c.fail("pool2d changes the dtype");
         DevPtr out = c.dev.allocate(x.dtype, {g.n, g.ch, g.oh, g.ow});
         k::pool2d(g, x.data(), dtypeCode(x.dtype), out->data(), c.stream());
         c.launched();
         c.setOut(0, out);
     };
-    kt["pd_op.pool2d_grad"] = [poolGeom](Ctx& c) {  // (x, out, out_grad, kernel_size)
+    kt["pd_op.pool2d_grad"] = [](Ctx& c) {  // (x, out, out_grad, kernel_size)
         const DevTensor& x = c.x(0);
         const DevTensor& y = c.x(1);
         const DevTensor& gy = c.x(2);
-        k::PoolGeometry g = poolGeom(c, x.dims, c.has(3) ? c.ints(3) : c.attrInts("kernel_size"));
+        k::PoolGeometry g = exec::pool2dGeometry(c, x.dims, 3);
         if (y.dtype != x.dtype || gy.dtype != x.dtype || y.dims != Dims{g.n, g.ch, g.oh, g.ow} || gy.dims != y.dims)
             c.fail("pool2d_grad operands do not match the pooling");
         DevPtr acc = fill(c, DType::Float64, x.dims, 0.0);  // f64 sums in the CPU's order, one rounding
@@ -1702,31 +1350,6 @@ const std::unordered_map<std::string, Kernel>& kernelTable() {
     return table;
 }
 
-std::string inputName(const Program& p, OpId op) {
-    const Operation& o = p.op(op);
-    const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
-    if (a && !a->text.empty()) return a->text;
-    return o.results.empty() ? std::string() : p.value(o.results[0]).name;
-}
-
-void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
-    for (OpId op : p.block(b).ops) {
-        out.push_back(op);
-        for (const auto& region : p.op(op).regions)
-            for (BlockId nb : region) collectOps(p, nb, out);
-    }
-}
-
-bool isComplexValue(const Program& p, ValueId v) {
-    if (v == kNoId) return false;
-    const Type& t = p.types()[p.value(v).type];
-    if (t.kind == Type::Kind::DenseTensor) return exec::isComplexDType(t.dtype);
-    if (t.kind == Type::Kind::Vector)
-        for (TypeId e : t.elements)
-            if (p.types()[e].kind == Type::Kind::DenseTensor && exec::isComplexDType(p.types()[e].dtype)) return true;
-    return false;
-}
-
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -1737,7 +1360,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 std::vector<std::string> CudaExecutor::supportedOps() {
-    std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter"};
+    std::vector<std::string> names;
+    for (std::string_view name : opsWithTrait(OpTrait::Input)) names.emplace_back(name);
     for (const auto& [name, kernel] : kernelTable()) names.push_back(name);
     std::sort(names.begin(), names.end());
     return names;
@@ -1762,22 +1386,9 @@ CudaExecutor::CudaExecutor(const CudaOptions& options) : options_(options), impl
 CudaExecutor::~CudaExecutor() = default;
 
 std::vector<std::string> CudaExecutor::unsupportedOps(const Program& program) const {
-    std::vector<OpId> all;
-    collectOps(program, Program::kGlobalBlock, all);
-    std::vector<std::string> missing;
-    for (OpId op : all) {
-        if (program.op(op).dead) continue;
-        std::string name(program.opName(op));
-        if (isInputOpName(name)) continue;
-        if (!kernelTable().count(name) || !program.op(op).regions.empty()) { missing.push_back(name); continue; }
-        const Operation& o = program.op(op);
-        bool complex = std::any_of(o.operands.begin(), o.operands.end(), [&](ValueId v) { return isComplexValue(program, v); }) ||
-                       std::any_of(o.results.begin(), o.results.end(), [&](ValueId v) { return isComplexValue(program, v); });
-        if (complex) missing.push_back(name + " (on complex tensors)");
-    }
-    std::sort(missing.begin(), missing.end());
-    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-    return missing;
+    return exec::unsupportedOpsOf(
+        program, [](const Operation& o, std::string_view name) { return kernelTable().count(std::string(name)) && o.regions.empty(); },
+        [](std::string_view) { return false; });  // no complex kernels on the device
 }
 
 exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options,
@@ -1799,11 +1410,11 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
     int64_t inputBytes = 0;
     for (OpId op : plan.order) {
         std::string_view name = program.opName(op);
-        if (!isInputOpName(name)) continue;
+        if (!isInputOp(name)) continue;
         const Operation& o = program.op(op);
         if (o.results.empty()) throw Error("op " + std::to_string(op) + " (" + std::string(name) + "): input op without a result");
         const Type& t = program.types()[program.value(o.results[0]).type];
-        std::string iname = inputName(program, op);
+        std::string iname = exec::inputName(program, op);
         auto fail = [&](const std::string& msg) {
             throw Error("op " + std::to_string(op) + " (" + std::string(name) + " -> " + program.value(o.results[0]).name + "): " + msg);
         };
@@ -1819,7 +1430,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
         } else {
             for (int64_t d : t.dims)
                 if (d < 0) fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) + "; give it explicitly");
-            host = exec::seededInput(iname, t.dtype, t.dims, inputs.seed);
+            host = exec::seededInputFor(program, op, inputs.seed);
             generated.push_back(iname);
         }
         inputBytes += host.byteSize();
@@ -1877,7 +1488,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
                 in.push_back(&slots[v]);
             }
             Ctx ctx(dev, program, op, std::move(in), inputs.seed, options_.tf32);
-            if (isInputOpName(name)) {
+            if (isInputOp(name)) {
                 ctx.setOut(0, uploaded.at(o.results[0]));
             } else if (int g = fusionPlan.groupOf(pos); g >= 0) {
                 const FusionGroup& group = fusionPlan.groups[static_cast<size_t>(g)];
@@ -1921,7 +1532,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
             rec.op = op;
             rec.peakBytes = live;
             if (last) {
-                if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
+                if (isFetchOp(name)) {
                     ValueId v = o.operands.empty() ? kNoId : o.operands[0];
                     if (v != kNoId && slots[v].set && !slots[v].isList) {
                         exec::FetchedValue f;

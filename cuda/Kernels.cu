@@ -407,29 +407,13 @@ __global__ void batchNormGradKernel(const void* x, int xDt, const void* scale, i
     }
 }
 
-__device__ void poolWindowAt(const PoolGeometry& g, int64_t i, int64_t j, int64_t& h0, int64_t& h1, int64_t& w0, int64_t& w1,
-                             int64_t& count) {
-    if (g.adaptive) {
-        h0 = i * g.h / g.oh; h1 = ((i + 1) * g.h + g.oh - 1) / g.oh;
-        w0 = j * g.w / g.ow; w1 = ((j + 1) * g.w + g.ow - 1) / g.ow;
-        count = (h1 - h0) * (w1 - w0);
-        return;
-    }
-    int64_t hs = i * g.sh - g.ph0, ws = j * g.sw - g.pw0;
-    int64_t he = min(hs + g.kh, g.h + g.ph1), we = min(ws + g.kw, g.w + g.pw1);
-    int64_t full = (he - hs) * (we - ws);
-    h0 = max(hs, int64_t(0)); w0 = max(ws, int64_t(0));
-    h1 = min(he, g.h); w1 = min(we, g.w);
-    count = g.exclusive ? (h1 - h0) * (w1 - w0) : full;
-}
-
 __global__ void pool2dKernel(const PoolGeometry g, const void* x, int dt, void* out) {
     int64_t n = g.n * g.ch * g.oh * g.ow;
     int64_t stride = int64_t(blockDim.x) * gridDim.x;
     for (int64_t o = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; o < n; o += stride) {
         int64_t j = o % g.ow, i = (o / g.ow) % g.oh, nc = o / (g.ow * g.oh);
         int64_t h0, h1, w0, w1, cnt;
-        poolWindowAt(g, i, j, h0, h1, w0, w1, cnt);
+        exec::poolWindow(g, i, j, h0, h1, w0, w1, cnt);
         double acc = g.avg ? 0.0 : -RX_INF;
         for (int64_t h = h0; h < h1; ++h)
             for (int64_t w = w0; w < w1; ++w) {
@@ -446,7 +430,7 @@ __global__ void pool2dGradKernel(const PoolGeometry g, const void* x, const void
     for (int64_t i = 0; i < g.oh; ++i)
         for (int64_t j = 0; j < g.ow; ++j) {
             int64_t h0, h1, w0, w1, cnt;
-            poolWindowAt(g, i, j, h0, h1, w0, w1, cnt);
+            exec::poolWindow(g, i, j, h0, h1, w0, w1, cnt);
             int64_t oi = (nc * g.oh + i) * g.ow + j;
             double go = rx_load(dy, dt, oi), yo = rx_load(y, dt, oi);
             bool done = false;

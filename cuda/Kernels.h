@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "exec/Geometry.h"
+
 namespace rx::cuda::kernels {
 
 constexpr int kMaxRank = 8;
@@ -111,11 +113,8 @@ void batchNormGrad(const void* x, int xDt, const void* scale, int scaleDt, const
                    const void* g, int gDt, void* dx, int dxDt, void* dscale, void* dbias, int paramDt, int64_t n, int64_t ch,
                    int64_t sp, cudaStream_t s);
 
-// pool2d windows as CpuExecutor's poolWindow defines them.
-struct PoolGeometry {
-    int64_t n, ch, h, w, kh, kw, sh, sw, ph0, ph1, pw0, pw1, oh, ow;
-    bool avg, exclusive, adaptive;
-};
+// pool2d windows: exec/Geometry.h's poolWindow, the CPU backend's rule.
+using PoolGeometry = exec::PoolGeom;  // OpSemantics' geometry, windows by exec::poolWindow
 void pool2d(const PoolGeometry& g, const void* x, int dt, void* out, cudaStream_t s);
 // dx (f64, zero-filled by the caller) += the window gradients, one thread per plane in the
 // CPU's order (deterministic; "first max wins").

@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "exec/Liveness.h"
+#include "exec/OpSemantics.h"
 #include "model/Diagnostic.h"
+#include "model/OpTraits.h"
 
 namespace rx::exec {
 
@@ -14,7 +16,7 @@ const FetchedValue* RunResult::fetch(std::string_view valueName) const {
     return nullptr;
 }
 
-bool isInputOpName(std::string_view name) { return name == "pd_op.data" || name == "builtin.parameter" || name == "pd_op.feed"; }
+bool isInputOpName(std::string_view name) { return isInputOp(name); }
 
 RunLimits limitsOf(const RunOptions& o) {
     RunLimits l;
@@ -36,19 +38,7 @@ std::vector<uint8_t> residentMask(const Program& program, const RunOptions& opti
 }
 
 RunResult Executor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
-    std::vector<std::string> missing = unsupportedOps(program);
-    if (!missing.empty()) {
-        std::string list;
-        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
-        throw Error("the " + label() + " executor has no kernel for: " + list);
-    }
-    for (OpId op : program.globalBlock().ops)
-        for (ValueId r : program.op(op).results) {
-            const Type& t = program.types()[program.value(r).type];
-            if (t.kind == Type::Kind::DenseTensor && !supportsDType(t.dtype))
-                throw Error("the " + label() + " executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" +
-                            program.value(r).name + ", defined by " + std::string(program.opName(op)) + ")");
-        }
+    refuseUnrunnable(program, unsupportedOps(program), label(), [this](DType t) { return supportsDType(t); });
     std::vector<uint8_t> resident = residentMask(program, options);
     ProgramCheck check = checkProgram(program, limitsOf(options), resident);
     const RunControl control(options, std::move(check), std::move(resident), program.globalBlock().ops.size());

@@ -1,6 +1,8 @@
 // The one liveness analysis (Liveness.h): buffers, aliases, last uses, bytes per op.
 #include "exec/Liveness.h"
 
+#include "model/OpTraits.h"
+
 #include <algorithm>
 
 #include "exec/OpSemantics.h"
@@ -22,7 +24,7 @@ std::vector<uint8_t> residentValuesOf(const Program& program, const std::vector<
         if (v < resident.size()) resident[v] = 1;
     for (OpId op : program.globalBlock().ops) {
         const std::string_view n = program.opName(op);
-        if (n == "pd_op.data" || n == "pd_op.feed" || n == "builtin.parameter")
+        if (isInputOp(n))
             for (ValueId r : program.op(op).results) resident[r] = 1;
     }
     return resident;

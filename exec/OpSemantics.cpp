@@ -195,18 +195,552 @@ PoolGeom pool2dGeometry(const Operation& o, const Dims& x, Dims ksize, const Fai
     return g;
 }
 
+Conv2dGeom conv2dGeometry(const OpSite& s, const Dims& x, const Dims& f) { return conv2dGeometry(s.o, x, f, s.failFn()); }
+
+PoolGeom pool2dGeometry(const OpSite& s, const Dims& x, size_t kernelOperand) {
+    return pool2dGeometry(s.o, x, s.intsOr(kernelOperand, "kernel_size"), s.failFn());
+}
+
+// ---------- OpSite ----------
+void OpSite::fail(const std::string& msg) const { throw Error(opWhere(program, id) + ": " + msg); }
+
+double OpSite::attrFloat(std::string_view n, double def) const {
+    try { return rx::exec::attrFloat(o, n, def); } catch (const Error& e) { fail(e.what()); }
+}
+
+void OpSite::needOperand(size_t i, bool vector) const {
+    if (!has(i)) fail("operand " + std::to_string(i) + " is missing");
+    if (isVector(i) != vector)
+        fail("operand " + std::to_string(i) + (vector ? " is a tensor, expected a vector" : " is a vector, expected a tensor"));
+}
+
+int64_t OpSite::intOr(size_t i, std::string_view n, int64_t def) const {
+    if (!has(i)) return attrInt(n, def);
+    Dims v = ints(i);
+    if (v.empty()) fail("operand " + std::to_string(i) + " is empty, expected " + std::string(n));
+    return v[0];
+}
+
+const Type& OpSite::resultType(size_t i) const {
+    if (i >= o.results.size()) fail("has " + std::to_string(o.results.size()) + " results, expected at least " + std::to_string(i + 1));
+    return program.types()[program.value(o.results[i]).type];
+}
+
+std::optional<Dims> OpSite::staticDims(size_t i) const {
+    const Type& t = resultType(i);
+    if (t.kind != Type::Kind::DenseTensor) return std::nullopt;
+    for (int64_t d : t.dims) if (d < 0) return std::nullopt;
+    return t.dims;
+}
+
+std::string OpSite::resultName(size_t i) const {
+    return i < o.results.size() ? program.value(o.results[i]).name : std::string("(no result)");
+}
+
+int64_t OpSite::normAxis(int64_t axis, size_t rank) const {
+    int64_t r = static_cast<int64_t>(rank);
+    int64_t a = axis < 0 ? axis + r : axis;
+    if (a < 0 || a >= std::max<int64_t>(r, 1)) fail("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r));
+    return a;
+}
+
+Dims OpSite::broadcast(const Dims& a, const Dims& b) const {
+    auto out = broadcastShapes(a, b);
+    if (!out) fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
+    return *out;
+}
+
+int64_t OpSite::checkedNumel(const Dims& d) const {
+    int64_t n = 1;
+    for (int64_t x : d) {
+        if (x < 0) fail("shape " + dimsString(d) + " has a negative dim");
+        if (__builtin_mul_overflow(n, x, &n)) fail("shape " + dimsString(d) + " has more elements than 64-bit arithmetic counts");
+    }
+    return n;
+}
+
+// ---------- the seeded generator ----------
+uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t hashString(std::string_view s, uint64_t seed) {
+    uint64_t h = mix64(seed ^ 0x51ed270b27a4d1c3ull);
+    for (unsigned char c : s) h = mix64(h ^ c);
+    return h;
+}
+
+double uniformAt(uint64_t key, uint64_t index) {
+    return static_cast<double>(mix64(key ^ mix64(index)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+bool isFloatDType(DType t) {
+    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
+}
+
+Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64_t>& dims, uint64_t seed, int64_t integerBound) {
+    const double bound = static_cast<double>(integerBound > 0 ? integerBound : 4);
+    Tensor t(dtype, dims);
+    uint64_t key = hashString(name, seed);
+    int64_t n = t.numel();
+    for (int64_t i = 0; i < n; ++i) {
+        double u = uniformAt(key, static_cast<uint64_t>(i));
+        if (isComplexDType(dtype)) {  // real and imaginary parts each uniform in [-1, 1)
+            double re = uniformAt(key, static_cast<uint64_t>(2 * i)), im = uniformAt(key, static_cast<uint64_t>(2 * i + 1));
+            t.setComplex(i, {2.0 * re - 1.0, 2.0 * im - 1.0});
+        } else if (isFloatDType(dtype)) t.set(i, 2.0 * u - 1.0);
+        else if (dtype == DType::Bool) t.set(i, u < 0.5 ? 0.0 : 1.0);
+        else t.set(i, std::floor(u * bound));
+    }
+    return t;
+}
+
+std::optional<int64_t> indexOperandBound(const Program& p, OpId op, size_t operand) {
+    const Operation& o = p.op(op);
+    auto dimsOf = [&](size_t i) -> std::optional<Dims> {
+        if (i >= o.operands.size() || o.operands[i] == kNoId) return std::nullopt;
+        const Type& t = p.types()[p.value(o.operands[i]).type];
+        if (t.kind != Type::Kind::DenseTensor) return std::nullopt;
+        for (int64_t d : t.dims) if (d < 0) return std::nullopt;
+        return t.dims;
+    };
+    // Dim `axis` (attribute, default `def`) of operand `table`.
+    auto axisOf = [&](size_t table, int64_t def) -> std::optional<int64_t> {
+        auto d = dimsOf(table);
+        if (!d || d->empty()) return std::nullopt;
+        int64_t r = static_cast<int64_t>(d->size()), a = attrInt(o, "axis", def);
+        if (a < 0) a += r;
+        if (a < 0 || a >= r) return std::nullopt;
+        return (*d)[static_cast<size_t>(a)];
+    };
+    const std::string_view n = p.opName(op);
+    if ((n == "pd_op.embedding" || n == "pd_op.embedding_grad") && operand == 0) {
+        auto w = dimsOf(1);
+        if (w && w->size() == 2) return (*w)[0];
+        return std::nullopt;
+    }
+    if ((n == "pd_op.gather" || n == "pd_op.index_select" || n == "pd_op.gather_grad" || n == "pd_op.index_select_grad") && operand == 1) {
+        if (o.operands.size() > 2 && o.operands[2] != kNoId && !n.ends_with("_grad")) return std::nullopt;  // axis from data
+        return axisOf(0, 0);
+    }
+    if (n == "pd_op.put_along_axis" && operand == 1) return axisOf(0, 0);
+    if ((n == "pd_op.scatter" || n == "pd_op.scatter_grad") && operand == 1) {
+        auto d = dimsOf(0);
+        if (d && !d->empty()) return (*d)[0];
+        return std::nullopt;
+    }
+    if (n == "pd_op.index_sample" && operand == 1) {
+        auto d = dimsOf(0);
+        if (d && d->size() == 2) return (*d)[1];
+        return std::nullopt;
+    }
+    if ((n == "pd_op.gather_nd" || n == "pd_op.gather_nd_grad") && operand == 1) {
+        auto d = dimsOf(0);
+        if (!d || d->empty()) return std::nullopt;
+        return *std::min_element(d->begin(), d->end());  // each index component addresses one leading dim
+    }
+    if (n == "pd_op.cross_entropy_with_softmax" && operand == 1 && !attrBool(o, "soft_label", false)) return axisOf(0, -1);
+    if (n == "pd_op.cross_entropy_with_softmax_grad" && operand == 0 && !attrBool(o, "soft_label", false)) return axisOf(1, -1);
+    return std::nullopt;
+}
+
+std::optional<int64_t> inputIndexBound(const Program& p, OpId inputOp) {
+    const Operation& in = p.op(inputOp);
+    if (in.results.empty()) return std::nullopt;
+    std::optional<int64_t> bound;
+    std::vector<ValueId> work{in.results[0]}, seen;
+    while (!work.empty()) {
+        ValueId v = work.back();
+        work.pop_back();
+        if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+        seen.push_back(v);
+        for (const Use& u : p.uses(v)) {
+            const Operation& reader = p.op(u.user);
+            const std::string_view n = p.opName(u.user);
+            // Views and casts keep the values: follow their result 0.
+            if ((hasOpTrait(n, OpTrait::View) || n == "pd_op.cast") && !reader.results.empty() && n != "builtin.combine") {
+                work.push_back(reader.results[0]);
+                continue;
+            }
+            if (auto b = indexOperandBound(p, u.user, u.operandIndex); b && *b > 0) bound = bound ? std::min(*bound, *b) : *b;
+        }
+    }
+    return bound;
+}
+
+Tensor seededInputFor(const Program& p, OpId inputOp, uint64_t seed) {
+    const Operation& o = p.op(inputOp);
+    if (o.results.empty()) throw Error(opWhere(p, inputOp) + ": input op without a result");
+    const Type& t = p.types()[p.value(o.results[0]).type];
+    int64_t bound = 4;
+    if (!isFloatDType(t.dtype) && !isComplexDType(t.dtype) && t.dtype != DType::Bool)
+        if (auto b = inputIndexBound(p, inputOp); b && *b < bound) bound = *b;
+    return seededInput(inputName(p, inputOp), t.dtype, t.dims, seed, bound);
+}
+
+uint64_t randomOpKey(const OpSite& s, uint64_t runSeed) {
+    // randint has no seed attribute in the programs it comes from: a fixed salt keeps its
+    // draws apart from a uniform's of the same name.
+    if (s.program.opName(s.id) == "pd_op.randint") return hashString(s.resultName(0), runSeed ^ 0x7261ull);
+    return hashString(s.resultName(0), runSeed ^ static_cast<uint64_t>(s.attrInt("seed", 0)));
+}
+
+// ---------- inputs and the ops a backend walks ----------
+
+std::string inputName(const Program& p, OpId op) {
+    const Operation& o = p.op(op);
+    const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
+    if (a && !a->text.empty()) return a->text;
+    return o.results.empty() ? std::string() : p.value(o.results[0]).name;
+}
+
+void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
+    for (OpId op : p.block(b).ops) {
+        out.push_back(op);
+        for (const auto& region : p.op(op).regions)
+            for (BlockId nb : region) collectOps(p, nb, out);
+    }
+}
+
+bool isComplexValue(const Program& p, ValueId v) {
+    if (v == kNoId) return false;
+    const Type& t = p.types()[p.value(v).type];
+    if (t.kind == Type::Kind::DenseTensor) return isComplexDType(t.dtype);
+    if (t.kind == Type::Kind::Vector)
+        for (TypeId e : t.elements)
+            if (p.types()[e].kind == Type::Kind::DenseTensor && isComplexDType(p.types()[e].dtype)) return true;
+    return false;
+}
+
+void refuseUnrunnable(const Program& p, const std::vector<std::string>& missing, const std::string& backend,
+                      const std::function<bool(DType)>& runsDType) {
+    if (!missing.empty()) {
+        std::string list;
+        for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+        throw Error("the " + backend + " executor has no kernel for: " + list);
+    }
+    for (OpId op : p.globalBlock().ops)
+        for (ValueId r : p.op(op).results) {
+            const Type& t = p.types()[p.value(r).type];
+            if (t.kind == Type::Kind::DenseTensor && !runsDType(t.dtype))
+                throw Error("the " + backend + " executor has no " + std::string(dtypeShortName(t.dtype)) + " tensors (" + p.value(r).name +
+                            ", defined by " + std::string(p.opName(op)) + ")");
+        }
+}
+
+std::vector<std::string> unsupportedOpsOf(const Program& p, const std::function<bool(const Operation&, std::string_view)>& runs,
+                                          const std::function<bool(std::string_view)>& complexAware) {
+    std::vector<OpId> all;
+    collectOps(p, Program::kGlobalBlock, all);
+    std::vector<std::string> missing;
+    for (OpId op : all) {
+        const Operation& o = p.op(op);
+        if (o.dead) continue;
+        const std::string_view name = p.opName(op);
+        if (isInputOp(name)) continue;
+        if (!runs(o, name)) { missing.emplace_back(name); continue; }
+        if (complexAware(name)) continue;
+        auto complex = [&](ValueId v) { return isComplexValue(p, v); };
+        if (std::any_of(o.operands.begin(), o.operands.end(), complex) || std::any_of(o.results.begin(), o.results.end(), complex))
+            missing.push_back(std::string(name) + " (on complex tensors)");
+    }
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    return missing;
+}
+
+// ---------- normalised parameters of each op family ----------
+Dims fullShape(const OpSite& s) {
+    Dims shape = s.intsOr(0, "shape");
+    s.checkedNumel(shape);
+    return shape;
+}
+
+Dims fullWithTensorShape(const OpSite& s) {
+    Dims shape = s.has(1) ? s.ints(1) : Dims{};
+    if (auto d = s.staticDims(0)) shape = *d;
+    s.checkedNumel(shape);
+    return shape;
+}
+
+Dims reshapeDims(const OpSite& s, const Dims& in, Dims shape) {
+    int64_t total = s.checkedNumel(in), known = 1, infer = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0 && i < in.size()) shape[i] = in[i];
+        if (shape[i] == -1) {
+            if (infer >= 0) s.fail("reshape to " + dimsString(shape) + ": two -1 dims");
+            infer = static_cast<int64_t>(i);
+        } else if (shape[i] < 0) s.fail("reshape to " + dimsString(shape) + ": a negative dim");
+        else if (__builtin_mul_overflow(known, shape[i], &known))
+            s.fail("reshape to " + dimsString(shape) + ": more elements than 64-bit arithmetic counts");
+    }
+    if (infer >= 0) {
+        if (known == 0 || total % known) s.fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + ": cannot infer the -1 dim");
+        shape[static_cast<size_t>(infer)] = total / known;
+    }
+    if (s.checkedNumel(shape) != total) s.fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + " changes the element count");
+    return shape;
+}
+
+Dims reshapeDims(const OpSite& s) { return reshapeDims(s, s.operandDims(0), s.intsOr(1, "shape")); }
+
+Dims squeezeDims(const OpSite& s) {
+    Dims in = s.operandDims(0), axes = s.intsOr(1, "axis"), od;
+    std::vector<bool> drop(in.size(), false);
+    if (axes.empty()) for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
+    for (int64_t a : axes) {
+        size_t n = static_cast<size_t>(s.normAxis(a, in.size()));
+        if (n < in.size() && in[n] == 1) drop[n] = true;
+    }
+    for (size_t i = 0; i < in.size(); ++i) if (!drop[i]) od.push_back(in[i]);
+    return od;
+}
+
+Dims unsqueezeDims(const OpSite& s) {
+    Dims od = s.operandDims(0), axes = s.intsOr(1, "axis"), norm;
+    int64_t finalRank = static_cast<int64_t>(od.size() + axes.size());
+    for (int64_t a : axes) norm.push_back(a < 0 ? a + finalRank : a);
+    std::sort(norm.begin(), norm.end());
+    for (int64_t a : norm) {
+        if (a < 0 || a > static_cast<int64_t>(od.size())) s.fail("unsqueeze axes " + dimsString(axes) + ": out of range for rank " + std::to_string(finalRank));
+        od.insert(od.begin() + a, 1);
+    }
+    return od;
+}
+
+Dims flattenDims(const OpSite& s) {
+    Dims in = s.operandDims(0);
+    size_t r = in.size();
+    if (r == 0) return {1};
+    int64_t b = s.normAxis(s.attrInt("start_axis", 1), r), e = s.normAxis(s.attrInt("stop_axis", -1), r);
+    if (b > e) s.fail("flatten start_axis " + std::to_string(b) + " is after stop_axis " + std::to_string(e));
+    Dims od(in.begin(), in.begin() + b);
+    od.push_back(s.checkedNumel(Dims(in.begin() + b, in.begin() + e + 1)));
+    od.insert(od.end(), in.begin() + e + 1, in.end());
+    return od;
+}
+
+Dims xshapeDims(const Dims& in) {
+    Dims xs{0};
+    xs.insert(xs.end(), in.begin(), in.end());
+    return xs;
+}
+
+Dims transposePerm(const OpSite& s, size_t rank, bool inverse) {
+    Dims permIn = s.attrInts("perm");
+    if (permIn.size() != rank) s.fail("attribute perm = " + dimsString(permIn) + ": does not match rank " + std::to_string(rank));
+    Dims perm(rank);
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < rank; ++i) {
+        perm[i] = s.normAxis(permIn[i], rank);
+        if (seen[static_cast<size_t>(perm[i])]) s.fail("attribute perm = " + dimsString(permIn) + ": axis " + std::to_string(permIn[i]) + " is repeated");
+        seen[static_cast<size_t>(perm[i])] = true;
+    }
+    if (!inverse) return perm;
+    Dims inv(rank);
+    for (size_t i = 0; i < rank; ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    return inv;
+}
+
+Dims permutedDims(const Dims& in, const Dims& perm) {
+    Dims od(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) od[i] = in[static_cast<size_t>(perm[i])];
+    return od;
+}
+
+Dims expandDims(const OpSite& s) {
+    Dims in = s.operandDims(0), shape = s.intsOr(1, "shape");
+    if (shape.size() < in.size()) s.fail("expand of " + dimsString(in) + " to " + dimsString(shape) + ": a lower rank");
+    size_t off = shape.size() - in.size();
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == -1) {
+            if (i < off) s.fail("expand of " + dimsString(in) + " to " + dimsString(shape) + ": -1 in a new dim");
+            shape[i] = in[i - off];
+        }
+    }
+    s.checkedNumel(shape);
+    s.broadcast(in, shape);
+    return shape;
+}
+
+Dims expandAsDims(const OpSite& s) {
+    Dims in = s.operandDims(0), shape = s.has(1) ? s.operandDims(1) : s.attrInts("target_shape");
+    s.broadcast(in, shape);
+    return shape;
+}
+
+SliceGeom sliceGeometry(const OpSite& s, const Dims& in, size_t startsOperand) {
+    Dims axes = s.attrInts("axes");
+    Dims starts = s.intsOr(startsOperand, "starts"), ends = s.intsOr(startsOperand + 1, "ends");
+    if (starts.size() != axes.size() || ends.size() != axes.size())
+        s.fail("slice axes " + dimsString(axes) + ", starts " + dimsString(starts) + ", ends " + dimsString(ends) + " differ in length");
+    size_t r = in.size();
+    SliceGeom g{Dims(r, 0), in, {}};
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+        size_t a = static_cast<size_t>(s.normAxis(axes[i], r));
+        if (seen[a]) s.fail("attribute axes = " + dimsString(axes) + ": axis " + std::to_string(axes[i]) + " is repeated");
+        seen[a] = true;
+        int64_t d = in[a];
+        int64_t b = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
+        int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
+        g.begin[a] = b;
+        g.size[a] = std::max<int64_t>(e - b, 0);
+    }
+    std::vector<bool> drop(r, false);
+    for (int64_t a : s.attrInts("decrease_axis")) drop[static_cast<size_t>(s.normAxis(a, r))] = true;
+    for (size_t i = 0; i < r; ++i) if (!drop[i]) g.outDims.push_back(g.size[i]);
+    return g;
+}
+
+SplitGeom splitGeometry(const OpSite& s, const Dims& in, Dims sections, int64_t axis) {
+    SplitGeom g;
+    g.axis = static_cast<size_t>(s.normAxis(axis, in.size()));
+    if (in.empty()) s.fail("split of a 0-d tensor");
+    int64_t total = in[g.axis], known = 0, infer = -1;
+    for (size_t i = 0; i < sections.size(); ++i) {
+        if (sections[i] < 0) {
+            if (infer >= 0) s.fail("split sections " + dimsString(sections) + ": two inferred (-1) sections");
+            infer = static_cast<int64_t>(i);
+        } else known += sections[i];
+    }
+    if (infer >= 0) sections[static_cast<size_t>(infer)] = total - known;
+    int64_t sum = 0;
+    for (int64_t x : sections) {
+        if (x < 0) s.fail("split sections " + dimsString(sections) + " exceed the axis size " + std::to_string(total));
+        sum += x;
+    }
+    if (sum != total) s.fail("split sections " + dimsString(sections) + " do not sum to the axis size " + std::to_string(total));
+    g.sections = std::move(sections);
+    return g;
+}
+
+SplitGeom splitGeometry(const OpSite& s) {
+    Dims in = s.operandDims(0);
+    if (s.program.opName(s.id) == "pd_op.split_with_num") {
+        int64_t num = s.attrInt("num", 1), axis = s.intOr(1, "axis", 0);
+        size_t a = static_cast<size_t>(s.normAxis(axis, in.size()));
+        if (num <= 0 || a >= in.size() || in[a] % num)
+            s.fail("attribute num = " + std::to_string(num) + ": does not divide axis " + std::to_string(axis) + " of " + dimsString(in));
+        return splitGeometry(s, in, Dims(static_cast<size_t>(num), in[a] / num), axis);
+    }
+    return splitGeometry(s, in, s.intsOr(1, "sections"), s.intOr(2, "axis", 0));
+}
+
+size_t concatAxis(const OpSite& s, size_t axisOperand, size_t rank) {
+    return static_cast<size_t>(s.normAxis(s.intOr(axisOperand, "axis", 0), rank));
+}
+
+Dims concatDims(const OpSite& s, const std::vector<Dims>& parts, size_t axis) {
+    if (parts.empty()) s.fail("concat of an empty vector");
+    Dims od = parts[0];
+    od[axis] = 0;
+    for (const Dims& d : parts) {
+        if (d.size() != od.size()) s.fail("concat of " + dimsString(parts[0]) + " and " + dimsString(d) + ": ranks differ");
+        for (size_t i = 0; i < d.size(); ++i)
+            if (i != axis && d[i] != parts[0][i]) s.fail("concat of " + dimsString(parts[0]) + " and " + dimsString(d) + " along axis " + std::to_string(axis));
+        od[axis] += d[axis];
+    }
+    return od;
+}
+
+size_t stackAxis(const OpSite& s, size_t rank) {
+    int64_t axis = s.attrInt("axis", 0), r = static_cast<int64_t>(rank) + 1;
+    int64_t a = axis < 0 ? axis + r : axis;
+    if (a < 0 || a >= r) s.fail("axis " + std::to_string(axis) + " out of range for stacking rank " + std::to_string(rank));
+    return static_cast<size_t>(a);
+}
+
+ReduceGeom reduceGeometry(const OpSite& s, const Dims& in, size_t axesOperand) {
+    Dims axes = s.intsOr(axesOperand, "axis");
+    size_t r = in.size();
+    ReduceGeom g;
+    g.keepdim = s.attrBool("keepdim", false);
+    g.reduced.assign(r, axes.empty() || s.attrBool("reduce_all", false));
+    std::vector<bool> named(r, false);
+    for (int64_t a : axes) {
+        if (r == 0) continue;  // a 0-d tensor: axis 0 or -1 both name the whole value
+        size_t n = static_cast<size_t>(s.normAxis(a, r));
+        if (named[n]) s.fail("axis = " + dimsString(axes) + ": axis " + std::to_string(a) + " is repeated");
+        named[n] = true;
+        g.reduced[n] = true;
+    }
+    for (size_t i = 0; i < r; ++i) {
+        g.keptDims.push_back(g.reduced[i] ? 1 : in[i]);
+        if (!g.reduced[i]) g.droppedDims.push_back(in[i]);
+    }
+    return g;
+}
+
+size_t vectorSliceIndex(const OpSite& s, size_t size) {
+    int64_t i = s.attrInt("index", 0);
+    if (i < 0 || i >= static_cast<int64_t>(size))
+        s.fail("attribute index = " + std::to_string(i) + ": out of range for a vector of " + std::to_string(size));
+    return static_cast<size_t>(i);
+}
+
+void checkVectorSplit(const OpSite& s, size_t size) {
+    if (size != s.o.results.size())
+        s.fail("splits a vector of " + std::to_string(size) + " into " + std::to_string(s.o.results.size()) + " results");
+}
+
+const std::vector<std::pair<std::string, int>>& reductionKinds() {
+    static const std::vector<std::pair<std::string, int>> k = {
+        {"pd_op.sum", 0}, {"pd_op.mean", 1}, {"pd_op.max", 2}, {"pd_op.min", 3}, {"pd_op.prod", 4}};
+    return k;
+}
+
+size_t gatherAxis(const OpSite& s, size_t rank) { return static_cast<size_t>(s.normAxis(s.intOr(2, "axis", 0), rank)); }
+
+Dims embeddingDims(const OpSite& s, const Dims& ids, const Dims& weight) {
+    if (weight.size() != 2) s.fail("operand 1 (weight) " + dimsString(weight) + " must be 2-d");
+    Dims od = ids;
+    od.push_back(weight[1]);
+    return od;
+}
+
+DropoutParams dropoutParams(const OpSite& s) {
+    DropoutParams d;
+    bool grad = s.program.opName(s.id) == "pd_op.dropout_grad";
+    if (s.hasAttr("p")) d.p = s.attrFloat("p", 0.5);
+    else if (grad) d.p = s.has(2) ? s.scalar(2) : 0.5;
+    else  // p as a mutable scalar operand: the last 1-element float operand after x
+        for (size_t i = s.operandCount(); i-- > 1;)
+            if (s.isFloatScalar(i)) { d.p = s.scalar(i); break; }
+    if (!(d.p >= 0 && d.p <= 1)) s.fail("dropout probability p = " + std::to_string(d.p) + ": must be in [0, 1]");
+    d.isTest = s.attrBool("is_test", false);
+    d.upscale = s.attrString("mode", "upscale_in_train") == "upscale_in_train";
+    return d;
+}
+
+RandomParams uniformParams(const OpSite& s, uint64_t runSeed) {
+    RandomParams r;
+    r.shape = s.intsOr(0, "shape");
+    s.checkedNumel(r.shape);
+    r.low = s.has(1) ? s.scalar(1) : s.attrFloat("min", -1.0);
+    r.high = s.has(2) ? s.scalar(2) : s.attrFloat("max", 1.0);
+    r.key = randomOpKey(s, runSeed);
+    return r;
+}
+
+RandomParams randintParams(const OpSite& s, uint64_t runSeed) {
+    RandomParams r;
+    r.shape = s.intsOr(0, "shape");
+    s.checkedNumel(r.shape);
+    int64_t lo = s.attrInt("low", 0), hi = s.attrInt("high", 2);
+    if (hi <= lo) s.fail("randint needs high > low (low " + std::to_string(lo) + ", high " + std::to_string(hi) + ")");
+    r.low = static_cast<double>(lo);
+    r.high = static_cast<double>(hi);
+    r.key = randomOpKey(s, runSeed);
+    return r;
+}
+
 // ---------- the check pass ----------
 namespace {
 
-bool isInputName(std::string_view n) { return n == "pd_op.data" || n == "builtin.parameter" || n == "pd_op.feed"; }
-
-// Ops whose operand 0 is a vector (builtin.combine's result).
-const std::unordered_set<std::string_view>& vectorOperandOps() {
-    static const std::unordered_set<std::string_view> s = {
-        "builtin.split", "builtin.slice", "pd_op.concat", "pd_op.stack", "pd_op.add_n", "pd_op.concat_grad",
-        "pd_op.split_grad", "pd_op.stack_grad", "pd_op.meshgrid", "pd_op.unbind_grad"};
-    return s;
-}
 
 // Elementwise ops whose result has the shape of operand 0.
 const std::unordered_set<std::string_view>& sameShapeOps() {
@@ -356,13 +890,13 @@ private:
         if (name == "cf.tuple_push") { needOperands(1); return; }
         if (name == "cf.stack_create") { needResults(3); return; }
         if (name == "pd_op.if" || name == "pd_op.while" || name == "cf.tuple_pop") { needOperands(1); return; }
-        if (isInputName(name)) {
+        if (isInputOp(name)) {
             needResults(1);
             if (!isTensor(o_->results[0])) fail("input op with a result that is not a dense tensor");
             return;
         }
         needResults(1);
-        if (vectorOperandOps().count(name)) {
+        if (hasOpTrait(name, OpTrait::VectorOperand)) {
             needOperands(1);
             if (typeOf(in(0)).kind != Type::Kind::Vector) fail("operand 0 (" + p_.value(in(0)).name + ") is not a vector");
         }

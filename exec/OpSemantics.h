@@ -1,8 +1,10 @@
 #pragma once
 // Op semantics shared by every executor backend: attribute readers, broadcasting, conv/pool
-// geometry, and the check pass that validates every op (operand and result counts and kinds,
-// attributes, shapes) and propagates shapes to bound a run's bytes before any op runs.
-// Qt-free and kernel-free: the CPU backend and the CUDA backend both call it.
+// geometry, the seeded generator, each op's normalised parameters (output shapes, axes,
+// slices, reductions) and the check pass that validates every op (operand and result counts
+// and kinds, attributes, shapes) and propagates shapes to bound a run's bytes before any op runs.
+// Qt-free and kernel-free: the CPU backend and the CUDA backend both call it; a kernel reads
+// its op through OpSite and these functions, never the attributes themselves.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -10,6 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "exec/Geometry.h"
+#include "exec/Tensor.h"
+#include "model/OpTraits.h"
 #include "model/Program.h"
 
 namespace rx::exec {
@@ -34,19 +39,188 @@ std::string attrString(const Operation& o, std::string_view name, std::string fa
 // kernel context and the check pass word their errors the same way.
 using FailFn = std::function<void(const std::string&)>;
 
-// conv2d geometry (NCHW input, OIHW filter), validated: strides, dilations > 0, groups
-// divide the channels, paddings >= 0, a non-empty output.
-struct Conv2dGeom {
-    int64_t n, cin, h, w, cout, kh, kw, oh, ow, sh, sw, ph0, ph1, pw0, pw1, dh, dw, groups;
-};
+class OpSite;
+
+// conv2d geometry (NCHW input, OIHW filter; exec/Geometry.h), validated: strides, dilations
+// > 0, groups divide the channels, paddings >= 0, a non-empty output.
 Conv2dGeom conv2dGeometry(const Operation& o, const Dims& x, const Dims& filter, const FailFn& fail);
 
-// pool2d geometry (NCHW), validated: kernel and strides > 0, paddings >= 0, non-empty output.
-struct PoolGeom {
-    int64_t n, ch, h, w, kh, kw, sh, sw, ph0, ph1, pw0, pw1, oh, ow;
-    bool avg, exclusive, adaptive;
-};
+// pool2d geometry (NCHW; exec/Geometry.h), validated: kernel and strides > 0, paddings >= 0, non-empty output.
 PoolGeom pool2dGeometry(const Operation& o, const Dims& x, Dims kernelSize, const FailFn& fail);
+// The same for the op a kernel runs: pool2d's kernel size from operand `kernelOperand` or
+// attribute kernel_size.
+Conv2dGeom conv2dGeometry(const OpSite& s, const Dims& x, const Dims& filter);
+PoolGeom pool2dGeometry(const OpSite& s, const Dims& x, size_t kernelOperand);
+
+// ---------- the op a kernel runs: one view for every backend ----------
+// What semantics need of an op: its attributes, declared results, and its operands as the
+// backend holds them (the backend answers the virtual operand queries; the CUDA backend
+// copies small integer operands to the host). Every failure is worded "op 7 (pd_op.x ->
+// %12): ..." in every backend, so the same invalid op is refused with the same message.
+class OpSite {
+public:
+    OpSite(const Program& p, OpId op) : program(p), id(op), o(p.op(op)) {}
+    virtual ~OpSite() = default;
+    const Program& program;
+    OpId id;
+    const Operation& o;
+
+    [[noreturn]] void fail(const std::string& msg) const;
+    FailFn failFn() const { return [this](const std::string& m) { fail(m); }; }
+
+    // Operands as the backend holds them.
+    virtual size_t operandCount() const = 0;
+    virtual bool has(size_t i) const = 0;
+    // Dims of tensor operand i (fails when it is missing or a vector).
+    virtual Dims operandDims(size_t i) const = 0;
+    // Integer contents of operand i: a tensor, or a vector of (0-d / 1-element) tensors.
+    virtual Dims ints(size_t i) const = 0;
+    // Element 0 of tensor operand i.
+    virtual double scalar(size_t i) const = 0;
+    // Whether operand i is a one-element float tensor (a mutable scalar such as dropout's p).
+    virtual bool isFloatScalar(size_t i) const = 0;
+    // Whether operand i holds a vector (builtin.combine's result) rather than a tensor.
+    virtual bool isVector(size_t i) const = 0;
+    // Fails unless operand i is present and a vector (`vector`) or a tensor (not `vector`).
+    void needOperand(size_t i, bool vector) const;
+
+    // Attributes, read with Paddle's loose printing and guarded (a NaN int is the fallback).
+    const Attribute* attr(std::string_view n) const { return o.attribute(n); }
+    bool hasAttr(std::string_view n) const { return attr(n) != nullptr; }
+    int64_t attrInt(std::string_view n, int64_t def) const { return rx::exec::attrInt(o, n, def); }
+    double attrFloat(std::string_view n, double def) const;
+    bool attrBool(std::string_view n, bool def) const { return rx::exec::attrBool(o, n, def); }
+    Dims attrInts(std::string_view n) const { return rx::exec::attrInts(o, n); }
+    std::string attrString(std::string_view n, std::string def) const { return rx::exec::attrString(o, n, std::move(def)); }
+    // Integers from operand i when present, else from attribute `n`.
+    Dims intsOr(size_t i, std::string_view n) const { return has(i) ? ints(i) : attrInts(n); }
+    int64_t intOr(size_t i, std::string_view n, int64_t def) const;
+
+    // Declared results.
+    const Type& resultType(size_t i) const;
+    bool resultIsNull(size_t i) const { return i >= o.results.size() || resultType(i).kind == Type::Kind::Null; }
+    // Static dims of result i, or nullopt if any is dynamic or it is not a tensor.
+    std::optional<Dims> staticDims(size_t i) const;
+    std::string resultName(size_t i) const;
+
+    int64_t normAxis(int64_t axis, size_t rank) const;
+    Dims broadcast(const Dims& a, const Dims& b) const;
+    // Element count of `d`, refusing negative dims and counts beyond int64.
+    int64_t checkedNumel(const Dims& d) const;
+};
+
+// ---------- the seeded generator (one place: inputs, dropout, uniform, randint) ----------
+uint64_t mix64(uint64_t x);
+uint64_t hashString(std::string_view s, uint64_t seed);
+// Uniform double in [0,1) from a counter-based generator (same value for same key, index).
+double uniformAt(uint64_t key, uint64_t index);
+bool isFloatDType(DType t);
+// The seeded random tensor an input `name` of this type receives when a run is not given it:
+// floats uniform in [-1, 1), integers in [0, 4), bools a fair coin, complex parts in [-1, 1).
+// `integerBound` (> 0) caps integer values at [0, integerBound) for inputs that index a
+// small table; the default 4 leaves every other input as it always was.
+Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64_t>& dims, uint64_t seed,
+                   int64_t integerBound = 4);
+// The exclusive bound of the integers operand `operand` of `op` may hold when it indexes a
+// table (embedding ids: the table's rows; gather / index_select index: the axis; scatter,
+// put_along_axis, index_sample, gather_nd, cross-entropy labels), from declared static dims;
+// nullopt when the operand indexes nothing or the table's size is not static.
+std::optional<int64_t> indexOperandBound(const Program& p, OpId op, size_t operand);
+// The integer bound of input op `inputOp`'s result: the smallest indexOperandBound over its
+// readers, followed through views and casts; nullopt when nothing it reaches indexes a table.
+std::optional<int64_t> inputIndexBound(const Program& p, OpId inputOp);
+// What a run feeds input op `inputOp` when it is not given: seededInput under its name, with
+// integers kept below inputIndexBound (so a 3-row embedding table is never indexed at 3).
+Tensor seededInputFor(const Program& p, OpId inputOp, uint64_t seed);
+// The key of a random op's draws: its first result's name and the run seed (and the op's seed
+// attribute, randint excepted), so a recomputed clone named alike draws the same numbers.
+uint64_t randomOpKey(const OpSite& s, uint64_t runSeed);
+
+// ---------- inputs and the ops a backend walks ----------
+// The name an input op is fed by: parameter_name / name attribute, else its result's name.
+std::string inputName(const Program& p, OpId op);
+// Every op of block `b` and its nested regions, in order.
+void collectOps(const Program& p, BlockId b, std::vector<OpId>& out);
+bool isComplexValue(const Program& p, ValueId v);
+// What every backend refuses before running: ops it has no kernel for (`missing`, from its
+// unsupportedOps) and results of dtypes it has no kernels for; `backend` names it ("CPU").
+void refuseUnrunnable(const Program& p, const std::vector<std::string>& missing, const std::string& backend,
+                      const std::function<bool(DType)>& runsDType);
+// What a backend reports as unsupportedOps: the live ops of every block it cannot run
+// (`runs` false) and those touching complex tensors unless `complexAware`; inputs always run.
+// Sorted, unique; complex ones as "<name> (on complex tensors)".
+std::vector<std::string> unsupportedOpsOf(const Program& p, const std::function<bool(const Operation&, std::string_view)>& runs,
+                                          const std::function<bool(std::string_view)>& complexAware);
+
+// ---------- normalised parameters of each op family ----------
+// full: the shape (operand 0 or attribute shape), every dim >= 0, its count within int64.
+Dims fullShape(const OpSite& s);
+// full_with_tensor: the declared static result dims, else operand 1.
+Dims fullWithTensorShape(const OpSite& s);
+// reshape / view_shape: the target shape (0 copies a dim, one -1 inferred), same count.
+Dims reshapeDims(const OpSite& s, const Dims& in, Dims shape);
+Dims reshapeDims(const OpSite& s);  // operand 0's dims to operand 1 or attribute shape
+Dims squeezeDims(const OpSite& s);
+Dims unsqueezeDims(const OpSite& s);
+Dims flattenDims(const OpSite& s);
+// The xshape result of reshape-like ops: [0, x dims...].
+Dims xshapeDims(const Dims& in);
+// transpose: the permutation, normalised and checked to be one (inverse for transpose_grad).
+Dims transposePerm(const OpSite& s, size_t rank, bool inverse);
+Dims permutedDims(const Dims& in, const Dims& perm);
+// expand (operand 1 or attribute shape, -1 keeps a dim) and expand_as, checked to broadcast.
+Dims expandDims(const OpSite& s);
+Dims expandAsDims(const OpSite& s);
+// slice / slice_grad: the window of the input and the result's dims after decrease_axis.
+struct SliceGeom {
+    Dims begin, size, outDims;
+};
+SliceGeom sliceGeometry(const OpSite& s, const Dims& in, size_t startsOperand);
+// split / split_with_num / concat_grad: the axis and the sections (inferred one resolved).
+struct SplitGeom {
+    size_t axis = 0;
+    Dims sections;
+};
+SplitGeom splitGeometry(const OpSite& s, const Dims& in, Dims sections, int64_t axis);
+SplitGeom splitGeometry(const OpSite& s);  // pd_op.split, pd_op.split_with_num
+// concat / split_grad: the axis (operand `axisOperand` or attribute axis) and the result dims.
+size_t concatAxis(const OpSite& s, size_t axisOperand, size_t rank);
+Dims concatDims(const OpSite& s, const std::vector<Dims>& parts, size_t axis);
+// stack: the new axis in [0, rank].
+size_t stackAxis(const OpSite& s, size_t rank);
+// Reductions over axes (operand `axesOperand` or attribute axis; empty or reduce_all = all).
+struct ReduceGeom {
+    std::vector<bool> reduced;   // by input axis
+    Dims keptDims;               // reduced axes as 1
+    Dims droppedDims;            // reduced axes removed
+    bool keepdim = false;
+    const Dims& outDims() const { return keepdim ? keptDims : droppedDims; }
+};
+ReduceGeom reduceGeometry(const OpSite& s, const Dims& in, size_t axesOperand);
+// builtin.slice: the element of a vector of `size` it takes; builtin.split: checks that the
+// vector has as many elements as the op has results.
+size_t vectorSliceIndex(const OpSite& s, size_t size);
+void checkVectorSplit(const OpSite& s, size_t size);
+// The reductions and their kernel kinds (0 sum, 1 mean, 2 max, 3 min, 4 prod), for every backend.
+const std::vector<std::pair<std::string, int>>& reductionKinds();
+// gather / index_select: the axis; embedding: the output dims [ids..., width].
+size_t gatherAxis(const OpSite& s, size_t rank);
+Dims embeddingDims(const OpSite& s, const Dims& ids, const Dims& weight);
+// dropout / dropout_grad: p (attribute or the scalar operand), mode and is_test.
+struct DropoutParams {
+    double p = 0.5;
+    bool isTest = false;
+    bool upscale = true;
+};
+DropoutParams dropoutParams(const OpSite& s);
+// uniform / randint: the shape, bounds and the generator key.
+struct RandomParams {
+    Dims shape;
+    double low = 0, high = 1;
+    uint64_t key = 0;
+};
+RandomParams uniformParams(const OpSite& s, uint64_t runSeed);
+RandomParams randintParams(const OpSite& s, uint64_t runSeed);
 
 // Limits of one run, in real bytes (shapes propagated, not only declared). 0 = no limit.
 struct RunLimits {

@@ -1,3 +1,5 @@
+// Equivalence by execution: both programs run on the same seeded inputs (integer inputs kept
+// within the tables they index, OpSemantics::seededInputFor), fetches compared.
 #include "exec/Verify.h"
 
 #include <cmath>
@@ -7,6 +9,7 @@
 
 #include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
+#include "model/OpTraits.h"
 
 namespace rx::exec {
 
@@ -96,11 +99,11 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
     ro.residentValues = o.residentValues;
     bool hasFetch = false;
     for (OpId op : original.globalBlock().ops)
-        if (original.opName(op) == "pd_op.fetch" || original.opName(op) == "builtin.shadow_output") hasFetch = true;
+        if (isFetchOp(original.opName(op))) hasFetch = true;
     if (!hasFetch) {
         for (OpId op : original.globalBlock().ops) {
             std::string_view n = original.opName(op);
-            if (n == "pd_op.data" || n == "builtin.parameter") continue;
+            if (isInputOp(n)) continue;
             for (ValueId v : original.op(op).results)
                 if (original.uses(v).empty() && original.types()[original.value(v).type].kind == Type::Kind::DenseTensor)
                     ro.captureValues.push_back(original.value(v).name);

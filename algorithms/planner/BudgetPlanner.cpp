@@ -29,6 +29,7 @@ struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
 #include "algorithms/planner/Budget.h"
 #include "exec/Liveness.h"
 #include "model/Diagnostic.h"
+#include "model/OpTraits.h"
 
 namespace rx::planner {
 
@@ -38,19 +39,8 @@ constexpr int64_t kInfinite = int64_t(1) << 58;   // above any finite cut
 constexpr int64_t kMaxFinite = int64_t(1) << 50;  // clamp of λ·cost
 constexpr int64_t kAvoid = int64_t(1) << 36;      // full checkpointing: "rather not save this"
 
-// Ops that must never run twice: random draws, state updates, I/O.
-bool sideEffecting(std::string_view name) {
-    static const std::string_view kNames[] = {
-        "pd_op.data", "pd_op.feed", "pd_op.fetch", "builtin.parameter", "builtin.set_parameter",
-        "builtin.shadow_output", "pd_op.print", "pd_op.share_data_", "pd_op.assign_out_",
-        "pd_op.gaussian", "pd_op.uniform", "pd_op.randint", "pd_op.dropout", "pd_op.bernoulli",
-        "pd_op.randperm", "pd_op.multinomial", "pd_op.truncated_gaussian_random", "pd_op.rand",
-        "pd_op.randn", "pd_op.uniform_random", "pd_op.gaussian_random", "pd_op.fused_dropout_add",
-        "pd_op.class_center_sample", "pd_op.rrelu"};
-    if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
-    // In-place ops ("relu_", "batch_norm_") update their operands; collectives ("c_*", "*_reduce_").
-    return name.ends_with("_") || name.find(".c_") != std::string_view::npos || name.starts_with("cf.");
-}
+// Ops that must never run twice: random draws, state updates, I/O (model/OpTraits).
+bool sideEffecting(std::string_view name) { return hasOpTrait(name, OpTrait::SideEffecting); }
 
 uint64_t hashSet(const std::vector<uint8_t>& inR) {
     uint64_t h = 1469598103934665603ull;
@@ -1013,7 +1003,7 @@ PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
     const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
     for (OpId op : gops) {
         const std::string_view name = q.opName(op);
-        if (name == "pd_op.fetch" || name == "builtin.shadow_output")
+        if (isFetchOp(name))
             for (ValueId x : q.op(op).operands)
                 if (x != kNoId && x < fetched.size()) fetched[x] = 1;
     }

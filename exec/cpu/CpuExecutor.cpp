@@ -26,9 +26,6 @@ using cpu::Context;
 using cpu::Kernel;
 using cpu::KernelTable;
 using cpu::Slot;
-using cpu::hashString;
-using cpu::isFloat;
-using cpu::uniformAt;
 
 const KernelTable& registry() {
     static const KernelTable table = [] {
@@ -49,25 +46,6 @@ const KernelTable& registry() {
 
 const std::unordered_map<std::string, Kernel>& kernels() { return registry().kernels; }
 
-bool isComplexValue(const Program& p, ValueId v) {
-    if (v == kNoId) return false;
-    const Type& t = p.types()[p.value(v).type];
-    if (t.kind == Type::Kind::DenseTensor) return isComplexDType(t.dtype);
-    if (t.kind == Type::Kind::Vector)
-        for (TypeId e : t.elements)
-            if (p.types()[e].kind == Type::Kind::DenseTensor && isComplexDType(p.types()[e].dtype)) return true;
-    return false;
-}
-
-bool isInputOp(std::string_view name) { return isInputOpName(name); }
-
-std::string inputName(const Program& p, OpId op) {
-    const Operation& o = p.op(op);
-    const Attribute* a = o.attribute(p.opName(op) == "builtin.parameter" ? "parameter_name" : "name");
-    if (a && !a->text.empty()) return a->text;
-    return o.results.empty() ? std::string() : p.value(o.results[0]).name;
-}
-
 // Ops that hold blocks and run them here (the kernels never see a region), and the
 // terminator that hands a block's values back to them.
 bool isStructuredOp(std::string_view name) { return name == "pd_op.if" || name == "pd_op.while"; }
@@ -80,31 +58,7 @@ bool isYield(std::string_view name) { return name == "cf.yield"; }
 // false would hang the run otherwise); cancel is honoured between iterations too.
 constexpr int64_t kMaxWhileIterations = 10'000'000;
 
-void collectOps(const Program& p, BlockId b, std::vector<OpId>& out) {
-    for (OpId op : p.block(b).ops) {
-        out.push_back(op);
-        for (const auto& region : p.op(op).regions)
-            for (BlockId nb : region) collectOps(p, nb, out);
-    }
-}
-
 }  // namespace
-
-Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64_t>& dims, uint64_t seed) {
-    Tensor t(dtype, dims);
-    uint64_t key = hashString(name, seed);
-    int64_t n = t.numel();
-    for (int64_t i = 0; i < n; ++i) {
-        double u = uniformAt(key, static_cast<uint64_t>(i));
-        if (isComplexDType(dtype)) {  // real and imaginary parts each uniform in [-1, 1)
-            double re = uniformAt(key, static_cast<uint64_t>(2 * i)), im = uniformAt(key, static_cast<uint64_t>(2 * i + 1));
-            t.setComplex(i, {2.0 * re - 1.0, 2.0 * im - 1.0});
-        } else if (isFloat(dtype)) t.set(i, 2.0 * u - 1.0);
-        else if (dtype == DType::Bool) t.set(i, u < 0.5 ? 0.0 : 1.0);
-        else t.set(i, std::floor(u * 4.0));
-    }
-    return t;
-}
 
 std::vector<std::string> CpuExecutor::supportedOps() {
     std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter", "pd_op.if", "pd_op.while", "cf.yield",
@@ -115,28 +69,16 @@ std::vector<std::string> CpuExecutor::supportedOps() {
 }
 
 std::vector<std::string> CpuExecutor::unsupportedOps(const Program& program) const {
-    std::vector<OpId> all;
-    collectOps(program, Program::kGlobalBlock, all);
-    std::vector<std::string> missing;
-    for (OpId op : all) {
-        if (program.op(op).dead) continue;
-        std::string name(program.opName(op));
-        if (isInputOp(name) || isYield(name) || isStackOp(name)) continue;
-        if (isStructuredOp(name)) {
-            if (program.op(op).regions.empty()) missing.push_back(name + " (without a block)");
-            continue;
-        }
-        auto it = kernels().find(name);
-        if (it == kernels().end() || !it->second || !program.op(op).regions.empty()) { missing.push_back(name); continue; }
-        if (registry().complexAware.count(name)) continue;
-        const Operation& o = program.op(op);
-        bool complex = std::any_of(o.operands.begin(), o.operands.end(), [&](ValueId v) { return isComplexValue(program, v); }) ||
-                       std::any_of(o.results.begin(), o.results.end(), [&](ValueId v) { return isComplexValue(program, v); });
-        if (complex) missing.push_back(name + " (on complex tensors)");
-    }
-    std::sort(missing.begin(), missing.end());
-    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-    return missing;
+    return unsupportedOpsOf(
+        program,
+        [](const Operation& o, std::string_view name) {
+            if (isYield(name) || isStackOp(name)) return true;
+            if (isStructuredOp(name)) return !o.regions.empty();  // run here, block by block
+            auto it = kernels().find(std::string(name));
+            return it != kernels().end() && it->second && o.regions.empty();
+        },
+        [](std::string_view name) { return isYield(name) || isStackOp(name) || isStructuredOp(name) ||
+                                           registry().complexAware.count(std::string(name)) > 0; });
 }
 
 CpuExecutor::Cost CpuExecutor::estimateCost(const Program& program) {
@@ -240,7 +182,7 @@ private:
         } else {
             for (int64_t d : t.dims)
                 if (d < 0) ctx.fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) + "; give it explicitly");
-            ctx.setOut(0, seededInput(iname, t.dtype, t.dims, inputs_.seed));
+            ctx.setOut(0, seededInputFor(program_, ctx.id, inputs_.seed));
             result_.generatedInputs.push_back(iname);
         }
         result_.inputBytes += ctx.outputs[0].tensor->byteSize();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/Executor.h"
+#include "exec/OpSemantics.h"  // seededInput: what run() feeds inputs not given
 
 namespace rx::exec {
 
@@ -35,9 +36,5 @@ public:
     };
     static Cost estimateCost(const Program& program);
 };
-
-// The seeded random tensor an input `name` of this type receives (what run() uses for
-// inputs not given). Floats uniform in [-1, 1), integers in [0, 4), bools fair coin.
-Tensor seededInput(const std::string& name, DType dtype, const std::vector<int64_t>& dims, uint64_t seed);
 
 }  // namespace rx::exec

@@ -2,6 +2,7 @@
 // tables, shape helpers, the matmul core, layer-norm and pool windows, concat/split.
 #include "exec/cpu/KernelContext.h"
 #include "exec/cpu/Blas.h"
+#include "exec/ScalarMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,34 +11,8 @@
 
 namespace rx::exec::cpu {
 
-uint64_t mix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-uint64_t hashString(const std::string& s, uint64_t seed) {
-    uint64_t h = mix64(seed ^ 0x51ed270b27a4d1c3ull);
-    for (unsigned char c : s) h = mix64(h ^ c);
-    return h;
-}
-
-// Uniform double in [0,1) from a counter-based generator (same value for same key, index).
-double uniformAt(uint64_t key, uint64_t index) {
-    return static_cast<double>(mix64(key ^ mix64(index)) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-bool isFloat(DType t) {
-    return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
-}
-
 // ---------- broadcasting ----------
-Dims broadcastDims(const Context& c, const Dims& a, const Dims& b) {
-    auto out = broadcastShapes(a, b);
-    if (!out) c.fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
-    return *out;
-}
+Dims broadcastDims(const Context& c, const Dims& a, const Dims& b) { return c.broadcast(a, b); }
 
 // For each output element, the linear index into an input of dims `in` broadcast to `out`.
 std::vector<int64_t> broadcastIndex(const Dims& in, const Dims& out) {
@@ -72,57 +47,22 @@ std::vector<double> reduceToShape(const std::vector<double>& g, const Dims& gd, 
 
 // ---------- reductions over axes ----------
 
-ReducePlan planReduce(const Context& c, const Dims& in, Dims axes, bool reduceAll) {
-    size_t r = in.size();
-    std::vector<bool> reduce(r, false);
-    if (axes.empty() || reduceAll) std::fill(reduce.begin(), reduce.end(), true);
-    for (int64_t a : axes) if (r > 0) reduce[c.normAxis(a, r)] = true;
+ReducePlan planReduce(const Context& c, const Dims& in, size_t axesOperand) {
+    ReduceGeom g = reduceGeometry(c, in, axesOperand);
     ReducePlan p;
-    Dims od(r);
-    for (size_t i = 0; i < r; ++i) {
-        od[i] = reduce[i] ? 1 : in[i];
-        if (!reduce[i]) p.outDimsNoKeep.push_back(in[i]);
-    }
-    p.outDims = od;
-    p.target = broadcastIndex(od, in);
+    p.outDims = g.keptDims;
+    p.outDimsNoKeep = g.droppedDims;
+    p.keepdim = g.keepdim;
+    p.target = broadcastIndex(g.keptDims, in);
     return p;
 }
 
 // ---------- elementwise tables ----------
-double gelu(double x, bool approx) {
-    if (approx) return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-    return 0.5 * x * (1.0 + std::erf(x * 0.7071067811865476));
-}
-double geluGrad(double x, bool approx) {
-    if (approx) {
-        double k = 0.7978845608028654, u = k * (x + 0.044715 * x * x * x);
-        double t = std::tanh(u);
-        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3 * 0.044715 * x * x);
-    }
-    return 0.5 * (1.0 + std::erf(x * 0.7071067811865476)) + x * 0.3989422804014327 * std::exp(-0.5 * x * x);
-}
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
-double erfinv(double y) {
-    if (y <= -1) return -INFINITY;
-    if (y >= 1) return INFINITY;
-    double w = -std::log((1.0 - y) * (1.0 + y)), x;
-    if (w < 5.0) {
-        w -= 2.5;
-        x = 2.81022636e-08; x = 3.43273939e-07 + x * w; x = -3.5233877e-06 + x * w;
-        x = -4.39150654e-06 + x * w; x = 0.00021858087 + x * w; x = -0.00125372503 + x * w;
-        x = -0.00417768164 + x * w; x = 0.246640727 + x * w; x = 1.50140941 + x * w;
-    } else {
-        w = std::sqrt(w) - 3.0;
-        x = -0.000200214257; x = 0.000100950558 + x * w; x = 0.00134934322 + x * w;
-        x = -0.00367342844 + x * w; x = 0.00573950773 + x * w; x = -0.0076224613 + x * w;
-        x = 0.00943887047 + x * w; x = 1.00167406 + x * w; x = 2.83297682 + x * w;
-    }
-    x *= y;
-    for (int i = 0; i < 2; ++i)  // Newton refinement
-        x -= (std::erf(x) - y) / (1.1283791670955126 * std::exp(-x * x));
-    return x;
-}
+// The formulas themselves are exec/ScalarMath.h's, shared with the CUDA kernels.
+double gelu(double x, bool approx) { return rx_gelu(x, approx); }
+double geluGrad(double x, bool approx) { return rx_gelu_grad(x, approx); }
+double sigmoid(double x) { return rx_sigmoid(x); }
+double erfinv(double y) { return rx_erfinv(y); }
 
 const std::unordered_map<std::string_view, double (*)(double)>& unaryTable() {
     static const std::unordered_map<std::string_view, double (*)(double)> t = {
@@ -209,27 +149,11 @@ const char* const kBinaryOps[kBinaryOpCount] = {
 };
 
 // ---------- shape helpers ----------
-Dims inferReshape(const Context& c, const Dims& in, Dims shape) {
-    int64_t total = numelOf(in), known = 1, infer = -1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] == 0 && i < in.size()) shape[i] = in[i];
-        if (shape[i] == -1) { if (infer >= 0) c.fail("reshape with two -1 dims"); infer = static_cast<int64_t>(i); }
-        else known *= shape[i];
-    }
-    if (infer >= 0) { if (known == 0 || total % known) c.fail("cannot infer reshape dim"); shape[infer] = total / known; }
-    if (numelOf(shape) != total) c.fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + " changes the element count");
-    return shape;
-}
-
 Tensor reshaped(const Tensor& t, Dims d) { Tensor out = t; out.dims = std::move(d); return out; }
 
-Tensor transposeTensor(const Context& c, const Tensor& t, const Dims& permIn) {
+Tensor transposeTensor(const Tensor& t, const Dims& perm) {
     size_t r = t.dims.size();
-    if (permIn.size() != r) c.fail("perm " + dimsString(permIn) + " does not match rank " + std::to_string(r));
-    Dims perm(r);
-    for (size_t i = 0; i < r; ++i) perm[i] = c.normAxis(permIn[i], r);
-    Dims od(r);
-    for (size_t i = 0; i < r; ++i) od[i] = t.dims[perm[i]];
+    Dims od = permutedDims(t.dims, perm);
     Tensor out(t.dtype, od);
     int eb = dtypeBytes(t.dtype);
     Dims inStr = stridesOf(t.dims);
@@ -299,49 +223,16 @@ Dims statDims(const Context& c, size_t result, int64_t rows) {
 }
 
 // ---------- conv / pool geometry (OpSemantics) ----------
-FailFn failOf(const Context& c) { return [&c](const std::string& m) { c.fail(m); }; }
-Conv2dGeom convGeom(const Context& c, const Dims& x, const Dims& f) { return conv2dGeometry(c.o, x, f, failOf(c)); }
-PoolGeom poolGeom(const Context& c, const Dims& x, Dims ksize) { return pool2dGeometry(c.o, x, std::move(ksize), failOf(c)); }
-// Window of output (i, j): [h0, h1) x [w0, w1) clipped to the input; `count` is the divisor.
-void poolWindow(const PoolGeom& g, int64_t i, int64_t j, int64_t& h0, int64_t& h1, int64_t& w0, int64_t& w1, int64_t& count) {
-    if (g.adaptive) {
-        h0 = i * g.h / g.oh; h1 = ((i + 1) * g.h + g.oh - 1) / g.oh;
-        w0 = j * g.w / g.ow; w1 = ((j + 1) * g.w + g.ow - 1) / g.ow;
-        count = (h1 - h0) * (w1 - w0);
-        return;
-    }
-    int64_t hs = i * g.sh - g.ph0, ws = j * g.sw - g.pw0;
-    int64_t he = std::min(hs + g.kh, g.h + g.ph1), we = std::min(ws + g.kw, g.w + g.pw1);
-    int64_t full = (he - hs) * (we - ws);
-    h0 = std::max<int64_t>(hs, 0); w0 = std::max<int64_t>(ws, 0);
-    h1 = std::min(he, g.h); w1 = std::min(we, g.w);
-    count = g.exclusive ? (h1 - h0) * (w1 - w0) : full;
-}
 
-// ---------- dropout ----------
-double dropoutP(const Context& c) {
-    if (c.hasAttr("p")) return c.attrFloat("p", 0.5);
-    // p as a mutable scalar operand: the last 1-element float operand after x.
-    for (size_t i = c.operandCount(); i-- > 1;)
-        if (c.has(i) && !c.inputs[i]->isList && c.x(i).numel() == 1 && isFloat(c.x(i).dtype)) return c.scalar(i);
-    return 0.5;
-}
-
-Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, int64_t axisIn) {
-    if (l.empty()) c.fail("concat of nothing");
-    size_t r = l[0]->dims.size();
-    int64_t axis = c.normAxis(axisIn, r);
-    Dims od = l[0]->dims;
-    od[axis] = 0;
-    for (const TensorPtr& t : l) {
-        if (t->dims.size() != r) c.fail("concat of different ranks");
-        for (size_t i = 0; i < r; ++i)
-            if (static_cast<int64_t>(i) != axis && t->dims[i] != l[0]->dims[i]) c.fail("concat of mismatched dims");
-        od[axis] += t->dims[axis];
-    }
+Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis) {
+    if (l.empty()) c.fail("concat of an empty vector");
+    std::vector<Dims> parts;
+    for (const TensorPtr& t : l) parts.push_back(t->dims);
+    Dims od = concatDims(c, parts, axis);
+    size_t r = od.size();
     Tensor out(c.outDType(0), od);
     int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= od[i];
+    for (size_t i = 0; i < axis; ++i) outer *= od[i];
     for (size_t i = axis + 1; i < r; ++i) inner *= od[i];
     int64_t off = 0;
     for (const TensorPtr& t : l) {
@@ -353,16 +244,12 @@ Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, int64_t axisIn
     return out;
 }
 
-void splitInto(Context& c, const Tensor& x, Dims sections, int64_t axisIn) {
-    int64_t axis = c.normAxis(axisIn, x.dims.size());
-    int64_t total = x.dims[axis], known = 0, infer = -1;
-    for (size_t i = 0; i < sections.size(); ++i) {
-        if (sections[i] < 0) infer = static_cast<int64_t>(i); else known += sections[i];
-    }
-    if (infer >= 0) sections[infer] = total - known;
-    if (std::accumulate(sections.begin(), sections.end(), int64_t{0}) != total) c.fail("split sections do not sum to the axis size");
+void splitInto(Context& c, const Tensor& x, const SplitGeom& g) {
+    const size_t axis = g.axis;
+    const Dims& sections = g.sections;
+    int64_t total = x.dims[axis];
     int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= x.dims[i];
+    for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
     for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
     int eb = dtypeBytes(x.dtype);
     std::vector<TensorPtr> parts;

@@ -54,7 +54,7 @@ void registerConvPoolKernels(KernelTable& table) {
     k["pd_op.conv2d"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& f = c.x(1);
-        Conv2dGeom g = convGeom(c, x.dims, f.dims);
+        Conv2dGeom g = conv2dGeometry(c, x.dims, f.dims);
         std::vector<double> xv = x.toDoubles(), fv = f.toDoubles();
         std::vector<double> out(static_cast<size_t>(g.n * g.cout * g.oh * g.ow), 0.0);
         const int64_t cpg = g.cin / g.groups, opg = g.cout / g.groups, rows = cpg * g.kh * g.kw, cols = g.oh * g.ow;
@@ -72,7 +72,7 @@ void registerConvPoolKernels(KernelTable& table) {
         const Tensor& x = c.x(0);
         const Tensor& f = c.x(1);
         const Tensor& gy = c.x(2);
-        Conv2dGeom g = convGeom(c, x.dims, f.dims);
+        Conv2dGeom g = conv2dGeometry(c, x.dims, f.dims);
         if (gy.dims != Dims{g.n, g.cout, g.oh, g.ow}) c.fail("conv2d_grad output gradient has the wrong shape");
         std::vector<double> xv = x.toDoubles(), fv = f.toDoubles(), gv = gy.toDoubles();
         std::vector<double> dx(xv.size(), 0.0), df(fv.size(), 0.0);
@@ -95,7 +95,7 @@ void registerConvPoolKernels(KernelTable& table) {
     // -- pool2d --
     k["pd_op.pool2d"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        PoolGeom g = poolGeom(c, x.dims, c.has(1) ? c.ints(1) : c.attrInts("kernel_size"));
+        PoolGeom g = pool2dGeometry(c, x.dims, 1);
         std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(g.n * g.ch * g.oh * g.ow));
         for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
             for (int64_t i = 0; i < g.oh; ++i)
@@ -115,7 +115,7 @@ void registerConvPoolKernels(KernelTable& table) {
     k["pd_op.pool2d_grad"] = [](Context& c) {
         // (x, out, out_grad, kernel_size)
         const Tensor& x = c.x(0);
-        PoolGeom g = poolGeom(c, x.dims, c.has(3) ? c.ints(3) : c.attrInts("kernel_size"));
+        PoolGeom g = pool2dGeometry(c, x.dims, 3);
         std::vector<double> v = x.toDoubles(), y = c.x(1).toDoubles(), gy = c.x(2).toDoubles(), dx(v.size(), 0.0);
         for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
             for (int64_t i = 0; i < g.oh; ++i)
@@ -138,7 +138,7 @@ void registerConvPoolKernels(KernelTable& table) {
     //    -> out, mask: mask holds the flat h*W+w index of each window's first maximum.
     k["pd_op.max_pool2d_with_index"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        PoolGeom g = poolGeom(c, x.dims, c.attrInts("kernel_size"));
+        PoolGeom g = pool2dGeometry(c.o, x.dims, c.attrInts("kernel_size"), c.failFn());
         if (g.avg) c.fail("attribute pooling_type: max_pool2d_with_index is a max pool");
         std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(g.n * g.ch * g.oh * g.ow)), mask(out.size());
         for (int64_t nc = 0; nc < g.n * g.ch; ++nc)

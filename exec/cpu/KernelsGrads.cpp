@@ -83,9 +83,7 @@ void registerGradsKernels(KernelTable& table) {
         c.setOut(0, reshaped(g, d));
     };
     k["pd_op.transpose_grad"] = [](Context& c) {
-        Dims perm = c.attrInts("perm"), inv(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i) inv[c.normAxis(perm[i], perm.size())] = static_cast<int64_t>(i);
-        c.setOut(0, transposeTensor(c, c.x(0), inv));
+        c.setOut(0, transposeTensor(c.x(0), transposePerm(c, c.x(0).dims.size(), true)));
     };
 
     // -- more _grad ops (Paddle's argument order: forward inputs, forward outputs, out_grad) --
@@ -101,19 +99,11 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.slice_grad"] = [](Context& c) {  // (input, out_grad, starts, ends) {axes, decrease_axis}
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
-        Dims axes = c.attrInts("axes");
-        Dims starts = c.has(2) ? c.ints(2) : c.attrInts("starts");
-        Dims ends = c.has(3) ? c.ints(3) : c.attrInts("ends");
-        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice_grad: axes, starts, ends differ in length");
+        const SliceGeom sg = sliceGeometry(c, x.dims, 2);
+        const Dims& begin = sg.begin;
+        const Dims& size = sg.size;
         size_t r = x.dims.size();
-        Dims begin(r, 0), size = x.dims;
-        for (size_t i = 0; i < axes.size(); ++i) {
-            int64_t a = c.normAxis(axes[i], r), d = x.dims[a];
-            int64_t s = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + d : starts[i], 0, d);
-            int64_t e = std::clamp<int64_t>(ends[i] < 0 ? ends[i] + d : ends[i], 0, d);
-            begin[a] = s; size[a] = std::max<int64_t>(e - s, 0);
-        }
-        if (numelOf(size) != g.numel()) c.fail("slice_grad: out_grad does not match the slice");
+        if (numelOf(size) != g.numel()) c.fail("out_grad " + dimsString(g.dims) + " does not match the slice " + dimsString(sg.outDims));
         std::vector<double> out(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
         Dims inStr = stridesOf(x.dims), outStr = stridesOf(size);
         for (int64_t k2 = 0; k2 < g.numel(); ++k2) {
@@ -125,16 +115,16 @@ void registerGradsKernels(KernelTable& table) {
     };
     k["pd_op.concat_grad"] = [](Context& c) {  // (x vec, out_grad, axis) -> vec of grads
         const auto& xs = c.list(0);
-        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
-        if (xs.empty()) c.fail("concat_grad of nothing");
-        int64_t a = c.normAxis(axis, xs[0]->dims.size());
+        if (xs.empty()) c.fail("concat_grad of an empty vector");
+        size_t a = concatAxis(c, 2, xs[0]->dims.size());
         Dims sections;
         for (const TensorPtr& t : xs) sections.push_back(t->dims[a]);
-        splitInto(c, c.x(1), sections, axis);
+        splitInto(c, c.x(1), splitGeometry(c, c.x(1).dims, sections, static_cast<int64_t>(a)));
     };
     k["pd_op.split_grad"] = [](Context& c) {  // (out_grad vec, axis) -> x_grad
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        c.setOut(0, concatTensors(c, c.list(0), axis));
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("split_grad of an empty vector");
+        c.setOut(0, concatTensors(c, l, concatAxis(c, 1, l[0]->dims.size())));
     };
     k["pd_op.gather_nd_grad"] = [](Context& c) {  // (x, index, out_grad): scatter-add
         const Tensor& x = c.x(0);
@@ -179,8 +169,7 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& x = c.x(0);
         const Tensor& out = c.x(1);
         const Tensor& g = c.x(2);
-        Dims axes = c.has(3) ? c.ints(3) : c.attrInts("axis");
-        ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+        ReducePlan p = planReduce(c, x.dims, 3);
         if (numelOf(p.outDims) != g.numel() || out.numel() != g.numel()) c.fail("gradient does not match the reduced shape");
         std::vector<double> xv = x.toDoubles(), ov = out.toDoubles(), gv = g.toDoubles(), dx(xv.size(), 0.0);
         std::vector<uint8_t> taken(gv.size(), 0);

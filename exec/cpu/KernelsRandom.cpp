@@ -13,14 +13,14 @@ void registerRandomKernels(KernelTable& table) {
     // -- dropout (seeded by the run seed and the op's first result name) --
     k["pd_op.dropout"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        double p = dropoutP(c);
-        bool isTest = c.attrBool("is_test", false);
-        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        const DropoutParams d = dropoutParams(c);
+        const double p = d.p;
+        const bool isTest = d.isTest, upscale = d.upscale;
         std::vector<double> v = x.toDoubles(), mask(v.size(), 1.0);
         if (isTest) {
             if (!upscale) for (double& e : v) e *= (1.0 - p);
         } else {
-            uint64_t key = hashString(c.resultName(0), c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
+            uint64_t key = randomOpKey(c, c.runSeed);
             for (size_t i = 0; i < v.size(); ++i) {
                 bool keep = p < 1.0 && uniformAt(key, i) >= p;
                 mask[i] = keep;
@@ -34,9 +34,9 @@ void registerRandomKernels(KernelTable& table) {
         // (mask, out_grad[, p])
         const Tensor& mask = c.x(0);
         const Tensor& g = c.x(1);
-        double p = c.hasAttr("p") ? c.attrFloat("p", 0.5) : (c.has(2) ? c.scalar(2) : 0.5);
-        bool isTest = c.attrBool("is_test", false);
-        bool upscale = c.attrString("mode", "upscale_in_train") == "upscale_in_train";
+        const DropoutParams d = dropoutParams(c);
+        const double p = d.p;
+        const bool isTest = d.isTest, upscale = d.upscale;
         std::vector<double> gv = g.toDoubles();
         for (size_t i = 0; i < gv.size(); ++i) {
             if (isTest) { if (!upscale) gv[i] *= (1.0 - p); continue; }
@@ -47,24 +47,19 @@ void registerRandomKernels(KernelTable& table) {
 
     // Seeded random ops (keyed, like dropout, by the run seed and the result's name).
     k["pd_op.uniform"] = [](Context& c) {
-        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
-        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -1.0);
-        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", 1.0);
-        c.requireElements(shape);
-        uint64_t key = hashString(c.resultName(0), c.runSeed ^ static_cast<uint64_t>(c.attrInt("seed", 0)));
-        std::vector<double> v(static_cast<size_t>(numelOf(shape)));
-        for (size_t i = 0; i < v.size(); ++i) v[i] = lo + (hi - lo) * uniformAt(key, i);
-        c.setOutDoubles(0, shape, v);
+        const RandomParams r = uniformParams(c, c.runSeed);
+        c.requireElements(r.shape);
+        std::vector<double> v(static_cast<size_t>(numelOf(r.shape)));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = r.low + (r.high - r.low) * uniformAt(r.key, i);
+        c.setOutDoubles(0, r.shape, v);
     };
     k["pd_op.randint"] = [](Context& c) {
-        Dims shape = c.has(0) ? c.ints(0) : c.attrInts("shape");
-        int64_t lo = c.attrInt("low", 0), hi = c.attrInt("high", 2);
-        if (hi <= lo) c.fail("randint needs high > low");
-        c.requireElements(shape);
-        uint64_t key = hashString(c.resultName(0), c.runSeed ^ 0x7261ull);
-        std::vector<double> v(static_cast<size_t>(numelOf(shape)));
-        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(lo + static_cast<int64_t>(uniformAt(key, i) * static_cast<double>(hi - lo)));
-        c.setOutDoubles(0, shape, v);
+        const RandomParams r = randintParams(c, c.runSeed);
+        c.requireElements(r.shape);
+        const int64_t lo = static_cast<int64_t>(r.low), span = static_cast<int64_t>(r.high) - lo;
+        std::vector<double> v(static_cast<size_t>(numelOf(r.shape)));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(lo + static_cast<int64_t>(uniformAt(r.key, i) * static_cast<double>(span)));
+        c.setOutDoubles(0, r.shape, v);
     };
 }
 

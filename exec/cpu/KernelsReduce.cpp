@@ -14,10 +14,7 @@ void registerReduceKernels(KernelTable& table) {
     auto reduceKernel = [](int kind) {  // 0 sum, 1 mean, 2 max, 3 min, 4 prod
         return [kind](Context& c) {
             const Tensor& x = c.x(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            bool keep = c.attrBool("keepdim", false);
-            bool all = c.attrBool("reduce_all", false);
-            ReducePlan p = planReduce(c, x.dims, axes, all);
+            ReducePlan p = planReduce(c, x.dims, 1);
             size_t on = static_cast<size_t>(numelOf(p.outDims));
             double init = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
             std::vector<double> acc(on, init);
@@ -35,21 +32,16 @@ void registerReduceKernels(KernelTable& table) {
                 double count = static_cast<double>(v.size()) / static_cast<double>(on);
                 for (double& a : acc) a /= count;
             }
-            c.setOutDoubles(0, keep ? p.outDims : p.outDimsNoKeep, acc);
+            c.setOutDoubles(0, p.resultDims(), acc);
         };
     };
-    k["pd_op.sum"] = reduceKernel(0);
-    k["pd_op.mean"] = reduceKernel(1);
-    k["pd_op.max"] = reduceKernel(2);
-    k["pd_op.min"] = reduceKernel(3);
-    k["pd_op.prod"] = reduceKernel(4);
+    for (const auto& [name, kind] : reductionKinds()) k[name] = reduceKernel(kind);
     // sum_grad / mean_grad(x, out_grad[, axis]): broadcast the gradient back to x.
     auto reduceGrad = [](bool mean) {
         return [mean](Context& c) {
             const Tensor& x = c.x(0);
             const Tensor& g = c.x(1);
-            Dims axes = c.has(2) ? c.ints(2) : c.attrInts("axis");
-            ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+            ReducePlan p = planReduce(c, x.dims, 2);
             if (numelOf(p.outDims) != g.numel()) c.fail("gradient does not match the reduced shape");
             std::vector<double> gv = g.toDoubles(), out(static_cast<size_t>(x.numel()));
             double scale = mean ? static_cast<double>(numelOf(p.outDims)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
@@ -63,16 +55,14 @@ void registerReduceKernels(KernelTable& table) {
     auto anyAll = [](bool any) {
         return [any](Context& c) {
             const Tensor& x = c.x(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            bool keep = c.attrBool("keepdim", false);
-            ReducePlan p = planReduce(c, x.dims, axes, c.attrBool("reduce_all", false));
+            ReducePlan p = planReduce(c, x.dims, 1);
             std::vector<double> acc(static_cast<size_t>(numelOf(p.outDims)), any ? 0.0 : 1.0);
             for (int64_t i = 0; i < x.numel(); ++i) {
                 bool b = x.get(i) != 0;
                 double& a = acc[p.target[i]];
                 a = any ? (a != 0 || b) : (a != 0 && b);
             }
-            c.setOutDoubles(0, keep ? p.outDims : p.outDimsNoKeep, acc);
+            c.setOutDoubles(0, p.resultDims(), acc);
         };
     };
     k["pd_op.any"] = anyAll(true);

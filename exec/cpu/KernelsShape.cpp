@@ -12,8 +12,7 @@ void registerShapeKernels(KernelTable& table) {
     auto& k = table.kernels;
     // -- sources and plumbing (inputs are handled by the run loop) --
     k["pd_op.full"] = [](Context& c) {
-        Dims shape = c.attrInts("shape");
-        if (c.operandCount() > 0 && c.has(0)) shape = c.ints(0);
+        Dims shape = fullShape(c);
         c.requireElements(shape);
         double v = c.attrFloat("value", 0.0);
         int64_t n = numelOf(shape);
@@ -32,8 +31,7 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.full_with_tensor"] = [](Context& c) {
         // (value, shape) as Paddle prints it; fall back to the result type for the shape.
         double v = c.scalar(0);
-        Dims shape = c.has(1) ? c.ints(1) : Dims{};
-        if (auto d = c.staticDims(0)) shape = *d;
+        Dims shape = fullWithTensorShape(c);
         c.requireElements(shape);
         c.setOutDoubles(0, shape, std::vector<double>(static_cast<size_t>(numelOf(shape)), v));
     };
@@ -66,110 +64,48 @@ void registerShapeKernels(KernelTable& table) {
     };
     k["builtin.split"] = [](Context& c) {
         const auto& l = c.list(0);
-        if (l.size() != c.outputs.size()) c.fail("splits a vector of " + std::to_string(l.size()) + " into " + std::to_string(c.outputs.size()));
+        checkVectorSplit(c, l.size());
         for (size_t i = 0; i < l.size(); ++i) c.setOutShared(i, l[i]);
     };
-    k["builtin.slice"] = [](Context& c) {
-        const auto& l = c.list(0);
-        int64_t i = c.attrInt("index", 0);
-        if (i < 0 || i >= static_cast<int64_t>(l.size())) c.fail("slice index out of range");
-        c.setOutShared(0, l[i]);
-    };
+    k["builtin.slice"] = [](Context& c) { c.setOutShared(0, c.list(0)[vectorSliceIndex(c, c.list(0).size())]); };
 
     // -- shape ops --
     auto reshapeKernel = [](Context& c) {
         const Tensor& x = c.x(0);
-        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
-        Dims od = inferReshape(c, x.dims, shape);
-        c.setOut(0, reshaped(x, od));
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) {  // xshape: [0, x dims...], no data
-            Dims xs{0}; xs.insert(xs.end(), x.dims.begin(), x.dims.end());
-            c.setOut(1, Tensor(c.outDType(1), xs));
-        }
+        c.setOut(0, reshaped(x, reshapeDims(c)));
+        if (!c.resultIsNull(1)) c.setOut(1, Tensor(c.outDType(1), xshapeDims(x.dims)));  // no data
     };
     k["pd_op.reshape"] = reshapeKernel;
     k["pd_op.view_shape"] = reshapeKernel;
     auto squeezeLike = [](bool squeeze) {
         return [squeeze](Context& c) {
             const Tensor& x = c.x(0);
-            Dims axes = c.has(1) ? c.ints(1) : c.attrInts("axis");
-            Dims od;
-            if (squeeze) {
-                std::vector<bool> drop(x.dims.size(), false);
-                if (axes.empty()) for (size_t i = 0; i < x.dims.size(); ++i) drop[i] = x.dims[i] == 1;
-                for (int64_t a : axes) { int64_t n = c.normAxis(a, x.dims.size()); if (x.dims[n] == 1) drop[n] = true; }
-                for (size_t i = 0; i < x.dims.size(); ++i) if (!drop[i]) od.push_back(x.dims[i]);
-            } else {
-                od = x.dims;
-                size_t finalRank = x.dims.size() + axes.size();
-                Dims norm;
-                for (int64_t a : axes) norm.push_back(a < 0 ? a + static_cast<int64_t>(finalRank) : a);
-                std::sort(norm.begin(), norm.end());
-                for (int64_t a : norm) {
-                    if (a < 0 || a > static_cast<int64_t>(od.size())) c.fail("unsqueeze axis out of range");
-                    od.insert(od.begin() + a, 1);
-                }
-            }
-            c.setOut(0, reshaped(x, od));
-            if (c.outputs.size() > 1 && !c.resultIsNull(1)) {
-                Dims xs{0}; xs.insert(xs.end(), x.dims.begin(), x.dims.end());
-                c.setOut(1, Tensor(c.outDType(1), xs));
-            }
+            c.setOut(0, reshaped(x, squeeze ? squeezeDims(c) : unsqueezeDims(c)));
+            if (!c.resultIsNull(1)) c.setOut(1, Tensor(c.outDType(1), xshapeDims(x.dims)));
         };
     };
     k["pd_op.squeeze"] = squeezeLike(true);
     k["pd_op.unsqueeze"] = squeezeLike(false);
     k["pd_op.flatten"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        int64_t r = static_cast<int64_t>(x.dims.size());
-        int64_t s = c.attrInt("start_axis", 1), e = c.attrInt("stop_axis", -1);
-        if (r == 0) { c.setOut(0, reshaped(x, {1})); return; }
-        s = c.normAxis(s, r); e = c.normAxis(e, r);
-        Dims od(x.dims.begin(), x.dims.begin() + s);
-        int64_t m = 1;
-        for (int64_t i = s; i <= e; ++i) m *= x.dims[i];
-        od.push_back(m);
-        od.insert(od.end(), x.dims.begin() + e + 1, x.dims.end());
-        c.setOut(0, reshaped(x, od));
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) {
-            Dims xs{0}; xs.insert(xs.end(), x.dims.begin(), x.dims.end());
-            c.setOut(1, Tensor(c.outDType(1), xs));
-        }
+        c.setOut(0, reshaped(x, flattenDims(c)));
+        if (!c.resultIsNull(1)) c.setOut(1, Tensor(c.outDType(1), xshapeDims(x.dims)));
     };
-    k["pd_op.transpose"] = [](Context& c) { c.setOut(0, transposeTensor(c, c.x(0), c.attrInts("perm"))); };
+    k["pd_op.transpose"] = [](Context& c) { c.setOut(0, transposeTensor(c.x(0), transposePerm(c, c.x(0).dims.size(), false))); };
     k["pd_op.expand"] = [](Context& c) {
-        const Tensor& x = c.x(0);
-        Dims shape = c.has(1) ? c.ints(1) : c.attrInts("shape");
-        if (shape.size() < x.dims.size()) c.fail("expand to a lower rank");
-        for (size_t i = 0; i < shape.size(); ++i) {
-            size_t off = shape.size() - x.dims.size();
-            if (shape[i] == -1) { if (i < off) c.fail("-1 in a new expand dim"); shape[i] = x.dims[i - off]; }
-        }
-        broadcastDims(c, x.dims, shape);
+        Dims shape = expandDims(c);
         c.requireElements(shape);
-        c.setOut(0, expandTensor(x, shape));
+        c.setOut(0, expandTensor(c.x(0), shape));
     };
     k["pd_op.expand_as"] = [](Context& c) {
-        const Tensor& x = c.x(0);
-        Dims shape = c.has(1) ? c.x(1).dims : c.attrInts("target_shape");
-        broadcastDims(c, x.dims, shape);
-        c.setOut(0, expandTensor(x, shape));
+        c.setOut(0, expandTensor(c.x(0), expandAsDims(c)));
     };
     k["pd_op.slice"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        Dims axes = c.attrInts("axes");
-        Dims starts = c.has(1) ? c.ints(1) : c.attrInts("starts");
-        Dims ends = c.has(2) ? c.ints(2) : c.attrInts("ends");
-        if (starts.size() != axes.size() || ends.size() != axes.size()) c.fail("slice: axes, starts, ends differ in length");
+        const SliceGeom g = sliceGeometry(c, x.dims, 1);
+        const Dims& begin = g.begin;
+        const Dims& size = g.size;
         size_t r = x.dims.size();
-        Dims begin(r, 0), size = x.dims;
-        for (size_t i = 0; i < axes.size(); ++i) {
-            int64_t a = c.normAxis(axes[i], r), d = x.dims[a];
-            int64_t s = starts[i] < 0 ? starts[i] + d : starts[i];
-            int64_t e = ends[i] < 0 ? ends[i] + d : ends[i];
-            s = std::clamp<int64_t>(s, 0, d); e = std::clamp<int64_t>(e, 0, d);
-            begin[a] = s; size[a] = std::max<int64_t>(e - s, 0);
-        }
         Tensor out(x.dtype, size);
         int eb = dtypeBytes(x.dtype);
         Dims inStr = stridesOf(x.dims), outStr = stridesOf(size);
@@ -179,46 +115,32 @@ void registerShapeKernels(KernelTable& table) {
             for (size_t i = 0; i < r; ++i) { int64_t idx = rem / outStr[i]; rem %= outStr[i]; pos += (idx + begin[i]) * inStr[i]; }
             std::memcpy(out.bytes.data() + k2 * eb, x.bytes.data() + pos * eb, eb);
         }
-        Dims od;
-        Dims dec = c.attrInts("decrease_axis");
-        for (size_t i = 0; i < r; ++i) {
-            bool drop = false;
-            for (int64_t a : dec) if (c.normAxis(a, r) == static_cast<int64_t>(i)) drop = true;
-            if (!drop) od.push_back(size[i]);
-        }
-        out.dims = od;
+        out.dims = g.outDims;
         c.setOut(0, std::move(out));
     };
     k["pd_op.concat"] = [](Context& c) {
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        c.setOut(0, concatTensors(c, c.list(0), axis));
+        const auto& l = c.list(0);
+        if (l.empty()) c.fail("concat of an empty vector");
+        c.setOut(0, concatTensors(c, l, concatAxis(c, 1, l[0]->dims.size())));
     };
     k["pd_op.stack"] = [](Context& c) {
         const auto& l = c.list(0);
         if (l.empty()) c.fail("stack of nothing");
-        int64_t axis = c.attrInt("axis", 0);
-        if (axis < 0) axis += static_cast<int64_t>(l[0]->dims.size()) + 1;
+        size_t axis = stackAxis(c, l[0]->dims.size());
         std::vector<TensorPtr> us;
         for (const TensorPtr& t : l) {
             Dims d = t->dims;
-            if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("stack axis out of range");
-            d.insert(d.begin() + axis, 1);
+            if (d.size() != l[0]->dims.size()) c.fail("stack of " + dimsString(l[0]->dims) + " and " + dimsString(d) + ": ranks differ");
+            d.insert(d.begin() + static_cast<int64_t>(axis), 1);
             us.push_back(std::make_shared<const Tensor>(reshaped(*t, d)));
         }
         c.setOut(0, concatTensors(c, us, axis));
     };
     k["pd_op.split"] = [](Context& c) {
-        Dims sections = c.has(1) ? c.ints(1) : c.attrInts("sections");
-        int64_t axis = c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0);
-        splitInto(c, c.x(0), sections, axis);
+        splitInto(c, c.x(0), splitGeometry(c));
     };
     k["pd_op.split_with_num"] = [](Context& c) {
-        const Tensor& x = c.x(0);
-        int64_t num = c.attrInt("num", 1);
-        int64_t axis = c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", 0);
-        int64_t a = c.normAxis(axis, x.dims.size());
-        if (num <= 0 || x.dims[a] % num) c.fail("split_with_num does not divide the axis");
-        splitInto(c, x, Dims(static_cast<size_t>(num), x.dims[a] / num), axis);
+        splitInto(c, c.x(0), splitGeometry(c));
     };
     k["pd_op.gather_nd"] = [](Context& c) {
         const Tensor& x = c.x(0);
@@ -250,11 +172,11 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.gather"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
-        int64_t axis = c.normAxis(c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", 0), x.dims.size());
+        size_t axis = gatherAxis(c, x.dims.size());
         Dims od = x.dims;
         od[axis] = index.numel();
         int64_t outer = 1, inner = 1;
-        for (int64_t i = 0; i < axis; ++i) outer *= x.dims[i];
+        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
         for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
         Tensor out(x.dtype, od);
         int eb = dtypeBytes(x.dtype);
@@ -330,16 +252,15 @@ void registerShapeKernels(KernelTable& table) {
     };
     // Collectives of a single-process run: one rank, so reduce and broadcast leave the
     // tensor as it is.
-    for (const char* name : {"pd_op.all_reduce_", "pd_op.c_broadcast_", "pd_op.reduce_", "pd_op.c_allreduce_sum_",
-                             "pd_op.c_allreduce_sum", "pd_op.all_reduce"})
-        k[name] = [](Context& c) { c.setOut(0, c.x(0)); };  // own storage, as the memory model counts
+    for (std::string_view name : opsWithTrait(OpTrait::Collective))
+        k[std::string(name)] = [](Context& c) { c.setOut(0, c.x(0)); };  // own storage, as the memory model counts
 
     // -- unbind (input) {axis} -> vector of slices with the axis removed
     k["pd_op.unbind"] = [](Context& c) {
         const Tensor& x = c.x(0);
         if (x.dims.empty()) c.fail("unbind of a 0-d tensor");
         int64_t axis = c.normAxis(c.attrInt("axis", 0), x.dims.size());
-        splitInto(c, x, Dims(static_cast<size_t>(x.dims[axis]), 1), axis);
+        splitInto(c, x, splitGeometry(c, x.dims, Dims(static_cast<size_t>(x.dims[axis]), 1), axis));
         std::vector<TensorPtr> parts;
         for (const TensorPtr& t : c.outputs[0].list) {
             Dims d = t->dims;
@@ -358,7 +279,7 @@ void registerShapeKernels(KernelTable& table) {
         if (axis < 0 || axis >= static_cast<int64_t>(g.dims.size()) || g.dims[axis] != static_cast<int64_t>(xs.size()))
             c.fail("stack_grad: out_grad " + dimsString(g.dims) + " does not stack " + std::to_string(xs.size()) + " tensors on axis " +
                    std::to_string(axis));
-        splitInto(c, g, Dims(xs.size(), 1), axis);
+        splitInto(c, g, splitGeometry(c, g.dims, Dims(xs.size(), 1), axis));
         std::vector<TensorPtr> parts;
         for (size_t i = 0; i < xs.size(); ++i) parts.push_back(std::make_shared<const Tensor>(reshaped(*c.outputs[0].list[i], xs[i]->dims)));
         c.setOutList(0, std::move(parts));

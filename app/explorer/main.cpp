@@ -183,10 +183,12 @@ int main(int argc, char** argv) {
     }
     if (!scripted) settings.setValue("firstRunDone", true);
     if (parser.isSet(configOpt)) {
-        const QString e = window.loadConfig(parser.value(configOpt));
-        if (!e.isEmpty()) {
-            if (scripted) return fail(QStringLiteral("--config: %1").arg(e));
-            std::fprintf(stderr, "%s\n", qPrintable(e));
+        if (scripted) {
+            const QString e = window.loadConfig(parser.value(configOpt));
+            if (!e.isEmpty()) return fail(QStringLiteral("--config: %1").arg(e));
+        } else if (const QString e = window.loadConfigOption(parser.value(configOpt)); !e.isEmpty()) {
+            // Said in the window (an explorer started from a launcher has no terminal) and here.
+            std::fprintf(stderr, "recompute-explorer: --config: %s\n", qPrintable(e));
         }
     }
     if (parser.isSet(wholeOpt) && doc->hasProgram() && !window.programView()->showWholeGraph())

@@ -77,13 +77,23 @@ ProfilePanel::ProfilePanel(Document* doc, QWidget* parent)
     top->addWidget(startButton_);
     top->addWidget(cancelButton_);
     top->addWidget(progress_, 1);
+    // The charts take the width; the two-column table is narrow and the splitter lets the
+    // user trade (a wide table crushed both charts to ~60 px at the default size).
+    memoryView_->setMinimumSize(280, 150);
+    timeView_->setMinimumSize(240, 150);
+    summary_->setMinimumWidth(180);
+    summary_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName("profileSplit");
+    split->setChildrenCollapsible(false);
     split->addWidget(memoryView_);
     split->addWidget(timeView_);
     split->addWidget(summary_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setStretchFactor(2, 1);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 0);
+    split->setSizes({500, 400, 240});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(status_);

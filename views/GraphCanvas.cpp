@@ -595,8 +595,9 @@ void GraphCanvas::chooseOverlayCorners() {
     };
     auto choose = [&](QWidget* w, std::initializer_list<int> order, int taken) {
         int best = -1, bestCount = INT_MAX;
+        const QRect other = taken >= 0 ? cornerRect(legend_, taken) : QRect();
         for (int corner : order) {
-            if (corner == taken) continue;
+            if (corner == taken || (taken >= 0 && cornerRect(w, corner).intersects(other))) continue;
             const int count = nodesUnder(cornerRect(w, corner));
             if (count < bestCount) {
                 bestCount = count;
@@ -608,6 +609,11 @@ void GraphCanvas::chooseOverlayCorners() {
     // Corners: bit 1 = right, bit 2 = bottom. The busy label sits at the top centre.
     legendCorner_ = legend_->isVisible() ? choose(legend_, {2, 0, 3, 1}, -1) : 2;
     minimapCorner_ = minimap_->isVisible() ? choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1) : 3;
+    if (minimapCorner_ < 0) {  // a view too small for both: the minimap folds to its tab, the legend stays
+        minimap_->setCollapsed(true);
+        minimapCorner_ = choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1);
+        if (minimapCorner_ < 0) minimapCorner_ = 3;
+    }
     placeOverlays();
 }
 

@@ -63,8 +63,10 @@ OutlinePanel::OutlinePanel(Document* doc, QWidget* parent) : QWidget(parent), do
     tree_ = new QTreeWidget(this);
     tree_->setObjectName("outlineTree");
     tree_->setHeaderLabels({tr("Name"), tr("Info")});
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    // Whole op names (a narrow dock scrolls sideways rather than cutting "pd_op.divide" to "pd_op.di…").
+    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    tree_->header()->setStretchLastSection(true);
+    tree_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     tree_->setUniformRowHeights(true);
     layout->addWidget(filter_);
     layout->addWidget(tree_, 1);

@@ -3,6 +3,7 @@
 // names, bad inputs reported in the window (a --config, a broken spec beside a good program, a
 // file cut mid-name), and a failed solve said in the user's words with its one-click fix.
 #include <QAbstractItemView>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QCompleter>
@@ -22,6 +23,9 @@
 #include <QTextDocument>
 #include <QtTest>
 
+#include "algorithms/zoo/ModelZoo.h"
+#include "model/FileIO.h"
+#include "model/PirWriter.h"
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
 #include "views/Panels.h"
@@ -269,6 +273,62 @@ private Q_SLOTS:
         QVERIFY2(window_->errorBannerText().isEmpty(), qPrintable(window_->errorBannerText()));
         QVERIFY(window_->summary()->staleReason().isEmpty());
         QVERIFY(!window_->inspector()->browser()->toPlainText().contains("pin in the plan"));
+    }
+
+    // Item 4: the minimap and the legend hide from the View menu, fold on their title, and
+    // never cover each other.
+    void overlaysHideFoldAndKeepApart() {
+        openTransformer();
+        GraphCanvas* canvas = window_->programView()->canvas();
+        QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && canvas->itemCountForNodes() > 0, 30000);
+        QWidget* minimap = canvas->minimapWidget();
+        QWidget* legend = canvas->legendWidget();
+        QTRY_VERIFY(minimap->isVisible() && legend->isVisible());
+        QVERIFY(!minimap->geometry().intersects(legend->geometry()));
+        auto* showMinimap = window_->findChild<QAction*>("showMinimap");
+        auto* showLegend = window_->findChild<QAction*>("showLegend");
+        QVERIFY(showMinimap && showLegend && showMinimap->isChecked());
+        showMinimap->trigger();
+        QVERIFY(!minimap->isVisible());
+        showLegend->trigger();
+        QVERIFY(!legend->isVisible());
+        showMinimap->trigger();
+        showLegend->trigger();
+        QVERIFY(minimap->isVisible() && legend->isVisible());
+        const int tall = legend->height();
+        QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(20, 10));  // its title row
+        QVERIFY(canvas->overlayCollapsed(GraphCanvas::Overlay::Legend));
+        QVERIFY(legend->height() < tall / 2);
+        QTest::mouseClick(legend, Qt::LeftButton, {}, QPoint(20, 10));
+        QCOMPARE(legend->height(), tall);
+    }
+
+    // Item 5: clicking a layer group of the overview fills the Inspector with what the plan
+    // does there.
+    void layerGroupFillsTheInspector() {
+        zoo::ZooOptions o;
+        o.model = "transformer";
+        o.layers = 6;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const QString path = tmp_.path() + "/six.pir";
+        writeProgramFile(*g.program, path.toStdString());
+        writeFileAtomic((tmp_.path() + "/six.spec.json").toStdString(), zoo::specJson(g));
+        QVERIFY(window_->openFile(path));
+        waitSolved();
+        QTRY_VERIFY_WITH_TIMEOUT(!window_->programView()->canvas()->isLayingOut(), 30000);
+        uint32_t begin = UINT32_MAX;
+        QString label;
+        for (const auto& seg : window_->programView()->overview().segments())
+            if (!seg.expanded && seg.label.contains("layer")) {
+                begin = seg.begin;
+                label = seg.label;
+                break;
+            }
+        QVERIFY(begin != UINT32_MAX);
+        doc()->select(ModelKey{ModelKey::Kind::Group, begin});
+        const QString text = window_->inspector()->browser()->toPlainText();
+        QVERIFY2(text.contains("held for the backward") && text.contains("recompute work") && text.contains("ops by type"), qPrintable(text));
+        QVERIFY2(text.startsWith(label), qPrintable(text));  // the group's label heads it
     }
 };
 

@@ -444,6 +444,11 @@ private:
         parseCommaSeparatedList(Delimiter::Paren, "'('", "the result list", [&] {
             const char* at = lex_.pos();
             const std::string_view name = lex_.lexValueName();
+            // A file cut mid-name ("(%7") ends here: say so, not that "%7" is defined twice.
+            const char* after = lex_.pos();
+            lex_.skipTrivia();
+            if (lex_.atEnd()) lex_.emitError(lex_.pos(), "',' or ')' after the result name " + std::string(name));
+            lex_.resetPosition(after);
             // A name in scope, or earlier in this list (bound as pending just below), is
             // defined twice: one lookup per name keeps wide ops linear.
             const uint32_t number = numericName(name);

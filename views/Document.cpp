@@ -102,8 +102,17 @@ bool Document::openText(const QString& text, const QString& displayName, QString
 }
 
 void Document::installProgram(std::shared_ptr<Program> program, const QString& path, double parseMs) {
-    // Spec first: a malformed spec file is an error of this load, and nothing changes.
-    ui::LoadedSpec loaded = ui::loadOrDetectSpec(*program, QFileInfo(path).exists() ? path.toStdString() : std::string());
+    // A malformed spec file beside a good program does not refuse the program: the detected
+    // split stands in, and specFallback says so once the program is shown.
+    ui::LoadedSpec loaded;
+    QString specProblem;
+    try {
+        loaded = ui::loadOrDetectSpec(*program, QFileInfo(path).exists() ? path.toStdString() : std::string());
+    } catch (const std::exception& e) {
+        specProblem = QString::fromUtf8(e.what());
+        loaded.spec = detectSpec(*program);
+        loaded.detected = true;
+    }
     ++generation_;
     path_ = path;
     program_ = std::move(program);
@@ -125,6 +134,11 @@ void Document::installProgram(std::shared_ptr<Program> program, const QString& p
                         .arg(specDetected_ ? tr("detected") : QString::fromStdString(loaded.specFile)));
     for (const auto& w : program_->warnings()) Q_EMIT logMessage(tr("Warning: %1").arg(QString::fromStdString(w)));
     Q_EMIT programChanged();  // implies a new spec: views rebuild once, not twice
+    if (!specProblem.isEmpty()) {
+        const QString specFile = QString::fromStdString(specPathBeside(path.toStdString()));
+        Q_EMIT logMessage(tr("Warning: %1 is broken (%2); using the detected split").arg(QFileInfo(specFile).fileName(), specProblem));
+        Q_EMIT specFallback(specFile, specProblem);
+    }
     solveNow();
 }
 
@@ -214,6 +228,51 @@ void Document::pinValue(ValueId v, int pin) {
     if (pin == 2) c.pinnedRecomputed.push_back(name);
     const QString n = QString::fromStdString(name);
     setConfig(c, pin == 1 ? tr("Pin %1 saved").arg(n) : pin == 2 ? tr("Pin %1 recomputed").arg(n) : tr("Clear pin of %1").arg(n));
+}
+
+SolveAdvice Document::adviceFor(const SolveResult& failed) const {
+    SolveAdvice advice;
+    if (!program_ || failed.ok() || !failed.network) return advice;
+    const Program& p = *program_;
+    const FlowNetwork& net = *failed.network;
+    const auto& facts = net.facts;
+    const auto& path = failed.cut.infinitePath;  // source .. sink over ∞ arcs
+    if (path.size() < 3) return advice;
+    auto reasonsOf = [&](uint32_t from, uint32_t to) {
+        uint16_t bits = 0;
+        for (const auto& arc : net.arcs)
+            if (arc.from == from && arc.to == to) bits |= arc.reasons;
+        return bits;
+    };
+    // "Always recompute" makes v_in -> v_out ∞ (the value cannot be cut, i.e. saved); the
+    // path's first arc says what holds the other end: the first value on it, and why.
+    ValueId pinned = kNoId;
+    for (size_t i = 1; i + 1 < path.size() && pinned == kNoId; ++i)
+        if (reasonsOf(path[i], path[i + 1]) & FlowNetwork::PinRecomputed) pinned = net.nodes[path[i]].value;
+    const ValueId held = net.nodes[path[1]].value;
+    if (pinned == kNoId || held == kNoId) return advice;
+    advice.pinnedValue = pinned;
+    const QString pinName = valueName(pinned), heldName = valueName(held);
+    const uint16_t why = reasonsOf(path[0], path[1]);
+    const OpId def = p.value(held).definingOp;
+    const QString op = def == kNoId ? QString() : QString::fromStdString(std::string(p.opName(def)));
+    const QString via = held == pinned ? QString() : tr(" (it is recomputed from %1)").arg(heldName);
+    // Not recomputable first: it is the config's own list, and one click away.
+    if (held < facts.size() && facts[held].banned && facts[held].banRule == BanRule::NotRecomputable && !op.isEmpty()) {
+        advice.opToAdd = op;
+        advice.message = tr("%1 is not recomputable: add it to the list? (%2 is pinned to be recomputed%3, and %1 is not in "
+                            "recomputable_ops.)").arg(op, pinName, via);
+        return advice;
+    }
+    QString reason;
+    if (why & FlowNetwork::Ban) reason = QString::fromStdString(banRuleText(held < facts.size() ? facts[held].banRule : BanRule::None));
+    else if (why & FlowNetwork::FusionLoopSource)
+        reason = tr("%1 (%2) feeds an op that cannot be recomputed on its way to the backward (a fusion loop), so the seed always saves it").arg(heldName, op);
+    else if (why & FlowNetwork::Input) reason = tr("%1 is an input of the program").arg(heldName);
+    else if (why & FlowNetwork::PinSaved) reason = tr("%1 is pinned to be saved").arg(heldName);
+    else reason = tr("%1 must stay saved").arg(heldName);
+    advice.message = tr("%1 cannot be recomputed as pinned%2: %3.").arg(pinName, via, reason);
+    return advice;
 }
 
 void Document::scheduleSolve() { debounce_->start(); }

@@ -19,6 +19,13 @@ class QTimer;
 
 namespace rx {
 
+// A failed solve explained in the user's terms, with the one edit that fixes it.
+struct SolveAdvice {
+    QString message;           // empty: no advice, show the solver's own message
+    QString opToAdd;           // add this op to recomputable_ops (empty: none)
+    ValueId pinnedValue = kNoId;  // the pin at fault
+};
+
 class Document : public QObject {
     Q_OBJECT
 public:
@@ -78,6 +85,8 @@ public:
     const QString& shownPlanDescription() const { return shownPlan_; }
     // The newest solve that failed (its network and ∞ path, for the flow view); null after a success.
     std::shared_ptr<const SolveResult> failedResult() const { return failed_; }
+    // Why `failed` failed in the user's words (a pin the config's bans contradict), if known.
+    SolveAdvice adviceFor(const SolveResult& failed) const;
 
 Q_SIGNALS:
     void programChanged();
@@ -88,6 +97,8 @@ Q_SIGNALS:
     void resultChanged(const std::vector<rx::ValueId>& changedSide);
     void solveFailed(const QString& message);
     void loadFailed(const QString& message);
+    // The spec file beside the opened program is broken: the detected split is used instead.
+    void specFallback(const QString& specFile, const QString& message);
     void selectionChanged(rx::ModelKey key, QObject* origin);
     void logMessage(const QString& message);
 

@@ -22,17 +22,37 @@ namespace rx {
 class Minimap : public QWidget {
 public:
     explicit Minimap(GraphCanvas* canvas) : QWidget(canvas->viewport()), canvas_(canvas) {
-        setFixedSize(200, 140);
+        setFixedSize(kMaxWidth, kMaxHeight);
         setCursor(Qt::PointingHandCursor);
-        setToolTip(QObject::tr("Overview: click or drag to move the view"));
+        setToolTip(QObject::tr("Overview: click or drag to move the view; the ▾ corner folds it"));
+    }
+    static constexpr int kMaxWidth = 200, kMaxHeight = 140, kFolded = 22;
+    bool collapsed() const { return collapsed_; }
+    void setCollapsed(bool c) {
+        collapsed_ = c;
+        rebuild();
+    }
+    void setEnabledByUser(bool on) {
+        enabled_ = on;
+        rebuild();
     }
     void rebuild() {
         const QRectF bounds = canvas_->sceneBounds();
-        if (bounds.isEmpty()) {
+        if (bounds.isEmpty() || !enabled_) {
             pixmap_ = QPixmap();
             hide();
             return;
         }
+        if (collapsed_) {  // a small tab to unfold it
+            setFixedSize(kFolded, kFolded);
+            pixmap_ = QPixmap();
+            show();
+            update();
+            return;
+        }
+        // As big as the graph's shape needs within 200×140: a tall graph gets a narrow map.
+        const double fitScale = std::min((kMaxWidth - 8) / bounds.width(), (kMaxHeight - 8) / bounds.height());
+        setFixedSize(std::max(60, int(bounds.width() * fitScale) + 8), std::max(40, int(bounds.height() * fitScale) + 8));
         const double s = std::min((width() - 8) / bounds.width(), (height() - 8) / bounds.height());
         QSize size(std::max(1, int(bounds.width() * s)), std::max(1, int(bounds.height() * s)));
         pixmap_ = QPixmap(size * devicePixelRatioF());
@@ -56,8 +76,14 @@ protected:
         p.setPen(QPen(pal.valueBorder, 1));
         p.setBrush(bg);
         p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 6, 6);
+        p.setPen(pal.text);
+        if (collapsed_) {
+            p.drawText(rect(), Qt::AlignCenter, QStringLiteral("\u25b8"));
+            return;
+        }
         if (pixmap_.isNull()) return;
         p.drawPixmap(origin_, pixmap_);
+        p.drawText(foldRect(), Qt::AlignCenter, QStringLiteral("\u25be"));
         const QRectF visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
         const QRectF b = canvas_->sceneBounds();
         QRectF r((visible.left() - b.left()) * scale_ + origin_.x(), (visible.top() - b.top()) * scale_ + origin_.y(),
@@ -69,12 +95,22 @@ protected:
         p.setBrush(sel);
         p.drawRect(r);
     }
-    void mousePressEvent(QMouseEvent* e) override { moveTo(e->position()); }
+    void mousePressEvent(QMouseEvent* e) override {
+        if (collapsed_ || foldRect().contains(e->position().toPoint())) {
+            setCollapsed(!collapsed_);
+            canvas_->overlaysChanged();
+            return;
+        }
+        moveTo(e->position());
+    }
     void mouseMoveEvent(QMouseEvent* e) override {
-        if (e->buttons() & Qt::LeftButton) moveTo(e->position());
+        if (!collapsed_ && (e->buttons() & Qt::LeftButton)) moveTo(e->position());
     }
 
 private:
+    QRect foldRect() const { return QRect(width() - 16, 1, 15, 15); }
+    bool collapsed_ = false;
+    bool enabled_ = true;
     void moveTo(QPointF pos) {
         if (scale_ <= 0) return;
         const QRectF b = canvas_->sceneBounds();
@@ -88,20 +124,32 @@ private:
 
 class LegendOverlay : public QWidget {
 public:
-    explicit LegendOverlay(QWidget* parent) : QWidget(parent) { setAttribute(Qt::WA_TransparentForMouseEvents); }
+    explicit LegendOverlay(GraphCanvas* canvas) : QWidget(canvas->viewport()), canvas_(canvas) {
+        setToolTip(QObject::tr("Click the title to fold or unfold the legend"));
+    }
+    bool collapsed() const { return collapsed_; }
+    void setCollapsed(bool c) {
+        collapsed_ = c;
+        setEntries(entries_, title_);
+    }
+    void setEnabledByUser(bool on) {
+        enabled_ = on;
+        setEntries(entries_, title_);
+    }
     void setEntries(const std::vector<LegendEntry>& entries, const QString& title) {
-        entries_ = entries;
-        title_ = title;
+        if (&entries != &entries_) entries_ = entries;
+        if (&title != &title_) title_ = title;
         QFont f = font();
         f.setPointSizeF(8.5);
         setFont(f);
         const QFontMetrics fm(f);
         QFont bold = f;
         bold.setBold(true);
-        int w = QFontMetrics(bold).horizontalAdvance(title_) + 24;
-        for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 58);
-        setFixedSize(w, 28 + int(entries_.size()) * 18 + 4);
-        setVisible(!entries_.empty());
+        int w = QFontMetrics(bold).horizontalAdvance(title_) + 40;
+        if (!collapsed_)
+            for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 58);
+        setFixedSize(w, collapsed_ ? 26 : 28 + int(entries_.size()) * 18 + 4);
+        setVisible(enabled_ && !entries_.empty());
         update();
     }
 
@@ -120,6 +168,8 @@ protected:
         p.setFont(bold);
         p.setPen(pal.text);
         p.drawText(QRect(10, 5, width() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter, title_);
+        p.drawText(QRect(width() - 22, 5, 16, 18), Qt::AlignCenter, collapsed_ ? QStringLiteral("\u25b8") : QStringLiteral("\u25be"));
+        if (collapsed_) return;
         p.setFont(font());
         int y = 28;
         for (const auto& e : entries_) {
@@ -147,9 +197,21 @@ protected:
         }
     }
 
+    void mousePressEvent(QMouseEvent* e) override {
+        if (e->position().y() < 26) {  // the title row folds it; the rest lets the graph have the click
+            setCollapsed(!collapsed_);
+            canvas_->overlaysChanged();
+            return;
+        }
+        e->ignore();
+    }
+
 private:
+    GraphCanvas* canvas_;
     std::vector<LegendEntry> entries_;
     QString title_;
+    bool collapsed_ = false;
+    bool enabled_ = true;
 };
 
 // ---------------------------------------------------------------- GraphCanvas
@@ -169,7 +231,12 @@ GraphCanvas::GraphCanvas(const QString& channel, QWidget* parent)
 
     minimap_ = new Minimap(this);
     minimap_->hide();
-    legend_ = new LegendOverlay(viewport());
+    legend_ = new LegendOverlay(this);
+    placeTimer_ = new QTimer(this);
+    placeTimer_->setSingleShot(true);
+    placeTimer_->setInterval(250);
+    connect(placeTimer_, &QTimer::timeout, this, [this] { chooseOverlayCorners(); });
+    connect(this, &GraphCanvas::viewChanged, placeTimer_, qOverload<>(&QTimer::start));  // zoom, fit
     legend_->hide();
 
     busy_ = new QWidget(viewport());
@@ -317,7 +384,7 @@ void GraphCanvas::build(const LayoutResult& result) {
     }
     if (previous.valid()) selectKey(previous, keepViewPending_);
     minimap_->rebuild();
-    placeOverlays();
+    chooseOverlayCorners();
     Q_EMIT layoutFinished(result.elapsedMs, int(shown_.nodes.size()));
 }
 
@@ -483,9 +550,71 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 
 void GraphCanvas::scrollContentsBy(int dx, int dy) {
     QGraphicsView::scrollContentsBy(dx, dy);
-    // Scrolling the viewport moves its child widgets too: put the overlays back in their corners.
+    // Scrolling the viewport moves its child widgets too: put the overlays back in their
+    // corners now, and choose the corners again once the view rests.
     placeOverlays();
     minimap_->update();
+    placeTimer_->start();
+}
+
+void GraphCanvas::setOverlayShown(Overlay which, bool shown) {
+    if (which == Overlay::Minimap) minimap_->setEnabledByUser(shown);
+    else legend_->setEnabledByUser(shown);
+    overlaysChanged();
+}
+
+void GraphCanvas::setOverlayCollapsed(Overlay which, bool collapsed) {
+    if (which == Overlay::Minimap) minimap_->setCollapsed(collapsed);
+    else legend_->setCollapsed(collapsed);
+    overlaysChanged();
+}
+
+bool GraphCanvas::overlayCollapsed(Overlay which) const {
+    return which == Overlay::Minimap ? minimap_->collapsed() : legend_->collapsed();
+}
+
+void GraphCanvas::overlaysChanged() {
+    chooseOverlayCorners();
+}
+
+int GraphCanvas::nodesUnder(const QRect& viewRect) const {
+    int n = 0;
+    for (QGraphicsItem* item : scene_->items(mapToScene(viewRect), Qt::IntersectsItemBoundingRect))
+        if (item->type() == NodeItem::Type) ++n;
+    return n;
+}
+
+void GraphCanvas::chooseOverlayCorners() {
+    // Each overlay takes the corner where it hides the fewest nodes (ties: the legend prefers
+    // bottom-left, the minimap bottom-right), and not the corner the other one took.
+    const QRect vp = viewport()->rect();
+    auto cornerRect = [&](QWidget* w, int corner) {
+        const int x = (corner & 1) ? vp.right() - w->width() - 10 : 10;
+        const int y = (corner & 2) ? vp.bottom() - w->height() - 10 : 10;
+        return QRect(QPoint(x, y), w->size());
+    };
+    auto choose = [&](QWidget* w, std::initializer_list<int> order, int taken) {
+        int best = -1, bestCount = INT_MAX;
+        const QRect other = taken >= 0 ? cornerRect(legend_, taken) : QRect();
+        for (int corner : order) {
+            if (corner == taken || (taken >= 0 && cornerRect(w, corner).intersects(other))) continue;
+            const int count = nodesUnder(cornerRect(w, corner));
+            if (count < bestCount) {
+                bestCount = count;
+                best = corner;
+            }
+        }
+        return best;
+    };
+    // Corners: bit 1 = right, bit 2 = bottom. The busy label sits at the top centre.
+    legendCorner_ = legend_->isVisible() ? choose(legend_, {2, 0, 3, 1}, -1) : 2;
+    minimapCorner_ = minimap_->isVisible() ? choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1) : 3;
+    if (minimapCorner_ < 0) {  // a view too small for both: the minimap folds to its tab, the legend stays
+        minimap_->setCollapsed(true);
+        minimapCorner_ = choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1);
+        if (minimapCorner_ < 0) minimapCorner_ = 3;
+    }
+    placeOverlays();
 }
 
 void GraphCanvas::refreshPalette() {
@@ -505,8 +634,11 @@ void GraphCanvas::drawBackground(QPainter* painter, const QRectF& rect) {
 
 void GraphCanvas::placeOverlays() {
     const QRect vp = viewport()->rect();
-    minimap_->move(vp.right() - minimap_->width() - 10, vp.bottom() - minimap_->height() - 10);
-    legend_->move(10, vp.bottom() - legend_->height() - 10);  // clusters label their top-left
+    auto place = [&](QWidget* w, int corner) {
+        w->move((corner & 1) ? vp.right() - w->width() - 10 : 10, (corner & 2) ? vp.bottom() - w->height() - 10 : 10);
+    };
+    place(minimap_, minimapCorner_);
+    place(legend_, legendCorner_);
     busy_->move((vp.width() - busy_->width()) / 2, 10);
     emptyLabel_->setGeometry(vp);
 }

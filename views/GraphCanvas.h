@@ -45,6 +45,15 @@ public:
     void refreshPalette();
     QWidget* legendWidget() const;
     QWidget* minimapWidget() const;
+    // The minimap and the legend: shown or not (View menu), folded to their title or not
+    // (a click on the title). Each sits in the corner where it hides the fewest nodes.
+    enum class Overlay { Minimap, Legend };
+    void setOverlayShown(Overlay which, bool shown);
+    void setOverlayCollapsed(Overlay which, bool collapsed);
+    bool overlayCollapsed(Overlay which) const;
+    void overlaysChanged();  // an overlay changed size: choose corners again
+    // Nodes whose bounding box a rectangle of the viewport covers.
+    int nodesUnder(const QRect& viewRect) const;
     void zoomBy(double factor);
     void cancelLayout();
     bool isLayingOut() const { return job_ != 0; }
@@ -78,6 +87,7 @@ private:
     void onLayoutFinished(quint64 job, const QString& channel, const rx::LayoutResult& result);
     void build(const LayoutResult& result);
     void placeOverlays();
+    void chooseOverlayCorners();
     void updateBusy();
     ModelKey keyAt(QPoint viewPos) const;
 
@@ -98,6 +108,8 @@ private:
     bool selecting_ = false;
     Minimap* minimap_;
     LegendOverlay* legend_;
+    QTimer* placeTimer_;
+    int minimapCorner_ = 3, legendCorner_ = 2;  // bit 1: right, bit 2: bottom
     QWidget* busy_;
     QLabel* busyLabel_;
     QTimer* busyTimer_;

@@ -645,6 +645,10 @@ bool FlowView::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
+void FlowView::ensurePicture() {
+    if (canvas_->graph().nodes.empty() && doc_->result()) rebuild(false);
+}
+
 void FlowView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (dirty_ && doc_->result()) rebuild(true);

@@ -97,6 +97,8 @@ public:
     // The values drawn by the scoped picture (empty for the whole-network picture).
     const std::vector<ValueId>& scopeValues() const { return scope_; }
     QComboBox* scopeCombo() const { return scopeCombo_; }
+    // Draws the current result if nothing is drawn yet (the tab's first sight).
+    void ensurePicture();
 
 protected:
     void showEvent(QShowEvent* event) override;  // a scope changed while hidden draws now

@@ -50,6 +50,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <cmath>
+#include <tuple>
 
 #include "model/PirWriter.h"
 #include "views/GenerateDialog.h"
@@ -59,6 +60,7 @@
 #include "algorithms/SolveReport.h"
 #include "views/SpecSupport.h"
 #include "views/TextView.h"
+#include "views/VerifyAsync.h"
 
 // Resources of a static library must be registered explicitly (outside any namespace).
 static void initExplorerResources() { Q_INIT_RESOURCE(explorer); }
@@ -132,11 +134,21 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
     bl->setContentsMargins(10, 6, 6, 6);
     bannerText_ = new QLabel(banner_);
     bannerText_->setWordWrap(true);
+    bannerText_->setTextFormat(Qt::RichText);  // always: the message is escaped, so "->" must not show as "&gt;"
     bannerText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* close = new QToolButton(banner_);
     close->setText(QStringLiteral("\u2715"));
     close->setAutoRaise(true);
+    bannerAction_ = new QPushButton(banner_);
+    bannerAction_->setObjectName("bannerAction");
+    bannerAction_->hide();
+    connect(bannerAction_, &QPushButton::clicked, this, [this] {
+        auto act = std::exchange(bannerCallback_, {});
+        hideError();
+        if (act) act();
+    });
     bl->addWidget(bannerText_, 1);
+    bl->addWidget(bannerAction_);
     bl->addWidget(close);
     banner_->hide();
     connect(close, &QToolButton::clicked, this, &MainWindow::hideError);
@@ -155,14 +167,21 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
     setCentralWidget(central);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         currentDockTab_.clear();
-        if (i == 1) QMetaObject::invokeMethod(flowView_, [this] {
-            // The flow tab lays out on first sight (it costs a layout).
-            if (flowView_->canvas()->graph().nodes.empty() && doc_->result()) Q_EMIT doc_->resultChanged({});
-        }, Qt::QueuedConnection);
+        // The flow tab lays out on first sight (it costs a layout). Not by re-announcing the
+        // result: every view would take that for a new plan (and the banner would close).
+        if (i == 1) QMetaObject::invokeMethod(flowView_, &FlowView::ensurePicture, Qt::QueuedConnection);
     });
 
     buildDocks();
     buildActions();
+    inspector_->setGroupResolver([this](uint32_t begin, QString* label) {
+        for (const auto& seg : programView_->overview().segments())
+            if (seg.begin == begin && !seg.expanded) {
+                if (label) *label = seg.label;
+                return seg.ranges();
+            }
+        return std::vector<std::pair<uint32_t, uint32_t>>{};
+    });
 
     statusFile_ = new QLabel(this);
     statusNumbers_ = new QLabel(this);
@@ -178,14 +197,33 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
         updateStatus();
     });
     connect(doc_, &Document::resultChanged, this, [this] {
-        hideError();
+        // A new plan answers a solve failure and outdates a Verify result; an error about
+        // the user's input (a file, a config) stays until closed.
+        if (bannerKind_ != BannerKind::Error) hideError();
         updateStatus();
     });
     connect(doc_, &Document::solveStarted, this, [this] { statusTimes_->setText(tr("solving…")); });
-    connect(doc_, &Document::loadFailed, this, &MainWindow::showError);
+    connect(doc_, &Document::loadFailed, this, [this](const QString& m) { showError(m); });
     connect(doc_, &Document::solveFailed, this, [this](const QString& m) {
-        showError(tr("Solve failed (showing the last good plan): %1").arg(m));
+        const auto failed = doc_->failedResult();
+        const SolveAdvice advice = failed ? doc_->adviceFor(*failed) : SolveAdvice{};
+        if (advice.message.isEmpty()) {
+            showError(tr("Solve failed (showing the last good plan): %1").arg(m), BannerKind::PlanError);
+        } else if (!advice.opToAdd.isEmpty()) {
+            const QString op = advice.opToAdd;
+            showError(advice.message, BannerKind::PlanError, tr("Add %1 to recomputable ops").arg(op), [this, op] { tuning_->addOp(0, op); });
+        } else {
+            const ValueId v = advice.pinnedValue;
+            showError(advice.message, BannerKind::PlanError, tr("Clear the pin"), [this, v] { doc_->pinValue(v, 0); });
+        }
+        log(tr("Solve failed: %1").arg(m));
         updateStatus();
+    });
+    connect(doc_, &Document::specFallback, this, [this](const QString& specFile, const QString& m) {
+        showError(tr("%1 is broken: %2. Using the detected forward/backward split instead.").arg(QFileInfo(specFile).fileName(), m),
+                  BannerKind::Error, tr("Edit the spec…"), [this] { specDialog(); });
+        // The editor opens at once (after this event), so the split can be fixed and saved.
+        QTimer::singleShot(0, this, [this] { specDialog(); });
     });
     connect(doc_, &Document::logMessage, this, &MainWindow::log);
     connect(programView_, &ProgramView::contextMenuForKey, this, [this](ModelKey k, QPoint pos) {
@@ -207,14 +245,14 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
             const bool cancelled = verifyCancel_ && verifyCancel_->load();
             log(tr("Verify: %1").arg(cancelled ? tr("cancelled") : QString::fromStdString(out.error)));
             if (cancelled) showInfo(tr("Verify cancelled."));
-            else showError(tr("Verify: %1").arg(QString::fromStdString(out.error)));
+            else showError(tr("Verify: %1").arg(QString::fromStdString(out.error)), BannerKind::PlanError);
             Q_EMIT verifyFinished(false, cancelled ? tr("cancelled") : QString::fromStdString(out.error));
             return;
         }
-        const QString s = QString::fromStdString(out.report->summary());
+        const QString s = exec::verifySummaryText(*out.report);
         log(tr("Verify: %1").arg(s));
         statusBar()->showMessage(out.report->equivalent ? tr("Verified: rewritten program is equivalent") : tr("Verify: DIFFERENT"), 8000);
-        if (!out.report->equivalent) showError(tr("Verify found a difference: %1").arg(s));
+        if (!out.report->equivalent) showError(tr("Verify found a difference: %1").arg(s), BannerKind::PlanError);
         else showInfo(tr("Verified in %1 s: the rewritten program computes the same values. %2")
                           .arg((QDateTime::currentMSecsSinceEpoch() - verifyStartMs_) / 1000.0, 0, 'f', 1).arg(s));
         Q_EMIT verifyFinished(out.report->equivalent, s);
@@ -270,7 +308,9 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
             auto* summary = findChild<QDockWidget*>("summaryDock");
             resizeDocks({outline, inspector}, {250, 370}, Qt::Horizontal);
             resizeDocks({inspector, tuning}, {height() * 45 / 100, height() * 40 / 100}, Qt::Vertical);
-            resizeDocks({summary}, {200}, Qt::Vertical);
+            // The bottom docks hold charts (memory curve, profile, budget frontier): a quarter
+            // of the height, so they stay readable down to 1366×768.
+            resizeDocks({summary}, {std::max(220, height() * 28 / 100)}, Qt::Vertical);
         });
     }
     updateRecentMenu();
@@ -474,6 +514,21 @@ void MainWindow::buildActions() {
     });
     collapse->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     view->addSeparator();
+    // The graph overlays, for every graph tab; remembered like the theme.
+    for (auto [text, which, key, name] : {std::tuple{tr("Show &Minimap"), GraphCanvas::Overlay::Minimap, "view/minimap", "showMinimap"},
+                                          std::tuple{tr("Show &Legend"), GraphCanvas::Overlay::Legend, "view/legend", "showLegend"}}) {
+        QAction* a = view->addAction(text);
+        a->setObjectName(name);
+        a->setCheckable(true);
+        a->setChecked(!useSettings_ || QSettings().value(key, true).toBool());
+        auto apply = [this, which = which, key = QString(key)](bool on) {
+            for (GraphCanvas* c : findChildren<GraphCanvas*>()) c->setOverlayShown(which, on);
+            if (useSettings_) QSettings().setValue(key, on);
+        };
+        connect(a, &QAction::toggled, this, apply);
+        if (!a->isChecked()) apply(false);
+    }
+    view->addSeparator();
     QMenu* themeMenu = view->addMenu(tr("&Theme"));
     auto* themeGroup = new QActionGroup(this);
     for (auto [name, t] : {std::pair{tr("Follow &System"), Theme::System}, std::pair{tr("&Light"), Theme::Light}, std::pair{tr("&Dark"), Theme::Dark}}) {
@@ -658,21 +713,38 @@ void MainWindow::log(const QString& message) {
 void MainWindow::showInfo(const QString& message) {
     banner_->setStyleSheet(kInfoBannerStyle);
     banner_->setProperty("info", true);
+    bannerKind_ = BannerKind::Info;
     bannerText_->setText(message.toHtmlEscaped());
+    bannerAction_->hide();
+    bannerCallback_ = {};
     banner_->show();
 }
 
 QString MainWindow::infoBannerText() const { return banner_->isVisible() && banner_->property("info").toBool() ? bannerText_->text() : QString(); }
 
-void MainWindow::showError(const QString& message) {
+void MainWindow::showError(const QString& message, BannerKind kind, const QString& actionText, std::function<void()> action) {
     banner_->setStyleSheet(kErrorBannerStyle);
     banner_->setProperty("info", false);
+    bannerKind_ = kind;
+    bannerCallback_ = std::move(action);
+    bannerAction_->setText(actionText);
+    bannerAction_->setVisible(bannerCallback_ != nullptr);
     bannerText_->setText(QStringLiteral("<b>%1</b> %2").arg(tr("Error:"), message.toHtmlEscaped()) +
                          (doc_->hasProgram() ? tr(" — still showing %1.").arg(doc_->displayName().toHtmlEscaped()) : QString()));
     banner_->show();
 }
 
-void MainWindow::hideError() { banner_->hide(); }
+void MainWindow::reportInputError(const QString& message) {
+    log(tr("Error: %1").arg(message));
+    showError(message, BannerKind::Error);
+}
+
+void MainWindow::hideError() {
+    banner_->hide();
+    bannerAction_->hide();
+    bannerCallback_ = {};
+    bannerKind_ = BannerKind::None;
+}
 
 QString MainWindow::errorBannerText() const { return banner_->isVisible() && !banner_->property("info").toBool() ? bannerText_->text() : QString(); }
 
@@ -773,6 +845,12 @@ QString MainWindow::loadConfig(const QString& path) {
     }
 }
 
+QString MainWindow::loadConfigOption(const QString& path) {
+    const QString e = loadConfig(path);
+    if (!e.isEmpty()) reportInputError(tr("--config %1: %2 (the config in use is the seed's defaults)").arg(path, e));
+    return e;
+}
+
 QString MainWindow::exportReport(const QString& path) {
     // The library's one report writer (algorithms/SolveReport.h): the CLI's --report bytes.
     auto r = doc_->result();
@@ -861,25 +939,100 @@ QString MainWindow::exportView(const QString& path) {
     return tr("unknown image format .%1 (use .svg, .png or .pdf)").arg(ext);
 }
 
+namespace {
+// The Export dialog's types: its name filter and the extensions it writes (first: the one a
+// bare name gets).
+struct ExportType {
+    const char* filter;
+    QStringList extensions;
+};
+const std::vector<ExportType>& exportTypes() {
+    static const std::vector<ExportType> types = {
+        {QT_TR_NOOP("Rewritten program (*.pir)"), {".pir"}},
+        {QT_TR_NOOP("Config (*.config.json)"), {".config.json"}},
+        {QT_TR_NOOP("Report (*.report.json)"), {".report.json"}},
+        {QT_TR_NOOP("Network (*.dot *.dimacs *.network.json)"), {".dot", ".dimacs", ".network.json"}},
+        {QT_TR_NOOP("View image (*.svg *.png *.pdf)"), {".svg", ".png", ".pdf"}},
+    };
+    return types;
+}
+const ExportType* exportTypeOf(const QString& filter) {
+    for (const ExportType& t : exportTypes())
+        if (filter == MainWindow::tr(t.filter) || filter == QLatin1String(t.filter)) return &t;
+    return nullptr;
+}
+// The export extension `path` ends with, or empty.
+QString knownExportExtension(const QString& path) {
+    const QString lower = path.toLower();
+    for (const ExportType& t : exportTypes())
+        for (const QString& e : t.extensions)
+            if (lower.endsWith(e)) return e;
+    return {};
+}
+}  // namespace
+
+QStringList MainWindow::exportFilters() {
+    QStringList out;
+    for (const ExportType& t : exportTypes()) out << tr(t.filter);
+    return out;
+}
+
+QString MainWindow::exportFileName(const QString& typed, const QString& filter) {
+    const ExportType* type = exportTypeOf(filter);
+    if (typed.isEmpty() || !type || !knownExportExtension(typed).isEmpty()) return typed;  // an explicit type wins
+    const QString ext = type->extensions.first();
+    // "run.json" as a Report is run.report.json, not run.json.report.json.
+    const QString last = ext.mid(ext.lastIndexOf('.'));
+    if (last != ext && typed.endsWith(last, Qt::CaseInsensitive)) return typed.left(typed.size() - last.size()) + ext;
+    return typed + ext;
+}
+
+QString MainWindow::proposedExportName(const QString& current, const QString& filter) {
+    const ExportType* type = exportTypeOf(filter);
+    if (!type) return current;
+    QString stem = current;
+    if (const QString e = knownExportExtension(stem); !e.isEmpty()) stem.chop(e.size());
+    else if (stem.endsWith(".json", Qt::CaseInsensitive)) stem.chop(5);  // Qt's own rename to the filter's last suffix
+    return stem + type->extensions.first();
+}
+
+QFileDialog* MainWindow::createExportDialog() {
+    const QString base = QFileInfo(doc_->filePath()).completeBaseName();
+    auto* dlg = new QFileDialog(this, tr("Export"));
+    dlg->setAcceptMode(QFileDialog::AcceptSave);
+    dlg->setNameFilters(exportFilters());
+    dlg->selectNameFilter(exportFilters().first());
+    dlg->selectFile(base + ".recompute.pir");
+    // Another type renames the proposed file, so the name always matches its own filter.
+    // After the dialog's own handling of the change (it swaps only the last suffix: ".json").
+    connect(dlg, &QFileDialog::filterSelected, dlg, [dlg](const QString& filter) {
+        QTimer::singleShot(0, dlg, [dlg, filter] {
+            const QStringList files = dlg->selectedFiles();
+            const QString current = files.isEmpty() ? QString() : QFileInfo(files.first()).fileName();
+            if (!current.isEmpty()) dlg->selectFile(proposedExportName(current, filter));
+        });
+    });
+    return dlg;
+}
+
+QString MainWindow::exportTo(const QString& typed, const QString& filter) {
+    const QString p = exportFileName(typed, filter);
+    const QString ext = knownExportExtension(p);
+    if (ext == ".pir") return exportRewritten(p);
+    if (ext == ".config.json") return exportConfig(p);
+    if (ext == ".report.json") return exportReport(p);
+    if (ext == ".dot" || ext == ".dimacs" || ext == ".network.json") return exportNetwork(p);
+    if (ext == ".svg" || ext == ".png" || ext == ".pdf") return exportView(p);
+    return tr("choose a file name ending in .pir, .config.json, .report.json, .dot, .dimacs, .network.json, .svg, .png or .pdf");
+}
+
 void MainWindow::exportDialog() {
     if (!doc_->hasProgram()) return;
-    const QString base = QFileInfo(doc_->filePath()).completeBaseName();
-    QString selected;
-    const QString p = QFileDialog::getSaveFileName(
-        this, tr("Export"), base + ".recompute.pir",
-        tr("Rewritten program (*.pir);;Config (*.config.json);;Report (*.report.json);;Network (*.dot *.dimacs *.network.json);;View image (*.svg *.png *.pdf)"),
-        &selected);
-    if (p.isEmpty()) return;
-    QString e;
-    const QString lower = p.toLower();
-    if (lower.endsWith(".pir")) e = exportRewritten(p);
-    else if (lower.endsWith(".config.json")) e = exportConfig(p);
-    else if (lower.endsWith(".report.json")) e = exportReport(p);
-    else if (lower.endsWith(".dot") || lower.endsWith(".dimacs") || lower.endsWith(".network.json")) e = exportNetwork(p);
-    else if (lower.endsWith(".svg") || lower.endsWith(".png") || lower.endsWith(".pdf")) e = exportView(p);
-    else if (selected.startsWith(tr("Report"))) e = exportReport(p);
-    else if (selected.startsWith(tr("Config"))) e = exportConfig(p);
-    else e = tr("choose a file name ending in .pir, .config.json, .report.json, .dot, .dimacs, .network.json, .svg, .png or .pdf");
+    std::unique_ptr<QFileDialog> dlg(createExportDialog());
+    if (dlg->exec() != QDialog::Accepted || dlg->selectedFiles().isEmpty()) return;
+    const QString filter = dlg->selectedNameFilter();
+    const QString p = exportFileName(dlg->selectedFiles().first(), filter);
+    const QString e = exportTo(p, filter);
     if (!e.isEmpty()) showError(e);
     else log(tr("Exported %1").arg(p));
 }
@@ -896,7 +1049,18 @@ void MainWindow::specDialog() {
     if (!doc_->hasProgram()) return;
     const Program& p = doc_->program();
     const RecomputeSpec& s = doc_->spec();
-    QDialog dlg(this);
+    if (specEditor_) {  // one editor at a time
+        specEditor_->raise();
+        specEditor_->activateWindow();
+        return;
+    }
+    // Window-modal, not exec(): the caller (the spec fallback banner, a test) is not blocked.
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName("specEditor");
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    specEditor_ = dialog;
+    QDialog& dlg = *dialog;
     dlg.setWindowTitle(tr("Recompute spec — %1 (%2)").arg(doc_->displayName(), doc_->specDetected() ? tr("detected") : tr("from file")));
     auto* form = new QFormLayout(&dlg);
     auto* fwd = new QSpinBox(&dlg);
@@ -925,18 +1089,23 @@ void MainWindow::specDialog() {
     form->addRow(note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dlg);
     form->addRow(buttons);
-    bool save = false;
+    auto save = std::make_shared<bool>(false);
     connect(buttons, &QDialogButtonBox::accepted, &dlg, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
-    connect(buttons->button(QDialogButtonBox::Save), &QPushButton::clicked, &dlg, [&] {
-        save = true;
-        dlg.accept();
+    connect(buttons->button(QDialogButtonBox::Save), &QPushButton::clicked, &dlg, [dialog, save] {
+        *save = true;
+        dialog->accept();
     });
-    if (dlg.exec() != QDialog::Accepted) return;
-    RecomputeSpec ns = s;
-    ns.fwdOpEndIdx = fwd->value();
-    ns.backwardOpStartIdx = bwd->value();
-    auto parse = [&](const QString& text, std::vector<ValueId>& out) -> QString {
+    connect(dialog, &QDialog::accepted, this, [=, this] { applySpecEdit(fwd->value(), bwd->value(), inputs->text(), outputs->text(), grads->text(), *save); });
+    dialog->open();
+}
+
+void MainWindow::applySpecEdit(int fwdEnd, int bwdStart, const QString& inputs, const QString& outputs, const QString& grads, bool save) {
+    if (!doc_->hasProgram()) return;
+    RecomputeSpec ns = doc_->spec();
+    ns.fwdOpEndIdx = fwdEnd;
+    ns.backwardOpStartIdx = bwdStart;
+    auto parse = [this](const QString& text, std::vector<ValueId>& out) -> QString {
         out.clear();
         for (QString t : text.split(',', Qt::SkipEmptyParts)) {
             t = t.trimmed();
@@ -946,9 +1115,9 @@ void MainWindow::specDialog() {
         }
         return {};
     };
-    QString e = parse(inputs->text(), ns.inputs);
-    if (e.isEmpty()) e = parse(outputs->text(), ns.outputs);
-    if (e.isEmpty()) e = parse(grads->text(), ns.gradOutputs);
+    QString e = parse(inputs, ns.inputs);
+    if (e.isEmpty()) e = parse(outputs, ns.outputs);
+    if (e.isEmpty()) e = parse(grads, ns.gradOutputs);
     if (!e.isEmpty()) return showError(tr("Spec: %1").arg(e));
     doc_->setSpec(ns, tr("Edit spec"));
     if (save) {
@@ -963,7 +1132,7 @@ void MainWindow::specDialog() {
 bool MainWindow::isVerifying() const { return verifyWatcher_.isRunning(); }
 
 bool MainWindow::isBusy() const {
-    if (doc_->isSolving() || verifyWatcher_.isRunning()) return true;
+    if (doc_->isSolving() || verifyWatcher_.isRunning() || textView_->isBuilding()) return true;
     for (ProfilePanel* p : findChildren<ProfilePanel*>())
         if (p->isRunning()) return true;
     for (ParetoPanel* p : findChildren<ParetoPanel*>())

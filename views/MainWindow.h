@@ -4,7 +4,10 @@
 // banner, drag and drop, recent files, export and verify.
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QDialog>
+#include <QPointer>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -21,6 +24,8 @@ class QDockWidget;
 class QMenu;
 class QAction;
 class QTimer;
+class QFileDialog;
+class QPushButton;
 
 namespace rx {
 
@@ -71,6 +76,10 @@ public:
     QString currentTabName() const;
     QString errorBannerText() const;
     QString infoBannerText() const;
+    // The banner's one-click fix ("Add pd_op.relu to recomputable ops"); hidden when none.
+    QPushButton* bannerAction() const { return bannerAction_; }
+    // Reports a bad input (a --config that cannot be read) in the window and the log.
+    void reportInputError(const QString& message);
     // The context menu of a graph key (value: pins; op: pins of its results, collapse its
     // group). The caller owns the menu; null when the key has none.
     QMenu* contextMenuFor(ModelKey key);
@@ -97,8 +106,20 @@ public:
     QString exportReport(const QString& path);
     QString exportNetwork(const QString& path);   // .dot .json .dimacs
     QString exportView(const QString& path);      // .svg .png .pdf: the current graph tab
+    // File ▸ Export: the path a typed name exports to under `filter` (the type's extension
+    // added unless the name already ends in an export extension), and the export itself.
+    static QStringList exportFilters();
+    static QString exportFileName(const QString& typed, const QString& filter);
+    // The name the dialog proposes when the user picks `filter`: `current` with its type's extension.
+    static QString proposedExportName(const QString& current, const QString& filter);
+    QFileDialog* createExportDialog();  // the caller owns it
+    QString exportTo(const QString& typed, const QString& filter);
     QString loadConfig(const QString& path);
+    // --config FILE: loads it, or reports why not in the window (banner and log); returns the error.
+    QString loadConfigOption(const QString& path);
     QString saveSpec();
+    // The open spec editor (Tools ▸ Recompute Spec…, or opened by a broken spec file), or null.
+    QDialog* specEditor() const { return specEditor_; }
     // Runs original and rewritten on the CPU executor off the UI thread; `verifyFinished`
     // reports the summary (also logged, and shown as an error when they differ).
     void verify();
@@ -121,13 +142,19 @@ private:
     void updateStatus();
     void updateRecentMenu();
     void addRecent(const QString& path);
-    void showError(const QString& message);
+    // Error: about the user's input (stays until closed or another program opens);
+    // PlanError: about the plan shown (a failed solve, a Verify difference), closes with the
+    // next plan. An action shows as a button beside the text.
+    enum class BannerKind { None, Info, Error, PlanError };
+    void showError(const QString& message, BannerKind kind = BannerKind::Error, const QString& actionText = {},
+                   std::function<void()> action = {});
     void showInfo(const QString& message);
     void hideError();
     void showValueMenu(ValueId v, QPoint globalPos);
     void openDialog();
     void exportDialog();
     void specDialog();
+    void applySpecEdit(int fwdEnd, int bwdStart, const QString& inputs, const QString& outputs, const QString& grads, bool save);
     void log(const QString& message);
 
     Document* doc_;
@@ -143,6 +170,9 @@ private:
     QPlainTextEdit* log_;
     QWidget* banner_;
     QLabel* bannerText_;
+    QPushButton* bannerAction_;
+    std::function<void()> bannerCallback_;
+    BannerKind bannerKind_ = BannerKind::None;
     QLineEdit* search_;
     QMenu* recentMenu_;
     QLabel* statusFile_;
@@ -162,6 +192,7 @@ private:
     std::vector<std::pair<QString, QDockWidget*>> dockTabs_;
     QString currentDockTab_;  // the dock tab showTab raised last; cleared when a central tab is chosen
     GenerateDialog* generateDialog_ = nullptr;
+    QPointer<QDialog> specEditor_;
 };
 
 }  // namespace rx

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QCompleter>
+#include <QStringListModel>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -62,8 +63,10 @@ OutlinePanel::OutlinePanel(Document* doc, QWidget* parent) : QWidget(parent), do
     tree_ = new QTreeWidget(this);
     tree_->setObjectName("outlineTree");
     tree_->setHeaderLabels({tr("Name"), tr("Info")});
-    tree_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    tree_->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    // Whole op names (a narrow dock scrolls sideways rather than cutting "pd_op.divide" to "pd_op.di…").
+    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    tree_->header()->setStretchLastSection(true);
+    tree_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     tree_->setUniformRowHeights(true);
     layout->addWidget(filter_);
     layout->addWidget(tree_, 1);
@@ -258,6 +261,8 @@ InspectorPanel::InspectorPanel(Document* doc, QWidget* parent) : QWidget(parent)
     connect(doc_, &Document::selectionChanged, this, [this] { refresh(); });
     connect(doc_, &Document::resultChanged, this, [this] { refresh(); });
     connect(doc_, &Document::programChanged, this, [this] { refresh(); });
+    connect(doc_, &Document::configChanged, this, [this] { refresh(); });  // a pin shows at once
+    connect(doc_, &Document::solveFailed, this, [this] { refresh(); });
     refresh();
 }
 
@@ -278,6 +283,7 @@ QString row(const QString& k, const QString& v) {
     return QStringLiteral("<tr><td style='color:#6e7781;padding-right:10px'>%1</td><td>%2</td></tr>").arg(k, v);
 }
 QString yesNo(bool b) { return b ? QObject::tr("yes") : QObject::tr("no"); }
+const char* kPinNames[] = {QT_TR_NOOP("none"), QT_TR_NOOP("always save"), QT_TR_NOOP("always recompute")};
 }  // namespace
 
 QString InspectorPanel::valueHtml(ValueId v) const {
@@ -308,8 +314,11 @@ QString InspectorPanel::valueHtml(ValueId v) const {
         h += row(tr("materialized"), yesNo(why.materialized) + tr(" · backwards: ") + yesNo(why.materializedBackwards));
         h += row(tr("fusion loop"), yesNo(why.fusionLoop));
         h += row(tr("banned"), why.banned ? QStringLiteral("<b>%1</b> — %2").arg(qs(banRuleName(why.banRule)), QString::fromStdString(why.banText).toHtmlEscaped()) : tr("no"));
-        const char* pins[] = {"none", "always save", "always recompute"};
-        h += row(tr("pin"), pins[int(why.pin)]);
+        if (int(why.pin) != doc_->pinOf(v))  // the config's pin is what the graph shows; say why the plan differs
+            h += row(tr("pin in the plan"), QStringLiteral("<span style='color:#b45309'>%1</span>")
+                                                .arg(doc_->failedResult() ? tr("%1 — the solve with the current pins failed; this is the plan before it")
+                                                                                .arg(tr(kPinNames[int(why.pin)]))
+                                                                          : tr("%1 — re-solving with the current pins…").arg(tr(kPinNames[int(why.pin)]))));
         // Why, in one sentence.
         QString because;
         if (why.side == ValueSide::Saved) because = tr("The minimum cut crosses its v_in→v_out arc: saving it (weight %1) is cheaper than recomputing through it.").arg(QString::fromStdString(r->plan.weightText(v)));
@@ -322,6 +331,7 @@ QString InspectorPanel::valueHtml(ValueId v) const {
             h += row(tr("v_in side"), in < r->cut.sinkSide.size() && !r->cut.sinkSide[in] ? tr("source") : tr("sink"));
         }
     }
+    h += row(tr("pin"), tr(kPinNames[doc_->pinOf(v)]));  // the config's pin: the one the graph and the Tuning list show
     h += "</table>";
     h += QStringLiteral("<p>%1 <a href='pin:1:%2'>always save</a> · <a href='pin:2:%2'>always recompute</a> · <a href='pin:0:%2'>clear</a></p>")
              .arg(tr("Pin:"))
@@ -385,7 +395,60 @@ QString InspectorPanel::arcHtml(uint32_t a) const {
 }
 
 QString InspectorPanel::groupHtml(uint32_t begin) const {
-    return tr("<h3>op group from #%1</h3><p>Double-click the group in the graph to expand it.</p>").arg(begin);
+    QString label;
+    const auto ranges = groupResolver_ ? groupResolver_(begin, &label) : std::vector<std::pair<uint32_t, uint32_t>>{};
+    if (ranges.empty()) return tr("<h3>op group from #%1</h3><p>Double-click the group in the graph to expand it.</p>").arg(begin);
+    // What the plan does inside the group: held (saved) and recomputed values, the clones' work.
+    const Program& p = doc_->program();
+    const auto& ops = p.globalBlock().ops;
+    auto r = doc_->result();
+    const bool solved = r && r->ok();
+    std::vector<uint8_t> recomputedOp;
+    if (solved) {
+        recomputedOp.assign(p.ops().size(), 0);
+        for (OpId op : r->plan.recomputeOps) recomputedOp[op] = 1;
+    }
+    std::map<std::string_view, int> byType;
+    size_t opCount = 0, saved = 0, recomputed = 0, recomputedOps = 0;
+    int64_t savedBytes = 0, recomputedBytes = 0;
+    double recomputeFlops = 0;
+    for (const auto& [b, e] : ranges)
+        for (uint32_t pos = b; pos < e && pos < ops.size(); ++pos) {
+            const OpId op = ops[pos];
+            ++opCount;
+            ++byType[p.opName(op)];
+            if (!solved) continue;
+            if (recomputedOp[op]) {
+                ++recomputedOps;
+                recomputeFlops += estimateOpFlops(p, op);
+            }
+            for (ValueId v : p.op(op).results) {
+                if (v >= r->plan.reasons.size()) continue;
+                const int64_t bytes = std::max<int64_t>(0, p.valueBytes(v));
+                if (r->plan.reasons[v].side == ValueSide::Saved) ++saved, savedBytes += bytes;
+                if (r->plan.reasons[v].side == ValueSide::Recomputed) ++recomputed, recomputedBytes += bytes;
+            }
+        }
+    QString h = QStringLiteral("<h3 style='margin:2px'>%1</h3><table>")
+                    .arg(label.isEmpty() ? tr("op group from #%1").arg(begin) : label.toHtmlEscaped());
+    QStringList spans;
+    for (const auto& [b, e] : ranges) spans << QStringLiteral("#%1–#%2").arg(b).arg(e - 1);
+    h += row(tr("ops"), tr("%1 (%2)").arg(opCount).arg(spans.join(", ")));
+    if (solved) {
+        h += row(tr("<b>held for the backward</b>"), tr("<b>%1</b> in %2 saved value(s)").arg(formatBytes(double(savedBytes))).arg(saved));
+        h += row(tr("recomputed"), tr("%1 in %2 value(s), by %3 cloned op(s)").arg(formatBytes(double(recomputedBytes))).arg(recomputed).arg(recomputedOps));
+        h += row(tr("recompute work"), QStringLiteral("≈ %1").arg(formatFlops(recomputeFlops)));
+    }
+    std::vector<std::pair<int, std::string_view>> top;
+    for (const auto& [name, c] : byType) top.push_back({c, name});
+    std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    QStringList types;
+    for (size_t i = 0; i < top.size() && i < 10; ++i) types << QStringLiteral("%1 × %2").arg(qs(top[i].second).toHtmlEscaped()).arg(top[i].first);
+    if (top.size() > 10) types << tr("… %1 more types").arg(top.size() - 10);
+    h += row(tr("ops by type"), types.join("<br>"));
+    h += "</table>";
+    h += tr("<p style='color:#6e7781'>Double-click the group in the graph to open it.</p>");
+    return h;
 }
 
 void InspectorPanel::refresh() {
@@ -455,12 +518,22 @@ TuningPanel::TuningPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_
         tabs_->addTab(page, tr(kListNames[i]));
         lists_.push_back(list);
         adders_.push_back(edit);
+        // One completer per field for the panel's life; refresh() only swaps its word list.
+        // (Replacing the completer from inside its own key event deleted the popup under it.)
+        auto* completer = new QCompleter(new QStringListModel(edit), edit);
+        completer->setCaseSensitivity(Qt::CaseInsensitive);
+        completer->setFilterMode(Qt::MatchContains);
+        edit->setCompleter(completer);
+        completers_.push_back(completer);
         auto doAdd = [this, i, edit] {
             if (!edit->text().trimmed().isEmpty()) addOp(i, edit->text().trimmed());
             edit->clear();
         };
         connect(add, &QPushButton::clicked, this, doAdd);
-        connect(edit, &QLineEdit::returnPressed, this, doAdd);
+        // Queued: Enter in the completion popup reaches the field inside the completer's event
+        // filter, which then writes the chosen completion into the field; the edit (and its
+        // refresh) runs after that, and the field is cleared last.
+        connect(edit, &QLineEdit::returnPressed, this, doAdd, Qt::QueuedConnection);
         connect(remove, &QPushButton::clicked, this, [this, i, list] {
             RecomputeConfig c = doc_->config();
             auto& l = listOf(c, i);
@@ -629,10 +702,9 @@ void TuningPanel::refresh() {
         }
         tabs_->setTabText(i, QStringLiteral("%1 (%2)").arg(tr(kListNames[i])).arg(inProgram));
         tabs_->setTabToolTip(i, tr("%1: %2 ops, %3 of them in this program").arg(kListKeys[i]).arg(names.size()).arg(inProgram));
-        auto* completer = new QCompleter(programOps, adders_[size_t(i)]);
-        completer->setCaseSensitivity(Qt::CaseInsensitive);
-        completer->setFilterMode(Qt::MatchContains);
-        adders_[size_t(i)]->setCompleter(completer);
+        // Only when the program's op names changed: a reset model would drop the popup's row.
+        auto* words = static_cast<QStringListModel*>(completers_[size_t(i)]->model());
+        if (words->stringList() != programOps) words->setStringList(programOps);
     }
     aggressive_->setChecked(c.aggressiveRecomputation);
     maxDist_->setValue(int(c.maxDistFromBw));
@@ -663,10 +735,13 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
     numbers_->setTextFormat(Qt::RichText);
     numbers_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     numbers_->setMinimumWidth(330);
+    numbers_->setMaximumWidth(460);
+    numbers_->setWordWrap(true);  // the peak warning wraps instead of widening the column over the chart
     numbers_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     chart_ = new QChartView(this);
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->setMinimumHeight(150);
+    chart_->setMinimumWidth(320);
     changes_ = new QTreeWidget(this);
     changes_->setObjectName("sideChanges");
     changes_->setColumnCount(4);
@@ -683,6 +758,14 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
     // Before refresh(): recordChanges compares against its own base, not previous_.
     connect(doc_, &Document::resultChanged, this, &SummaryPanel::recordChanges);
     connect(doc_, &Document::resultChanged, this, &SummaryPanel::refresh);
+    // A failed solve leaves the last good plan on show: mark it as such until the next result.
+    connect(doc_, &Document::solveFailed, this, [this] {
+        if (!doc_->hasProgram() || !doc_->result()) return;
+        const QString edit = doc_->undoStack()->index() > 0 ? doc_->undoStack()->text(doc_->undoStack()->index() - 1) : QString();
+        stale_ = edit.isEmpty() ? tr("The last solve failed: these numbers are of the plan before it.")
+                                : tr("“%1” could not be solved: these numbers are of the plan before it.").arg(edit);
+        numbers_->setText(QStringLiteral("<p style='color:#b45309;margin:2px'><b>Stale plan.</b> %1</p>").arg(stale_.toHtmlEscaped()) + lastText_);
+    });
     connect(doc_, &Document::programChanged, this, [this] {
         previous_.reset();
         changesBase_.reset();
@@ -811,6 +894,7 @@ QString changeColor(double d, int better) {
 
 void SummaryPanel::refresh() {
     auto r = doc_->result();
+    stale_.clear();
     auto* chart = new QChart();
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(2, 2, 2, 2));

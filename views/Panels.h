@@ -3,12 +3,16 @@
 // ops), Inspector (everything the algorithm knows about the selection), Tuning (op lists,
 // knobs, pins, history), Summary (the plan's numbers and the memory curve).
 #include <QWidget>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "views/Document.h"
 
 class QTreeWidget;
 class QTreeWidgetItem;
 class QLineEdit;
+class QCompleter;
 class QTextBrowser;
 class QListWidget;
 class QTabWidget;
@@ -56,6 +60,10 @@ public:
     InspectorPanel(Document* doc, QWidget* parent = nullptr);
     QString currentHtml() const;
     QTextBrowser* browser() const { return text_; }
+    // How a group key (its first op position) maps to op ranges and a label; the program
+    // view's overview answers. Without it a group shows only its position.
+    using GroupResolver = std::function<std::vector<std::pair<uint32_t, uint32_t>>(uint32_t begin, QString* label)>;
+    void setGroupResolver(GroupResolver resolver) { groupResolver_ = std::move(resolver); }
 
 private:
     void refresh();
@@ -68,6 +76,7 @@ private:
 
     Document* doc_;
     QTextBrowser* text_;
+    GroupResolver groupResolver_;
 };
 
 class TuningPanel : public QWidget {
@@ -79,6 +88,7 @@ public:
     QList<QWidget*> knobs() const;
     QCheckBox* aggressiveBox() const { return aggressive_; }
     QListWidget* opList(int index) const;
+    QLineEdit* opAdder(int index) const { return adders_.at(size_t(index)); }  // the "add op" field (with completion)
     // Adds `op` to list `index` (0..5: recomputable, tending, random, compute-intensive, view, ignore).
     void addOp(int index, const QString& op);
     void removeOp(int index, const QString& op);
@@ -92,6 +102,7 @@ private:
     QTabWidget* tabs_;
     std::vector<QListWidget*> lists_;
     std::vector<QLineEdit*> adders_;
+    std::vector<QCompleter*> completers_;  // one per adder, created once
     QCheckBox* aggressive_;
     QSpinBox* maxDist_;
     QDoubleSpinBox* minWeight_;
@@ -122,6 +133,8 @@ public:
     QString text() const;
     QString headline() const { return headline_; }        // "Peak 1.32 GiB → 1.41 GiB (+6.8%)"
     QString peakWarning() const { return warning_; }      // empty unless recompute raises the peak
+    // Non-empty while the plan shown is older than the config (its solve failed): why.
+    QString staleReason() const { return stale_; }
     double extraFlops() const { return extraFlops_; }
     QChartView* chartView() const { return chart_; }
     QValueAxis* xAxis() const { return xAxis_; }
@@ -142,7 +155,7 @@ private:
     QChartView* chart_;
     QValueAxis* xAxis_ = nullptr;
     QValueAxis* yAxis_ = nullptr;
-    QString headline_, warning_;
+    QString headline_, warning_, stale_;
     double extraFlops_ = 0;
     std::shared_ptr<const SolveResult> previous_;
     QString lastText_;

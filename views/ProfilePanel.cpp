@@ -1,6 +1,7 @@
 // The profile panel: both runs off the UI thread, then a memory chart, per-op time bars and a
 // summary table.
 #include "views/ProfilePanel.h"
+#include "views/VerifyAsync.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -77,13 +78,23 @@ ProfilePanel::ProfilePanel(Document* doc, QWidget* parent)
     top->addWidget(startButton_);
     top->addWidget(cancelButton_);
     top->addWidget(progress_, 1);
+    // The charts take the width; the two-column table is narrow and the splitter lets the
+    // user trade (a wide table crushed both charts to ~60 px at the default size).
+    memoryView_->setMinimumSize(280, 150);
+    timeView_->setMinimumSize(240, 150);
+    summary_->setMinimumWidth(360);  // both columns of figures in view
+    summary_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+    summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName("profileSplit");
+    split->setChildrenCollapsible(false);
     split->addWidget(memoryView_);
     split->addWidget(timeView_);
     split->addWidget(summary_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setStretchFactor(2, 1);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 0);
+    split->setSizes({500, 340, 380});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(status_);
@@ -189,7 +200,7 @@ void ProfilePanel::showReport(const exec::ProfileReport& r) {
     drawMemory(r);
     drawTimes(r);
     fillSummary(r);
-    status_->setText(QString::fromStdString(r.verify.summary()) +
+    status_->setText(exec::verifySummaryText(r.verify) +
                      tr("; recompute overhead %1 ms (%2% of the original step)")
                          .arg(r.recomputeOverheadMs, 0, 'f', 2)
                          .arg(r.recomputeOverheadPct, 0, 'f', 1));

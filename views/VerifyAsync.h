@@ -2,6 +2,7 @@
 // verifyPrograms off the calling thread, for the explorer's Verify button. Lives in views/
 // (QtConcurrent) so that the library stays Qt-free; the API is the one it had there.
 #include <QFuture>
+#include <QString>
 
 #include "exec/Verify.h"
 
@@ -13,6 +14,10 @@ struct VerifyOutcome {
     std::optional<VerifyReport> report;
     std::string error;                 // set when a program could not run
 };
+// The report in the explorer's words: "equivalent: 3 fetched values agree bit for bit;
+// peak 345.1 MiB → 367.1 MiB (+6.4%)" (human units; plain text, the caller escapes it).
+QString verifySummaryText(const VerifyReport& report);
+
 QFuture<VerifyOutcome> verifyProgramsAsync(std::shared_ptr<const Program> original, std::shared_ptr<const Program> rewritten,
                                            VerifyOptions options);
 

@@ -104,8 +104,9 @@ int main(int argc, char** argv) {
     QCommandLineOption verifyOpt("verify", "Run Verify once solved, print its result, time and the peak memory (with "
                                            "--screenshot: before it)");
     QCommandLineOption layerOpt("layer", "Open the layer view of detected layer N (0-based)", "N");
+    QCommandLineOption sizeOpt("size", "Window size, WIDTHxHEIGHT (scripted runs default to 1600x1000)", "WxH");
     parser.addOptions({configOpt, selectOpt, tabOpt, overlayOpt, rewrittenOpt, diffOpt, shotOpt, measureOpt, wholeOpt, themeOpt,
-                       expandOpt, verifyOpt, layerOpt});
+                       expandOpt, verifyOpt, layerOpt, sizeOpt});
     parser.process(app);  // unknown options: an error and exit code 1
     auto fail = [](const QString& message) {
         std::fprintf(stderr, "recompute-explorer: %s\n", qPrintable(message));
@@ -144,6 +145,12 @@ int main(int argc, char** argv) {
     if (theme == "dark") window.setTheme(rx::Theme::Dark);
     if (theme == "light") window.setTheme(rx::Theme::Light);
     if (scripted) window.resize(1600, 1000);
+    if (parser.isSet(sizeOpt)) {
+        const QStringList wh = parser.value(sizeOpt).split('x');
+        const int w = wh.value(0).toInt(), h = wh.size() == 2 ? wh[1].toInt() : 0;
+        if (w < 320 || h < 240) return fail(QStringLiteral("--size: '%1' is not WIDTHxHEIGHT (at least 320x240)").arg(parser.value(sizeOpt)));
+        window.resize(w, h);
+    }
     window.show();
 
     if (parser.isSet(measureOpt)) {
@@ -183,10 +190,12 @@ int main(int argc, char** argv) {
     }
     if (!scripted) settings.setValue("firstRunDone", true);
     if (parser.isSet(configOpt)) {
-        const QString e = window.loadConfig(parser.value(configOpt));
-        if (!e.isEmpty()) {
-            if (scripted) return fail(QStringLiteral("--config: %1").arg(e));
-            std::fprintf(stderr, "%s\n", qPrintable(e));
+        if (scripted) {
+            const QString e = window.loadConfig(parser.value(configOpt));
+            if (!e.isEmpty()) return fail(QStringLiteral("--config: %1").arg(e));
+        } else if (const QString e = window.loadConfigOption(parser.value(configOpt)); !e.isEmpty()) {
+            // Said in the window (an explorer started from a launcher has no terminal) and here.
+            std::fprintf(stderr, "recompute-explorer: --config: %s\n", qPrintable(e));
         }
     }
     if (parser.isSet(wholeOpt) && doc->hasProgram() && !window.programView()->showWholeGraph())

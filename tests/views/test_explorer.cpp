@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QListView>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -93,7 +94,7 @@ private Q_SLOTS:
         window_->tabs()->setCurrentIndex(2);
         QCoreApplication::processEvents();
         TextView* text = window_->textView();
-        QTRY_COMPARE_WITH_TIMEOUT(text->opAtLine(text->original()->textCursor().blockNumber()), def, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(text->opAtLine(text->currentRow()), def, 5000);
 
         // Now select in the graph: clicking a node selects it everywhere.
         window_->tabs()->setCurrentIndex(0);
@@ -108,10 +109,13 @@ private Q_SLOTS:
         QCOMPARE(tree->currentItem() ? tree->currentItem()->data(0, Qt::UserRole + 2).toUInt() : 0u, other);
         // and a text line selects the op
         window_->tabs()->setCurrentIndex(2);
+        QTRY_VERIFY(!text->isBuilding());
         const int line = text->lineOfOp(doc()->program().globalBlock().ops[7]);
         QVERIFY(line >= 0);
-        QTextCursor c(text->original()->document()->findBlockByNumber(line));
-        text->original()->setTextCursor(c);
+        // A click on the line, as the user does it.
+        QListView* pane = text->original();
+        pane->scrollTo(pane->model()->index(line, 0));
+        QTest::mouseClick(pane->viewport(), Qt::LeftButton, {}, pane->visualRect(pane->model()->index(line, 0)).center());
         QCOMPARE(doc()->selection(), (ModelKey{ModelKey::Kind::Op, doc()->program().globalBlock().ops[7]}));
         window_->tabs()->setCurrentIndex(0);
     }

@@ -185,7 +185,11 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
             shared->planner = std::make_unique<planner::BudgetPlanner>(prog, sp, cfg);
             planner::BudgetPlanner& planner = *shared->planner;
             r->plans = planner.frontier(20);
-            planner.boundFrontier(r->plans);  // each point's gap to the LP relaxation's bound
+            // Each point's gap to the LP relaxation's bound (small enough programs, 10 s at most).
+            planner::ExactOptions bounds;
+            bounds.timeLimitSeconds = 10;
+            bounds.lpMaxCandidates = 1000;
+            planner.boundFrontier(r->plans, bounds);
             r->frontierCount = r->plans.size();
             const auto& refs = planner.referencePlans().plans;  // assembled once, by the planner
             r->plans.insert(r->plans.end(), refs.begin(), refs.end());

@@ -364,6 +364,7 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
         return plan;
     }
+    if (candidates_.size() > exact.lpMaxCandidates) return planForBudget(budgetBytes);  // too big to model
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::optional<BudgetPlan> heuristic;
     std::string heuristicError;
@@ -400,6 +401,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::vector<BudgetPlan> plans = frontier(points);
+    if (candidates_.size() > exact.lpMaxCandidates) return plans;  // too big to model: no bounds
     // Cheapest first: each point proven the cheapest plan at its own activation peak.
     for (size_t i = 0; i < plans.size(); ++i) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -443,8 +445,12 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
 }
 
 void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
+    // The model grows with candidates × live ranges: above the limit, no bound at all.
     if (candidates_.size() > exact.lpMaxCandidates) return;
-    for (BudgetPlan& plan : plans) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
+    for (size_t i = 0; i < plans.size(); ++i) {
+        BudgetPlan& plan = plans[i];
         if (plan.bound) continue;
         if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
             // planForBudget enumerated: the frontier point is the optimum at its peak.
@@ -452,7 +458,9 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
             continue;
         }
         const int64_t peak = plan.activationPeakBytes;
-        plan.bound = certify(plan, peak, exact.timeLimitSeconds, /*lpOnly=*/true).bound;
+        const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
+        if (share <= 0) break;  // out of time: the rest carry no bound
+        plan.bound = certify(plan, peak, share, /*lpOnly=*/true).bound;
     }
 }
 

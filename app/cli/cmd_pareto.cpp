@@ -90,6 +90,15 @@ void checkPaths(const std::string& program, const std::string& spec, const std::
     checkOutputPaths(inputs, outputs);
 }
 
+// Exact mode and bounds within `seconds`; above 1000 candidate ops the model (candidates ×
+// live ranges) costs more than the frontier itself, so plans carry no bound there.
+ExactOptions exactOptions(double seconds) {
+    ExactOptions o;
+    o.timeLimitSeconds = seconds;
+    o.lpMaxCandidates = 1000;
+    return o;
+}
+
 struct ParetoArgs {
     std::string program, spec, config, costs, report;
     int points = 20;
@@ -109,8 +118,8 @@ int runPareto(const ParetoArgs& a) {
     const BudgetPlanner::ReferencePlans& refs = planner.referencePlans();
     if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
     const std::vector<BudgetPlan>& references = refs.plans;
-    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, ExactOptions{a.exactSeconds}) : planner.frontier(points);
-    if (!a.exact) planner.boundFrontier(plans);  // the LP relaxation's gap on every point
+    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds)) : planner.frontier(points);
+    if (!a.exact) planner.boundFrontier(plans, exactOptions(10));  // the LP relaxation's gap on every point
     const size_t frontierCount = plans.size();
     plans.insert(plans.end(), references.begin(), references.end());
 
@@ -206,7 +215,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     const int64_t bytes = budget.isFraction ? planner.budgetFromFraction(budget.fraction) : budget.bytes;
     BudgetPlan plan;
     try {
-        plan = a.exact ? planner.certifiedPlanForBudget(bytes) : planner.planForBudget(bytes);
+        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(60)) : planner.planForBudget(bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }

@@ -1,7 +1,18 @@
 #include "algorithms/MinCut.h"
 
-#include <lemon/preflow.h>
 #include <lemon/smart_graph.h>
+
+namespace lemon {
+// LEMON's ArrayMap calls std::allocator::construct, which C++20 removed; node-valued maps
+// (the linked elevator's) use VectorMap instead, as LEMON already does for scalars.
+template <typename Graph, typename Item>
+struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
+    typedef VectorMap<Graph, Item, SmartDigraphBase::Node> Map;
+};
+}  // namespace lemon
+
+#include <lemon/elevator.h>
+#include <lemon/preflow.h>
 
 #include <algorithm>
 
@@ -161,10 +172,22 @@ MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const M
     for (const auto& s : solved) garcs.push_back(g.addArc(g.nodeFromId(int(s.u)), g.nodeFromId(int(s.v))));
     lemon::SmartDigraph::ArcMap<int64_t> cap(g);
     for (size_t k = 0; k < solved.size(); ++k) cap[garcs[k]] = solved[k].inf ? sentinel : solved[k].cap;
-    lemon::Preflow<lemon::SmartDigraph, lemon::SmartDigraph::ArcMap<int64_t>> preflow(g, cap, g.nodeFromId(0),
-                                                                                       g.nodeFromId(1));
-    preflow.runMinCut();
-    res.valueUnits = preflow.flowValue();
+    using ArrayPreflow = lemon::Preflow<lemon::SmartDigraph, lemon::SmartDigraph::ArcMap<int64_t>>;
+    using LinkedPreflow = ArrayPreflow::SetStandardElevator<
+        lemon::LinkedElevator<lemon::SmartDigraph, lemon::SmartDigraph::Node>>::Create;
+    std::vector<int64_t> flow(solved.size(), 0);
+    auto run = [&](auto& preflow) {
+        preflow.runMinCut();
+        res.valueUnits = preflow.flowValue();
+        for (size_t k = 0; k < solved.size(); ++k) flow[k] = preflow.flow(garcs[k]);
+    };
+    if (options.linkedElevator) {
+        LinkedPreflow preflow(g, cap, g.nodeFromId(0), g.nodeFromId(1));
+        run(preflow);
+    } else {
+        ArrayPreflow preflow(g, cap, g.nodeFromId(0), g.nodeFromId(1));
+        run(preflow);
+    }
     if (res.valueUnits >= sentinel) {
         res.error = "flow reached the infinite-capacity sentinel: unbounded";
         return res;
@@ -188,12 +211,12 @@ MinCutResult solveMinCut(const FlowNetwork& net, const Program& program, const M
         for (uint32_t k = inOff[w]; k < inOff[w + 1]; ++k) {  // x -> w with spare capacity
             const uint32_t a = inL[k];
             const uint32_t x = solved[a].u;
-            if (!reaches[x] && preflow.flow(garcs[a]) < cap[garcs[a]]) { reaches[x] = 1; queue.push_back(x); }
+            if (!reaches[x] && flow[a] < cap[garcs[a]]) { reaches[x] = 1; queue.push_back(x); }
         }
         for (uint32_t k = outOff[w]; k < outOff[w + 1]; ++k) {  // w -> x carrying flow: x -> w residual
             const uint32_t a = outL[k];
             const uint32_t x = solved[a].v;
-            if (!reaches[x] && preflow.flow(garcs[a]) > 0) { reaches[x] = 1; queue.push_back(x); }
+            if (!reaches[x] && flow[a] > 0) { reaches[x] = 1; queue.push_back(x); }
         }
     }
     for (uint32_t i = 0; i < n; ++i)

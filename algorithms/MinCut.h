@@ -19,6 +19,11 @@ namespace rx {
 
 struct MinCutOptions {
     bool reduce = true;  // false: run Preflow on the whole network (for checking)
+    // Preflow with LEMON's linked elevator: lifts a node to the top in O(1) where the array
+    // elevator walks every level (quadratic on networks whose nodes mostly end cut off from
+    // the sink, like the budget planner's). The cut is the same: the residual sink side does
+    // not depend on which maximum flow was found.
+    bool linkedElevator = false;
 };
 
 struct MinCutResult {

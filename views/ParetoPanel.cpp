@@ -4,15 +4,19 @@
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
+#include <QLineF>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSlider>
 #include <QValueAxis>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/PlanResult.h"
@@ -43,19 +47,38 @@ std::pair<double, QString> flopUnit(double maxFlops) {
 }  // namespace
 
 ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
+    // Laid out for a bottom dock of ~190 px: the plot gets the height. No chart title (the
+    // dock's title says it), the legend beside the plot, thin margins, and the slider and
+    // status on one row, so the plot area stays well over 100 px tall and every marker can
+    // be clicked at 1366x768 (a chart title and a legend below the plot left it ~10 px).
     auto* layout = new QVBoxLayout(this);
-    chartView_ = new QChartView(new QChart, this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    auto* chart = new QChart;
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
+    chart->legend()->setAlignment(Qt::AlignRight);
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+    chart->legend()->setFont(small);
+    chart->setToolTip(tr("Memory budget frontier: click a point to apply its plan"));
+    chartView_ = new QChartView(chart, this);
     chartView_->setRenderHint(QPainter::Antialiasing);
-    chartView_->chart()->setTitle(tr("Memory budget frontier"));
+    chartView_->setMinimumHeight(150);
     layout->addWidget(chartView_, 1);
+    auto* row = new QHBoxLayout;
+    row->setSpacing(6);
     slider_ = new QSlider(Qt::Horizontal, this);
     slider_->setRange(0, 1000);
     slider_->setValue(1000);
     slider_->setEnabled(false);
     slider_->setToolTip(tr("Budget: from the smallest feasible activation peak (left) to the original's (right)"));
-    layout->addWidget(slider_);
+    row->addWidget(slider_, 1);
     status_ = new QLabel(tr("No program"), this);
-    layout->addWidget(status_);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    row->addWidget(status_, 2);
+    layout->addLayout(row);
     frontierWatcher_ = new QFutureWatcher<std::shared_ptr<Result>>(this);
     budgetWatcher_ = new QFutureWatcher<std::shared_ptr<Result>>(this);
     connect(frontierWatcher_, &QFutureWatcherBase::finished, this, [this] {
@@ -149,24 +172,26 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
     const uint64_t gen = ++generation_;
     slider_->setEnabled(false);
     status_->setText(tr("Planning the frontier…"));
+    auto shared = std::make_shared<SharedPlanner>();
+    planner_ = shared;
     auto prog = program_;
     auto sp = spec_;
     auto cfg = config_;
-    frontierWatcher_->setFuture(QtConcurrent::run([prog, sp, cfg, gen]() {
+    frontierWatcher_->setFuture(QtConcurrent::run([shared, prog, sp, cfg, gen]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
+        std::lock_guard lock(shared->mutex);
         try {
-            planner::BudgetPlanner planner(prog, sp, cfg);
-            std::vector<planner::BudgetPlan> refs;
-            try {
-                refs.push_back(planner.seedPlan());
-            } catch (const Error&) {  // the seed fails on this program: no seed marker
-            }
-            refs.push_back(planner.pytorchStylePlan(0.5));
-            refs.push_back(planner.fullCheckpointPlan());
-            refs.push_back(planner.noRecomputePlan());
-            r->plans = planner.frontier(20, refs);
+            shared->planner = std::make_unique<planner::BudgetPlanner>(prog, sp, cfg);
+            planner::BudgetPlanner& planner = *shared->planner;
+            r->plans = planner.frontier(20);
+            // Each point's gap to the LP relaxation's bound (small enough programs, 10 s at most).
+            planner::ExactOptions bounds;
+            bounds.timeLimitSeconds = 10;
+            bounds.lpMaxCandidates = 1000;
+            planner.boundFrontier(r->plans, bounds);
             r->frontierCount = r->plans.size();
+            const auto& refs = planner.referencePlans().plans;  // assembled once, by the planner
             r->plans.insert(r->plans.end(), refs.begin(), refs.end());
             r->minPeak = planner.minimumActivationPeak();
             r->originalPeak = planner.originalActivationPeak();
@@ -218,6 +243,13 @@ void ParetoPanel::showFrontier() {
     auto* y = new QValueAxis;
     y->setTitleText(tr("Activation peak (MiB)"));
     y->setLabelFormat("%.4g");
+    for (QValueAxis* axis : {x, y}) {
+        QFont f = axis->titleFont();
+        f.setPointSizeF(std::max(6.0, f.pointSizeF() * 0.85));
+        axis->setTitleFont(f);
+        axis->setLabelsFont(f);
+        axis->setTickCount(4);
+    }
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* s : chart->series()) {
@@ -231,23 +263,59 @@ void ParetoPanel::showFrontier() {
     x->setRange(0, std::max(1e-9, maxFlops / scale) * 1.05);
     y->setRange(0, std::max(1e-9, maxMiB) * 1.05);
     slider_->setEnabled(true);
-    status_->setText(tr("%1 frontier plans; activation peak %2 → %3")
+    // The proof of quality: the largest gap of a frontier point to its cost lower bound.
+    double worstGap = 0;
+    size_t bounded = 0, proven = 0;
+    for (size_t i = 0; i < frontierCount_; ++i)
+        if (const auto& b = plans_[i].bound) {
+            ++bounded;
+            proven += b->optimal;
+            worstGap = std::max(worstGap, b->gap);
+        }
+    QString quality = bounded == 0 ? tr("no optimality bound")
+                      : proven == bounded ? tr("every point proven optimal")
+                                          : tr("gap ≤ %1% to the %2 bound").arg(100 * worstGap, 0, 'f', 1)
+                                                .arg(QString::fromStdString(plans_[0].bound ? plans_[0].bound->method : ""));
+    status_->setText(tr("%1 frontier plans; activation peak %2 → %3; %4")
                          .arg(frontierCount_)
                          .arg(QString::fromStdString(planner::humanBytes(originalPeak_)),
-                              QString::fromStdString(planner::humanBytes(minPeak_))));
+                              QString::fromStdString(planner::humanBytes(minPeak_)), quality));
+    connect(points, &QScatterSeries::hovered, this, [this](const QPointF& point, bool state) {
+        if (!state) return;
+        const size_t i = nearestPlan(point);
+        if (i >= plans_.size()) return;
+        const auto& p = plans_[i];
+        QString text = tr("%1: activation peak %2, recompute %3")
+                           .arg(QString::fromStdString(p.source), QString::fromStdString(planner::humanBytes(p.activationPeakBytes)),
+                                QString::fromStdString(planner::humanFlops(p.recomputeFlops)));
+        if (p.bound)
+            text += p.bound->optimal ? tr(", optimal (%1)").arg(QString::fromStdString(p.bound->method))
+                                     : tr(", gap %1% (%2 bound)").arg(100 * p.bound->gap, 0, 'f', 1)
+                                           .arg(QString::fromStdString(p.bound->method));
+        chartView_->setToolTip(text);
+    });
 }
 
-void ParetoPanel::pointClicked(const QPointF& point) {
-    // The plan nearest the click in the plot's own units.
+size_t ParetoPanel::nearestPlan(const QPointF& point) const {
+    // The plan drawn nearest the point, in pixels (the axes' units differ: FLOPs and MiB).
+    QChart* chart = chartView_->chart();
+    const auto series = chart->series();
+    if (plans_.empty() || series.isEmpty()) return plans_.size();
+    const QPointF click = chart->mapToPosition(point, series.front());
     size_t best = 0;
     double bestDistance = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < plans_.size(); ++i) {
-        const double dx = plans_[i].recomputeFlops / flopScale_ - point.x();
-        const double dy = double(plans_[i].activationPeakBytes) / kMiB - point.y();
-        const double d = dx * dx + dy * dy;
+        const QPointF at = chart->mapToPosition(
+            QPointF(plans_[i].recomputeFlops / flopScale_, double(plans_[i].activationPeakBytes) / kMiB), series.front());
+        const double d = QLineF(at, click).length();
         if (d < bestDistance) { bestDistance = d; best = i; }
     }
-    if (!plans_.empty()) choosePlan(best);
+    return best;
+}
+
+void ParetoPanel::pointClicked(const QPointF& point) {
+    const size_t i = nearestPlan(point);
+    if (i < plans_.size()) choosePlan(i);
 }
 
 void ParetoPanel::choosePlan(size_t index) {
@@ -269,20 +337,19 @@ bool ParetoPanel::appliedHere(const std::shared_ptr<const SolveResult>& result) 
 }
 
 void ParetoPanel::applyInBackground(const planner::BudgetPlan& p, qint64 mergeKey) {
-    if (!seedResult_ || !program_) return;
+    if (!seedResult_ || !program_ || !planner_) return;
     // The views' SolveResult for this plan, off the UI thread (rewrites the program).
     applyDescription_ = tr("the %1 plan (activation peak %2)")
                             .arg(QString::fromStdString(p.source),
                                  QString::fromStdString(planner::humanBytes(p.activationPeakBytes)));
     applyMergeKey_ = mergeKey;
-    auto prog = program_;
-    auto sp = spec_;
-    auto cfg = config_;
+    auto shared = planner_;
     auto seed = seedResult_;
-    applyWatcher_->setFuture(QtConcurrent::run([prog, sp, cfg, seed, p]() -> std::shared_ptr<const SolveResult> {
+    applyWatcher_->setFuture(QtConcurrent::run([shared, seed, p]() -> std::shared_ptr<const SolveResult> {
         try {
-            planner::BudgetPlanner planner(prog, sp, cfg);
-            return planner::solveResultFor(planner, p, *seed);
+            std::lock_guard lock(shared->mutex);
+            if (!shared->planner) return nullptr;
+            return planner::solveResultFor(*shared->planner, p, *seed);
         } catch (const std::exception&) {
             return nullptr;
         }
@@ -290,20 +357,21 @@ void ParetoPanel::applyInBackground(const planner::BudgetPlan& p, qint64 mergeKe
 }
 
 void ParetoPanel::replanForSlider(int permille) {
-    if (!program_ || plans_.empty()) return;
+    if (!program_ || plans_.empty() || !planner_) return;
     const int64_t budget = minPeak_ + int64_t(std::llround(double(originalPeak_ - minPeak_) * permille / 1000.0));
     const uint64_t gen = generation_;
     const qint64 key = dragSerial_;
-    auto prog = program_;
-    auto sp = spec_;
-    auto cfg = config_;
-    budgetWatcher_->setFuture(QtConcurrent::run([prog, sp, cfg, gen, budget, key]() {
+    auto shared = planner_;
+    budgetWatcher_->setFuture(QtConcurrent::run([shared, gen, budget, key]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
         r->mergeKey = key;
         try {
-            planner::BudgetPlanner planner(prog, sp, cfg);
-            r->plans.push_back(planner.planForBudget(budget));
+            // The frontier's planner: planning is a function of the budget alone, so the
+            // slider's plan at a frontier point's budget is that point's plan.
+            std::lock_guard lock(shared->mutex);
+            if (!shared->planner) throw Error("the frontier is not planned yet");
+            r->plans.push_back(shared->planner->planForBudget(budget));
         } catch (const std::exception& e) {
             r->error = e.what();
         }

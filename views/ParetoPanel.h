@@ -2,11 +2,13 @@
 // The memory-budget frontier as a Qt Charts plot: recompute FLOPs against activation peak,
 // one point per frontier plan, the seed's and the reference plans marked. Planning runs off
 // the UI thread (QtConcurrent); a budget slider re-plans live; clicking a point (or
-// choosePlan) emits planChosen so the window can apply that plan to every view.
+// choosePlan) emits planChosen so the window can apply that plan to every view. The
+// frontier, the slider and the applied plans share one planner (one answer per budget).
 #include <QWidget>
 
 #include <QFutureWatcher>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "algorithms/Solver.h"
@@ -42,6 +44,14 @@ public:
     QChartView* chartView() const { return chartView_; }
     QSlider* budgetSlider() const { return slider_; }
 
+    // The planner behind the frontier, the slider and the applied plans (null before the
+    // first frontier); lock its mutex to call it.
+    struct SharedPlanner {
+        std::mutex mutex;
+        std::unique_ptr<planner::BudgetPlanner> planner;
+    };
+    std::shared_ptr<SharedPlanner> sharedPlanner() const { return planner_; }
+
     // What a click on point `index` of plans() does.
     void choosePlan(size_t index);
 
@@ -67,11 +77,13 @@ private:
     void showFrontier();
     void replanForSlider(int permille);
     void pointClicked(const QPointF& point);
+    size_t nearestPlan(const QPointF& point) const;  // plans_.size() when none
     // Builds the views' SolveResult for `plan` off the UI thread, then applies it.
     void applyInBackground(const planner::BudgetPlan& plan, qint64 mergeKey);
     bool appliedHere(const std::shared_ptr<const SolveResult>& result) const;
 
     std::shared_ptr<const Program> program_;
+    std::shared_ptr<SharedPlanner> planner_;  // of the current generation
     RecomputeSpec spec_;
     RecomputeConfig config_;
     std::vector<planner::BudgetPlan> plans_;

@@ -1,73 +1,24 @@
-// The memory-budget planner: parametric min cut over saved bytes + λ·recompute cost, every
-// candidate measured on the rewritten program by the liveness model; exact enumeration for
-// small programs; reference plans (seed, PyTorch-style, full checkpointing, no recompute).
+// The planning problem: candidate ops, the rewriter's placement replayed on positions
+// (simulatePeak), normalised recompute sets, their Plans and measured figures, the bound.
 #include "algorithms/planner/BudgetPlanner.h"
-
-#include <lemon/smart_graph.h>
-
-namespace lemon {
-// LEMON's ArrayMap calls std::allocator::construct, which C++20 removed; node-valued maps
-// (the linked elevator's) use VectorMap instead, as LEMON already does for scalars.
-template <typename Graph, typename Item>
-struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
-    typedef VectorMap<Graph, Item, SmartDigraphBase::Node> Map;
-};
-}  // namespace lemon
-
-#include <lemon/elevator.h>
-#include <lemon/preflow.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
 
-#include "algorithms/LastUse.h"
 #include "algorithms/Layers.h"
 #include "algorithms/Rewriter.h"
-#include "algorithms/Solver.h"
 #include "algorithms/planner/Budget.h"
 #include "exec/Liveness.h"
+#include "algorithms/planner/PlannerInternal.h"
 #include "model/Diagnostic.h"
 #include "model/OpTraits.h"
 
 namespace rx::planner {
 
-namespace {
+using detail::contains;
+using detail::sideEffecting;
 
-constexpr int64_t kInfinite = int64_t(1) << 58;   // above any finite cut
-constexpr int64_t kMaxFinite = int64_t(1) << 50;  // clamp of λ·cost
-constexpr int64_t kAvoid = int64_t(1) << 36;      // full checkpointing: "rather not save this"
-
-// Ops that must never run twice: random draws, state updates, I/O (model/OpTraits).
-bool sideEffecting(std::string_view name) { return hasOpTrait(name, OpTrait::SideEffecting); }
-
-uint64_t hashSet(const std::vector<uint8_t>& inR) {
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < inR.size(); ++i)
-        if (inR[i]) { h ^= i + 0x9e3779b97f4a7c15ull; h *= 1099511628211ull; h ^= h >> 29; }
-    return h;
-}
-
-bool contains(const std::vector<std::string>& list, std::string_view name) {
-    return std::find(list.begin(), list.end(), name) != list.end();
-}
-
-}  // namespace
-
-// The op/value flow network: source → op (λ·cost), op → result (its bytes: the price of
-// saving it), value → consumer op (∞), needed value → sink (∞). The sink side of the cut is
-// recomputed; values entering it from the source side are saved. Ops that may not be
-// recomputed are merged into the source (their results hang off it directly): no ∞ arcs
-// leave the source, which keeps Preflow's first phase short.
-struct BudgetPlanner::Network {
-    lemon::SmartDigraph graph;
-    lemon::SmartDigraph::ArcMap<int64_t> cap{graph};
-    std::vector<lemon::SmartDigraph::Arc> sourceArc;        // by candidate (invalid when banned)
-    std::vector<lemon::SmartDigraph::Node> opNode;           // by candidate (invalid when banned)
-    std::vector<std::pair<lemon::SmartDigraph::Arc, ValueId>> valueArcs;  // arcs priced by a value's bytes
-    lemon::SmartDigraph::Node source, sink;
-};
 
 BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSpec spec, RecomputeConfig config,
                              CostModel costs, PlannerOptions options)
@@ -313,89 +264,6 @@ void BudgetPlanner::findLayerInputs() {
     sortValuesByName(p, layerInputs_);
 }
 
-
-std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::vector<uint8_t>* banned) const {
-    const Program& p = *program_;
-    auto net = std::make_shared<Network>();
-    Network& n = *net;
-    n.source = n.graph.addNode();
-    n.sink = n.graph.addNode();
-    n.sourceArc.assign(candidates_.size(), lemon::INVALID);
-    n.opNode.assign(candidates_.size(), lemon::INVALID);
-    std::vector<lemon::SmartDigraph::Node> valueNode(p.values().size(), lemon::INVALID);
-    auto freeOp = [&](OpId op) {
-        const uint32_t k = candidateIndex_[op];
-        return k != kNoId && !(banned && (*banned)[k]);
-    };
-    for (OpId op : coneOps_) {
-        const uint32_t k = candidateIndex_[op];
-        lemon::SmartDigraph::Node from = n.source;
-        if (freeOp(op)) {
-            n.opNode[k] = n.graph.addNode();
-            n.sourceArc[k] = n.graph.addArc(n.source, n.opNode[k]);
-            from = n.opNode[k];
-            for (ValueId x : p.op(op).operands)
-                if (x != kNoId && x < valueNode.size() && valueNode[x] != lemon::INVALID)
-                    n.cap[n.graph.addArc(valueNode[x], n.opNode[k])] = kInfinite;
-        }
-        for (ValueId r : p.op(op).results) {
-            if (resident_[r]) continue;
-            valueNode[r] = n.graph.addNode();
-            n.valueArcs.push_back({n.graph.addArc(from, valueNode[r]), r});
-            if (neededByBackward_[r]) n.cap[n.graph.addArc(valueNode[r], n.sink)] = kInfinite;
-        }
-    }
-    return net;
-}
-
-std::vector<uint8_t> BudgetPlanner::cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
-                                                     const std::vector<int64_t>* valueCaps) {
-    const Program& p = *program_;
-    std::shared_ptr<Network> own = banned ? buildNetwork(banned) : net_;
-    Network& n = *own;
-    for (uint32_t k = 0; k < candidates_.size(); ++k) {
-        if (n.sourceArc[k] == lemon::INVALID) continue;
-        // Above the bytes of its results, recomputing an op never beats saving them: capping
-        // there keeps the cut and spares Preflow pushing excess it must send back.
-        const double x = std::min(lambda * costs_.cost(candidates_[k]), double(resultBytes_[k]) + 1);
-        n.cap[n.sourceArc[k]] = x >= double(kMaxFinite) ? kMaxFinite : int64_t(std::llround(x));
-    }
-    for (const auto& [arc, v] : n.valueArcs)
-        n.cap[arc] = valueCaps ? (*valueCaps)[v] : p.valueBytes(v);
-
-    // The linked elevator lifts a node to the top in O(1) (the array one walks every level,
-    // quadratic here where most op nodes end cut off from the sink).
-    using Preflow = lemon::Preflow<lemon::SmartDigraph, lemon::SmartDigraph::ArcMap<int64_t>>::
-        SetStandardElevator<lemon::LinkedElevator<lemon::SmartDigraph, lemon::SmartDigraph::Node>>::Create;
-    Preflow preflow(n.graph, n.cap, n.source, n.sink);
-    preflow.runMinCut();
-    // The smallest sink side: nodes that still reach the sink in the residual network.
-    std::vector<uint8_t> reaches(size_t(n.graph.maxNodeId()) + 1, 0);
-    std::vector<lemon::SmartDigraph::Node> queue{n.sink};
-    reaches[size_t(n.graph.id(n.sink))] = 1;
-    for (size_t q = 0; q < queue.size(); ++q) {
-        const auto w = queue[q];
-        for (lemon::SmartDigraph::InArcIt a(n.graph, w); a != lemon::INVALID; ++a) {
-            const auto u = n.graph.source(a);
-            if (!reaches[size_t(n.graph.id(u))] && preflow.flow(a) < n.cap[a]) {
-                reaches[size_t(n.graph.id(u))] = 1;
-                queue.push_back(u);
-            }
-        }
-        for (lemon::SmartDigraph::OutArcIt a(n.graph, w); a != lemon::INVALID; ++a) {
-            const auto u = n.graph.target(a);
-            if (!reaches[size_t(n.graph.id(u))] && preflow.flow(a) > 0) {
-                reaches[size_t(n.graph.id(u))] = 1;
-                queue.push_back(u);
-            }
-        }
-    }
-    std::vector<uint8_t> wanted(candidates_.size(), 0);
-    for (uint32_t k = 0; k < candidates_.size(); ++k)
-        wanted[k] = n.opNode[k] != lemon::INVALID && reaches[size_t(n.graph.id(n.opNode[k]))];
-    return normalise(wanted);
-}
-
 std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wantedIn) const {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
@@ -472,272 +340,25 @@ Plan BudgetPlanner::rxPlan(const std::vector<uint8_t>& inR) const {
     return plan;
 }
 
-const BudgetPlanner::Evaluated& BudgetPlanner::evaluate(const std::vector<uint8_t>& inR, bool exact) {
-    auto& pool = exact ? exactPool_ : pool_;
-    const uint64_t h = hashSet(inR);
-    if (auto it = pool.find(h); it != pool.end()) return it->second;
+const BudgetPlanner::Evaluated& BudgetPlanner::evaluate(const RecomputeSet& inR) {
+    if (auto it = measured_.find(inR); it != measured_.end()) return it->second;
     Evaluated e;
     e.inR = inR;
-    e.hash = h;
     for (uint32_t k = 0; k < candidates_.size(); ++k)
         if (inR[k]) e.cost += costs_.cost(candidates_[k]);
     e.peak = simulatePeak(inR);
     e.activation = e.peak == std::numeric_limits<int64_t>::max() ? e.peak : e.peak - original_.residentBytes;
-    return pool.emplace(h, std::move(e)).first->second;
+    return measured_.emplace(inR, std::move(e)).first->second;
 }
 
-const BudgetPlanner::Evaluated& BudgetPlanner::evaluateLambda(double lambda) {
-    if (auto it = lambdaPlans_.find(lambda); it != lambdaPlans_.end()) return pool_.at(it->second);
-    const Evaluated& e = evaluate(cutRecomputeSet(lambda, nullptr, nullptr));
-    lambdaPlans_[lambda] = e.hash;
-    return e;
-}
-
-void BudgetPlanner::exploreGrid() {
-    if (gridDone_) return;
-    gridDone_ = true;
-    evaluate(std::vector<uint8_t>(candidates_.size(), 0));  // no recompute
-    if (candidates_.empty()) return;
-    evaluateLambda(0.0);
-    // Every second power of two; refineAround bisects between the neighbours of a budget.
-    // Large programs take every fourth power: each cut costs a Preflow over the whole cone,
-    // and refineAround's geometric bisection recovers the resolution around a budget.
-    const int step = candidates_.size() > options_.coarseGridAbove ? 4 : 2;
-    for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step) evaluateLambda(lambdaScale_ * std::ldexp(1.0, k));
-}
-
-const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(int64_t budget, bool exactPool) const {
-    const Evaluated* best = nullptr;
-    for (const auto& [h, e] : exactPool ? exactPool_ : pool_) {
-        if (e.activation > budget || e.peak > original_.peakBytes) continue;
-        if (!best || e.cost < best->cost || (e.cost == best->cost && e.activation < best->activation) ||
-            (e.cost == best->cost && e.activation == best->activation && e.hash < best->hash))
-            best = &e;
-    }
-    return best;
-}
-
-void BudgetPlanner::refineAround(int64_t budget) {
-    if (candidates_.empty()) return;
-    // Grid λ's ascending: small λ recomputes more. lo: largest λ whose plan fits.
-    double lo = -1, hi = -1;
-    for (const auto& [lambda, h] : lambdaPlans_) {
-        const Evaluated& e = pool_.at(h);
-        if (e.activation <= budget && e.peak <= original_.peakBytes) lo = lambda;
-        else if (lo >= 0 && hi < 0) hi = lambda;
-    }
-    if (lo < 0) return;
-    if (hi < 0) hi = lo * 4 + lambdaScale_;
-    for (int s = 0; s < options_.refineSteps; ++s) {
-        const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 16;
-        const Evaluated& e = evaluateLambda(mid);
-        if (e.activation <= budget && e.peak <= original_.peakBytes) lo = mid;
-        else hi = mid;
-    }
-}
-
-void BudgetPlanner::improveGreedy(int64_t budget) {
-    // Local search over single flips (recompute one op more or one op less), starting from
-    // the cheapest fitting plan or, when none fits, the lowest one: first reach the budget,
-    // then cut cost while it still fits. Small programs try every op each round; big ones
-    // only the costliest recomputed ops once.
-    auto fits = [&](const Evaluated& e) { return e.activation <= budget && e.peak <= original_.peakBytes; };
-    const Evaluated* start = bestFitting(budget, false);
-    if (!start) {
-        for (const auto& [h, e] : pool_)
-            if (e.peak <= original_.peakBytes && (!start || e.activation < start->activation)) start = &e;
-        if (!start) return;
-    }
-    std::vector<uint8_t> current = start->inR;
-    int64_t curActivation = start->activation;
-    double curCost = start->cost;
-    bool curFits = fits(*start);
-    const bool small = candidates_.size() <= 64;
-    for (int round = 0; round < (small ? 64 : 1); ++round) {
-        std::vector<uint32_t> order;
-        for (uint32_t k = 0; k < current.size(); ++k)
-            if (small || current[k]) order.push_back(k);
-        if (!small) {
-            std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-                return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
-            });
-            order.resize(std::min<size_t>(order.size(), 6));
-        }
-        bool moved = false;
-        std::vector<uint8_t> bestSet;
-        int64_t bestActivation = curActivation;
-        double bestCost = curCost;
-        for (uint32_t k : order) {
-            std::vector<uint8_t> wanted = current;
-            wanted[k] = !wanted[k];
-            const Evaluated& e = evaluate(normalise(wanted));
-            if (e.peak > original_.peakBytes) continue;
-            const bool better = curFits ? (fits(e) && e.cost < bestCost)
-                                        : (e.activation < bestActivation ||
-                                           (e.activation == bestActivation && e.cost < bestCost));
-            if (better) {
-                bestSet = e.inR;
-                bestActivation = e.activation;
-                bestCost = e.cost;
-                moved = true;
-                if (!small) break;
-            }
-        }
-        if (!moved) break;
-        current = bestSet;
-        curActivation = bestActivation;
-        curCost = bestCost;
-        curFits = curActivation <= budget;
-    }
-}
-
-int64_t BudgetPlanner::minimumActivationPeak() {
-    exploreGrid();
-    int64_t best = originalActivationPeak();
-    for (const auto& [h, e] : pool_)
-        if (e.peak <= original_.peakBytes) best = std::min(best, e.activation);
-    return best;
-}
-
-int64_t BudgetPlanner::budgetFromFraction(double fraction) {
-    if (!(fraction >= 0 && fraction <= 1))
-        throw Error("a budget fraction must lie in 0.0-1.0, found " + std::to_string(fraction));
-    const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
-    return lo + int64_t(std::llround(fraction * double(hi - lo)));
-}
-
-BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
-    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
-        BudgetPlan plan = exactPlanForBudget(budgetBytes);  // small: the optimum, cheaply
-        plan.source = "budget";
-        return plan;
-    }
-    exploreGrid();
-    refineAround(budgetBytes);
-    improveGreedy(budgetBytes);
-    const Evaluated* best = bestFitting(budgetBytes, false);
-    if (!best) {
-        const int64_t lo = minimumActivationPeak();
-        throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
-                    " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lo) + " (" +
-                    std::to_string(lo) + " bytes)");
-    }
-    BudgetPlan plan = makePlan(best->inR, "budget");
-    plan.budgetBytes = budgetBytes;
-    return plan;
-}
-
-void BudgetPlanner::runExact() {
-    if (exactDone_) return;
-    const size_t n = candidates_.size();
-    if (n > options_.maxExactOps)
-        throw Error("exact mode enumerates at most " + std::to_string(options_.maxExactOps) +
-                    " candidate ops; this program has " + std::to_string(n));
-    std::unordered_set<uint64_t> seen;
-    std::vector<uint8_t> wanted(n, 0);
-    for (uint64_t mask = 0; mask < (uint64_t(1) << n); ++mask) {
-        for (size_t k = 0; k < n; ++k) wanted[k] = (mask >> k) & 1;
-        const std::vector<uint8_t> inR = normalise(wanted);
-        if (seen.insert(hashSet(inR)).second) evaluate(inR, true);
-    }
-    exactDone_ = true;
-}
-
-BudgetPlan BudgetPlanner::exactPlanForBudget(int64_t budgetBytes) {
-    runExact();
-    const Evaluated* best = bestFitting(budgetBytes, true);
-    if (!best) {
-        int64_t lo = std::numeric_limits<int64_t>::max();
-        for (const auto& [h, e] : exactPool_)
-            if (e.peak <= original_.peakBytes) lo = std::min(lo, e.activation);
-        throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
-                    " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lo) + " (" +
-                    std::to_string(lo) + " bytes)");
-    }
-    BudgetPlan plan = makePlan(best->inR, "exact");
-    plan.budgetBytes = budgetBytes;
-    return plan;
-}
-
-namespace {
-// Keeps plans whose peak strictly falls as cost rises (input: any order).
-template <class T, class Cost, class Peak>
-std::vector<T> paretoFilter(std::vector<T> items, Cost cost, Peak peak) {
-    std::sort(items.begin(), items.end(), [&](const T& x, const T& y) {
-        return cost(x) != cost(y) ? cost(x) < cost(y) : peak(x) < peak(y);
-    });
-    std::vector<T> out;
-    for (auto& it : items)
-        if (out.empty() || peak(it) < peak(out.back())) out.push_back(std::move(it));
-    return out;
-}
-}  // namespace
-
-void BudgetPlanner::consider(const BudgetPlan& plan) {
-    std::vector<uint8_t> inR(candidates_.size(), 0);
+std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::candidateSet(const BudgetPlan& plan) const {
+    RecomputeSet inR(candidates_.size(), 0);
     for (OpId op : plan.recomputeOps) {
-        if (op >= candidateIndex_.size() || candidateIndex_[op] == kNoId) return;
+        if (op >= candidateIndex_.size() || candidateIndex_[op] == kNoId) return std::nullopt;
         inR[candidateIndex_[op]] = 1;
     }
-    if (normalise(inR) != inR) return;
-    evaluate(inR);
-}
-
-std::vector<BudgetPlan> BudgetPlanner::frontier(int points, const std::vector<BudgetPlan>& references) {
-    if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
-    exploreGrid();
-    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
-        runExact();  // small program: every recompute set is a candidate
-        for (const auto& [h, e] : exactPool_) pool_.emplace(h, e);
-    }
-    for (const BudgetPlan& r : references) consider(r);
-    const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
-    std::vector<int64_t> budgets;
-    for (int i = points - 1; i >= 0; --i)
-        budgets.push_back(points == 1 ? hi : lo + int64_t(std::llround(double(hi - lo) * i / (points - 1))));
-    for (const BudgetPlan& r : references)
-        if (r.activationPeakBytes >= lo && r.activationPeakBytes <= hi) budgets.push_back(r.activationPeakBytes);
-    std::sort(budgets.rbegin(), budgets.rend());
-    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
-    for (int64_t b : budgets) refineAround(b);
-    for (int64_t b : budgets) improveGreedy(b);
-    // Answer every budget from the final pool, so that a smaller budget never costs less.
-    std::vector<const Evaluated*> chosen;
-    std::vector<int64_t> chosenBudget;
-    for (int64_t b : budgets) {
-        const Evaluated* e = bestFitting(b, false);
-        if (!e) continue;
-        if (!chosen.empty() && chosen.back()->hash == e->hash) continue;
-        chosen.push_back(e);
-        chosenBudget.push_back(b);
-    }
-    std::vector<std::pair<const Evaluated*, int64_t>> rows;
-    for (size_t i = 0; i < chosen.size(); ++i) rows.push_back({chosen[i], chosenBudget[i]});
-    rows = paretoFilter(
-        rows, [](const auto& r) { return r.first->cost; }, [](const auto& r) { return r.first->activation; });
-    std::vector<BudgetPlan> out;
-    for (const auto& [e, b] : rows) {
-        BudgetPlan plan = makePlan(e->inR, "budget");
-        plan.budgetBytes = b;
-        out.push_back(std::move(plan));
-    }
-    return out;
-}
-
-std::vector<BudgetPlan> BudgetPlanner::exactFrontier() {
-    runExact();
-    std::vector<const Evaluated*> all;
-    for (const auto& [h, e] : exactPool_)
-        if (e.peak <= original_.peakBytes) all.push_back(&e);
-    all = paretoFilter(
-        all, [](const Evaluated* e) { return e->cost; }, [](const Evaluated* e) { return e->activation; });
-    std::vector<BudgetPlan> out;
-    for (const Evaluated* e : all) {
-        BudgetPlan plan = makePlan(e->inR, "exact");
-        plan.budgetBytes = e->activation;
-        out.push_back(std::move(plan));
-    }
-    return out;
+    if (normalise(inR) != inR) return std::nullopt;
+    return inR;
 }
 
 BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::string& source) {
@@ -781,158 +402,6 @@ int64_t BudgetPlanner::savedBytes(const std::vector<uint8_t>& inR) const {
     for (ValueId x : plan.savedValues)
         if (!neededByBackward_[x] || produced[x]) bytes += p.valueBytes(x);
     return bytes;
-}
-
-BudgetPlan BudgetPlanner::noRecomputePlan() {
-    return makePlan(std::vector<uint8_t>(candidates_.size(), 0), "no-recompute");
-}
-
-BudgetPlan BudgetPlanner::seedPlan() {
-    RecomputeSolver solver(program_, spec_);
-    const SolveResult r = solver.solve(config_);
-    if (!r.ok()) throw Error("the seed's auto_recompute failed: " + r.error);
-    BudgetPlan out;
-    out.source = "seed";
-    out.plan = r.plan;
-    out.recomputeOps = r.plan.recomputeOps;
-    out.recomputedValues = r.plan.midHoldValues;
-    for (ValueId v : r.plan.savedValues)
-        if (!resident_[v]) out.savedValues.push_back(v);
-    out.peakBytes = r.rewrittenMemory.peakBytes;
-    out.activationPeakBytes = r.rewrittenMemory.peakBytes - r.rewrittenMemory.residentBytes;
-    for (OpId op : out.recomputeOps) {
-        out.recomputeFlops += costs_.flops(op);
-        out.recomputeCost += costs_.cost(op);
-    }
-    return out;
-}
-
-std::vector<uint8_t> BudgetPlanner::bansForPyTorch(bool allowlist) const {
-    // PyTorch bans recomputing compute-intensive ops always and, unless aggressive, every
-    // op outside its allowlist (here: the config's recomputable ops).
-    const Program& p = *program_;
-    const std::vector<std::string> allowed = config_.effectiveRecomputableOps();
-    std::vector<uint8_t> banned(candidates_.size(), 0);
-    for (uint32_t k = 0; k < candidates_.size(); ++k) {
-        const std::string_view name = p.opName(candidates_[k]);
-        if (contains(config_.computeIntensiveOps, name)) banned[k] = 1;
-        if (allowlist && !contains(allowed, name) && !name.starts_with("builtin.")) banned[k] = 1;
-    }
-    return banned;
-}
-
-std::vector<int64_t> BudgetPlanner::pytorchValueWeights() const {
-    // partitioners.py get_node_weight: size × 1.1^clamp(dist_from_bw, 1, 100), doubled when
-    // the value is not materialised (every user fuses with its producer: pointwise ops of the
-    // allowlist, neither compute-intensive nor random). dist_from_bw: graph distance to the
-    // nearest backward op (PyTorch: 0 for nodes outside the forward, else min over users + 1).
-    const Program& p = *program_;
-    const Analysis& a = *analysis_;
-    const auto gops = a.globalOps();
-    const std::vector<std::string> allowed = config_.effectiveRecomputableOps();
-    auto fusible = [&](OpId op) {
-        const std::string_view name = p.opName(op);
-        return contains(allowed, name) && !contains(config_.computeIntensiveOps, name) &&
-               !contains(config_.randomOps, name);
-    };
-    constexpr int64_t kFar = 1000000000;
-    std::vector<int64_t> dist(p.ops().size(), kFar);
-    for (size_t i = gops.size(); i-- > 0;) {
-        const OpId op = gops[i];
-        if (int64_t(i) > a.fwdEnd()) { dist[op] = 0; continue; }
-        for (ValueId r : p.op(op).results)
-            for (const Use& use : p.uses(r))
-                if (use.ancestor != kNoId && use.ancestor < dist.size())
-                    dist[op] = std::min(dist[op], dist[use.ancestor] + 1);
-    }
-    std::vector<int64_t> weight(p.values().size(), 0);
-    for (ValueId v = 0; v < p.values().size(); ++v) {
-        const int64_t bytes = p.valueBytes(v);
-        const OpId d = p.value(v).definingOp;
-        if (d == kNoId || !bytes) { weight[v] = bytes; continue; }
-        bool materialized = !fusible(d);
-        for (const Use& use : p.uses(v))
-            if (use.ancestor == kNoId || !fusible(use.ancestor)) materialized = true;
-        const double w = double(bytes) * std::pow(1.1, double(std::clamp<int64_t>(dist[d], 1, 100))) *
-                         (materialized ? 1.0 : 2.0);
-        weight[v] = w >= double(kMaxFinite) ? kMaxFinite : std::max<int64_t>(1, int64_t(std::llround(w)));
-    }
-    return weight;
-}
-
-BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
-    if (!(f >= 0 && f <= 1)) throw Error("a PyTorch memory budget must lie in 0.0-1.0, found " + std::to_string(f));
-    const Program& p = *program_;
-    auto finish = [&](const std::vector<uint8_t>& inR) {
-        BudgetPlan plan = makePlan(inR, "pytorch-style");
-        plan.budgetFraction = f;
-        return plan;
-    };
-    const std::vector<uint8_t> banDefault = bansForPyTorch(true), banAggressive = bansForPyTorch(false);
-    const std::vector<int64_t> weights = pytorchValueWeights();
-    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
-    if (f >= 1) return finish(runtimeOptimized);
-    if (f <= 0) {
-        // Budget 0: save only what cannot be recomputed (PyTorch: the inputs).
-        const std::vector<uint8_t> none(candidates_.size(), 0);
-        return finish(cutRecomputeSet(0.0, &none, &weights));
-    }
-    const double maxAct = double(savedBytes(runtimeOptimized)), minAct = 0;
-    if (maxAct <= minAct) return finish(runtimeOptimized);
-    auto ratio = [&](const std::vector<uint8_t>& inR) { return (double(savedBytes(inR)) - minAct) / (maxAct - minAct); };
-    const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, &weights);
-    if (ratio(aggressive) < f) return finish(aggressive);
-    // Knapsack over the banned compute-intensive ops: keep (ban) the ones with the most
-    // runtime per normalised byte while they fit the budget; the rest may be recomputed.
-    std::vector<uint32_t> items;
-    for (uint32_t k = 0; k < candidates_.size(); ++k)
-        if (banAggressive[k]) items.push_back(k);
-    auto memory = [&](uint32_t k) {
-        int64_t b = 0;
-        for (ValueId r : p.op(candidates_[k]).results) b += p.valueBytes(r);
-        return double(b) / (maxAct - minAct);
-    };
-    std::stable_sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
-        const double mx = memory(x), my = memory(y);
-        const double rx = mx > 0 ? costs_.flops(candidates_[x]) / mx : std::numeric_limits<double>::infinity();
-        const double ry = my > 0 ? costs_.flops(candidates_[y]) / my : std::numeric_limits<double>::infinity();
-        return rx > ry;
-    });
-    std::vector<uint8_t> banned = banAggressive;
-    double used = 0;
-    for (uint32_t k : items) {
-        if (used + memory(k) <= f) used += memory(k);
-        else banned[k] = 0;  // dont_ban
-    }
-    return finish(cutRecomputeSet(0.0, &banned, &weights));
-}
-
-BudgetPlan BudgetPlanner::fullCheckpointPlan() {
-    // Save the layer inputs, recompute everything else inside layers, and save what the
-    // backward needs from outside them (ops there are never recomputed).
-    findLayerInputs();
-    const Program& p = *program_;
-    std::vector<int64_t> caps(p.values().size(), 0);
-    for (ValueId v = 0; v < p.values().size(); ++v) {
-        // Values of ops no plan recomputes (dropout) are saved at their plain price.
-        const OpId d = p.value(v).definingOp;
-        const bool fixed = d == kNoId || candidateIndex_[d] == kNoId;
-        caps[v] = p.valueBytes(v) + (fixed ? 0 : kAvoid);
-    }
-    for (ValueId v : layerInputs_) caps[v] = 1;
-    std::vector<uint8_t> outside(candidates_.size(), 0);
-    for (uint32_t k = 0; k < candidates_.size(); ++k) {
-        outside[k] = !inLayer_[k];
-        if (outside[k])
-            for (ValueId r : p.op(candidates_[k]).results) caps[r] = p.valueBytes(r);
-    }
-    // A layer input is never recomputed: recompute segments start at layer inputs and never
-    // reach across a layer boundary.
-    for (ValueId v : layerInputs_) {
-        const OpId d = p.value(v).definingOp;
-        if (d != kNoId && candidateIndex_[d] != kNoId) outside[candidateIndex_[d]] = 1;
-    }
-    return makePlan(cutRecomputeSet(0.0, &outside, &caps), "full-checkpoint");
 }
 
 int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
@@ -987,81 +456,4 @@ int64_t BudgetPlanner::activationLowerBound() const {
     }
     return bound;
 }
-
-PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
-    const RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
-    if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
-    const Program& q = *rw.program;
-    const MemoryProfile m = profileMemory(q, spec_.inputs, spec_.fwdOpEndIdx);
-    if (!m.ok()) throw Error(m.error);
-    const auto& gops = q.globalBlock().ops;
-    PeakBreakdown out;
-    out.peakOpIndex = m.peakOpIndex;
-    if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
-    out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
-    std::vector<uint8_t> fetched(q.values().size(), 0), clone(q.ops().size(), 0);
-    const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
-    for (OpId op : gops) {
-        const std::string_view name = q.opName(op);
-        if (isFetchOp(name))
-            for (ValueId x : q.op(op).operands)
-                if (x != kNoId && x < fetched.size()) fetched[x] = 1;
-    }
-    for (OpId c : rw.clones) clone[c] = 1;
-    // The buffers alive at the peak (exec/Liveness.h, what profileMemory summed), by owner.
-    const exec::Liveness liveness = exec::analyzeLiveness(q, resident);
-    for (const exec::Liveness::Buffer& b : liveness.buffers) {
-        if (b.death == exec::Liveness::kNever || b.birth > m.peakOpIndex || b.death < m.peakOpIndex) continue;
-        const size_t j = b.birth;
-        if (clone[gops[j]]) out.recomputed += b.bytes;
-        else if (int64_t(j) <= rw.fwdOpEndIdx) out.forwardValues += b.bytes;
-        else if (fetched[b.owner]) out.outputs += b.bytes;
-        else out.backwardTemporaries += b.bytes;
-    }
-    return out;
-}
-
-std::shared_ptr<Program> BudgetPlanner::rewrite(const BudgetPlan& plan) const {
-    RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
-    if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
-    return rw.program;
-}
-
-std::vector<SideChange> BudgetPlanner::explain(const BudgetPlan& plan, const BudgetPlan& reference) const {
-    const Program& p = *program_;
-    auto sides = [&](const BudgetPlan& b, std::vector<uint8_t>& inR) {
-        std::vector<ValueSide> s(p.values().size(), ValueSide::Neither);
-        inR.assign(p.ops().size(), 0);
-        for (ValueId v : b.savedValues) s[v] = ValueSide::Saved;
-        for (OpId op : b.recomputeOps) {
-            inR[op] = 1;
-            for (ValueId r : p.op(op).results) s[r] = ValueSide::Recomputed;
-        }
-        return s;
-    };
-    std::vector<uint8_t> rPlan, rRef;
-    const auto a = sides(plan, rPlan), b = sides(reference, rRef);
-    std::vector<SideChange> out;
-    std::vector<uint8_t> opCounted(p.ops().size(), 0);
-    for (ValueId v = 0; v < p.values().size(); ++v) {
-        if (a[v] == b[v]) continue;
-        SideChange c;
-        c.value = v;
-        c.referenceSide = b[v];
-        c.side = a[v];
-        const int64_t size = p.valueBytes(v);
-        c.bytes = (a[v] == ValueSide::Saved ? size : 0) - (b[v] == ValueSide::Saved ? size : 0);
-        const OpId d = p.value(v).definingOp;
-        if (d != kNoId && rPlan[d] != rRef[d] && !opCounted[d]) {
-            opCounted[d] = 1;
-            c.flops = (rPlan[d] ? 1.0 : -1.0) * costs_.flops(d);
-        }
-        out.push_back(c);
-    }
-    std::stable_sort(out.begin(), out.end(), [](const SideChange& x, const SideChange& y) {
-        return std::llabs(x.bytes) > std::llabs(y.bytes);
-    });
-    return out;
-}
-
 }  // namespace rx::planner

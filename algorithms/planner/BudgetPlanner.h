@@ -3,20 +3,31 @@
 // recomputes so that the rewritten program's activation peak by the liveness model
 // (MemoryModel.h: peak less resident inputs and parameters) fits a budget at the least
 // recompute cost (CostModel.h). Method: a min cut on an op/value network whose cut pays
-// saved bytes + λ·recompute cost, swept over λ (parametric min cut, LEMON Preflow); every
-// candidate is rewritten and measured by the real memory model, and the answer is the
-// cheapest measured plan that fits. An exact mode enumerates every recompute set of small
-// programs. Reference plans (seed, PyTorch-style, full checkpointing, no recompute) are
-// measured the same way. Random and side-effecting ops are never recomputed; no plan above
-// the original program's peak is ever returned.
+// saved bytes + λ·recompute cost, swept over λ (parametric min cut on the shared, checked
+// algorithms/MinCut.h); every candidate is rewritten and measured by the real memory model,
+// and the answer is the cheapest measured plan that fits. An exact mode enumerates every
+// recompute set of small programs. Reference plans (seed, PyTorch-style, full checkpointing,
+// no recompute) are measured the same way. Random and side-effecting ops are never
+// recomputed; no plan above the original program's peak is ever returned.
 //
-// Not thread-safe: one planner per thread (the explorer runs it on a worker).
+// Planning is a pure function of (problem, budget, options): every answer is chosen from a
+// pool built for that call alone (the λ grid, the reference plans, and the call's own
+// refinement and local search), keyed by the recompute set itself. What the planner keeps
+// between calls are memos of pure functions (a set's measured peak, a λ's cut), so asking
+// in any order gives the same plans. The sources: BudgetPlanner.cpp (the problem and its
+// simulation), ParametricCut.cpp, PlannerSearch.cpp, ExactPlanner.cpp, ReferencePlans.cpp,
+// PlanExplain.cpp.
+//
+// Not thread-safe: one caller at a time (the explorer serialises its workers on one planner).
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "algorithms/Analysis.h"
@@ -27,6 +38,16 @@
 #include "model/RecomputeSpec.h"
 
 namespace rx::planner {
+
+// How far a plan is from the cheapest plan of the saved-set family that fits its budget.
+struct OptimalityBound {
+    std::string method;         // "enumeration" | "milp" | "lp" (the relaxation's bound only)
+    double costLowerBound = 0;  // no plan of the family fitting the budget costs less
+    double gap = 0;             // (recomputeCost - costLowerBound) / recomputeCost; 0 when optimal
+    bool optimal = false;       // proven the cheapest fitting plan
+    int solves = 0;             // MILP / LP solves it took
+    bool lowestPeak = false;    // proven: no plan of the family has a lower activation peak
+};
 
 // One measured plan.
 struct BudgetPlan {
@@ -41,6 +62,7 @@ struct BudgetPlan {
     double recomputeFlops = 0;            // FLOPs of the clones (type-based estimate)
     double recomputeCost = 0;             // what the planner minimised (FLOPs, or ms with a profile)
     Plan plan;                            // for partitionJointGraph (recompute ops, mid-hold, inputs)
+    std::optional<OptimalityBound> bound; // exact mode: proof of optimality or the gap
 };
 
 // A value that sits on a different side in two plans, and what that moves.
@@ -64,12 +86,23 @@ struct PeakBreakdown {
     int64_t activation() const { return outputs + backwardTemporaries + forwardValues + recomputed; }
 };
 
+// Exact mode beyond enumeration (ExactPlanner.cpp): a MILP over the recompute sets whose
+// liveness rows bound every set's activation peak from below, solved with GLPK, with no-good
+// cuts for sets whose real (simulated) peak misses the budget.
+struct ExactOptions {
+    double timeLimitSeconds = 60;    // the whole frontier's (or one budget's) MILP time
+    size_t milpMaxCandidates = 1000; // above: the LP relaxation's bound only
+    size_t lpMaxCandidates = 20000;  // boundFrontier: above, no bound (the LP alone is too big)
+};
+
 struct PlannerOptions {
     int gridSteps = 14;          // λ grid: natural scale × 2^k, k = -gridSteps..gridSteps step 2
     int refineSteps = 6;         // bisection steps between the two grid plans around a budget
     size_t coarseGridAbove = 10000;  // candidate ops above which the grid takes k step 4
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
+    int sharedBudgets = 20;      // budgets whose search results every search starts from
+    size_t sharedBudgetsUpTo = 5000;  // candidate ops above which there are none (one budget's cost)
 };
 
 class BudgetPlanner {
@@ -106,20 +139,35 @@ public:
     // options.maxExactOps candidate ops; rx::Error otherwise).
     BudgetPlan exactPlanForBudget(int64_t budgetBytes);
     // Every distinct cheapest plan for `points` budgets evenly spaced from the smallest
-    // feasible activation peak to the original's: activation peak strictly falling as
-    // recompute cost rises.
-    // Reference plans given are measured into the search too (and their activation peaks
-    // become budgets), so the frontier is never above them at equal or lower cost.
-    std::vector<BudgetPlan> frontier(int points, const std::vector<BudgetPlan>& references = {});
-    // Adds a plan's recompute set to the candidates the search chooses from (ignored when it
-    // recomputes an op the planner may not, e.g. a seed plan on an inplace op).
-    void consider(const BudgetPlan& plan);
+    // feasible activation peak to the original's, and the reference plans' peaks: each is
+    // planForBudget(its budget), kept when its activation peak strictly falls as recompute
+    // cost rises. The reference plans are in every search's pool, so the frontier is never
+    // above them at equal or lower cost.
+    std::vector<BudgetPlan> frontier(int points);
     // Exhaustive Pareto frontier (small programs only).
     std::vector<BudgetPlan> exactFrontier();
+    // The frontier with a proof per point: exhaustive for up to options.maxExactOps
+    // candidates; otherwise the heuristic frontier, each point certified (or improved) by
+    // the MILP within the time limit, else given the relaxation's bound as its gap.
+    std::vector<BudgetPlan> certifiedFrontier(int points, const ExactOptions& exact = {});
+    // The LP relaxation's bound on each plan's cost at its own activation peak (plans are
+    // not changed; skipped above exact.lpMaxCandidates): the gap the default frontier shows.
+    void boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
+    // One budget's certified plan (the same method).
+    BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
     BudgetPlan pytorchStylePlan(double memoryBudgetFraction);
+    // The reference plans every report and view shows, assembled once: the seed's (when it
+    // succeeds), PyTorch-style at budgets 0, 0.5 and 1 (repeats dropped), full checkpointing,
+    // no recompute. `seedError` says why there is no seed plan.
+    struct ReferencePlans {
+        std::vector<BudgetPlan> plans;
+        const BudgetPlan* seed = nullptr;  // into plans; null when the seed failed
+        std::string seedError;
+    };
+    const ReferencePlans& referencePlans();
     // The price pytorchStylePlan's cuts pay to save each value (by ValueId), as PyTorch's
     // get_node_weight: bytes × 1.1^clamp(dist_from_bw, 1, 100), × 2 when not materialised.
     std::vector<int64_t> pytorchValueWeights() const;
@@ -138,39 +186,78 @@ public:
 
 private:
     struct Network;
+    // A recompute set (by candidate index, 1 = cloned into the backward), normalised.
+    using RecomputeSet = std::vector<uint8_t>;
+    struct SetHash {
+        size_t operator()(const RecomputeSet& s) const noexcept {
+            return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(s.data()), s.size()));
+        }
+    };
     struct Evaluated {
-        std::vector<uint8_t> inR;   // by candidate index
+        RecomputeSet inR;
         int64_t peak = 0, activation = 0;
         double cost = 0;
-        uint64_t hash = 0;
+    };
+    // The plans one search chooses from, keyed by the set itself (never a hash of it).
+    struct Pool {
+        std::unordered_set<const Evaluated*> members;
+        std::vector<const Evaluated*> order;  // insertion order (iteration is deterministic)
+        void add(const Evaluated& e) {
+            if (members.insert(&e).second) order.push_back(&e);
+        }
     };
 
     void buildCandidates();
     std::shared_ptr<Network> buildNetwork(const std::vector<uint8_t>* banned) const;
     void findLayerInputs();
-    // Recompute set of a min cut with op costs λ·cost (bans ∞); valueExtra adds to value
-    // capacities (full checkpointing).
-    std::vector<uint8_t> cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
-                                         const std::vector<int64_t>* valueCaps);
+    // Recompute set of a min cut with op costs λ·cost (bans ∞); valueCaps replaces value
+    // capacities (full checkpointing, PyTorch's weights).
+    RecomputeSet cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
+                                 const std::vector<int64_t>* valueCaps) const;
     // Closes a wanted set under "needed by the backward or by another recomputed op" and
     // drops ops the rewriter could not place; returns the set actually recomputed.
-    std::vector<uint8_t> normalise(const std::vector<uint8_t>& wanted) const;
-    const Evaluated& evaluate(const std::vector<uint8_t>& inR, bool exact = false);
+    RecomputeSet normalise(const RecomputeSet& wanted) const;
+    // The set's measured figures (memoised: a pure function of the set).
+    const Evaluated& evaluate(const RecomputeSet& inR);
     // Peak of the rewritten program by the liveness model without building it: the
     // rewriter's placement and redirection replayed on positions (equal to
     // profileMemory(partitionJointGraph(...)); tests check it).
-    int64_t simulatePeak(const std::vector<uint8_t>& inR) const;
+    int64_t simulatePeak(const RecomputeSet& inR) const;
     void prepareSimulation();
+    // The λ cut's measured set (memoised).
     const Evaluated& evaluateLambda(double lambda);
-    void exploreGrid();
-    void refineAround(int64_t budget);
-    BudgetPlan makePlan(const std::vector<uint8_t>& inR, const std::string& source);
-    Plan rxPlan(const std::vector<uint8_t>& inR) const;
-    const Evaluated* bestFitting(int64_t budget, bool exactPool) const;
-    void improveGreedy(int64_t budget);
+    // The pool every search starts from: no recompute, the λ grid, the reference plans.
+    const Pool& basePool();
+    bool fits(const Evaluated& e, int64_t budget) const {
+        return e.activation <= budget && e.peak <= original_.peakBytes;
+    }
+    void refineAround(int64_t budget, Pool& pool);
+    void improveGreedy(int64_t budget, Pool& pool);
+    // The cheapest fitting plan of `pool`; ties by lower activation, then by the set.
+    const Evaluated* bestFitting(const Pool& pool, int64_t budget) const;
+    BudgetPlan makePlan(const RecomputeSet& inR, const std::string& source);
+    Plan rxPlan(const RecomputeSet& inR) const;
+    // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
+    // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
+    std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
     std::vector<uint8_t> bansForPyTorch(bool allowlist) const;
     int64_t savedBytes(const std::vector<uint8_t>& inR) const;
-    void runExact();
+    const Pool& runExact();
+    struct MilpModel;
+    const MilpModel& milpModel();
+    // The MILP loop at `budget` for sets cheaper than `incumbentCost` (infinity: any set):
+    // `found` a fitting set (optimal), else `proven` that none exists, else (time out, or
+    // lpOnly) `lower` bounds the cost of every fitting set.
+    struct MilpOutcome {
+        std::optional<RecomputeSet> found;
+        bool proven = false;
+        double lower = 0;
+        int solves = 0;
+    };
+    MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly);
+    // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
+    // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
+    BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly);
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;
@@ -178,7 +265,7 @@ private:
     CostModel costs_;
     PlannerOptions options_;
     std::shared_ptr<const Analysis> analysis_;
-    std::shared_ptr<Network> net_;  // LEMON graph, capacities reset per cut
+    std::shared_ptr<Network> net_;  // the cut network without bans (capacities set per cut)
     MemoryProfile original_;
     double totalFlops_ = 0;
 
@@ -202,10 +289,14 @@ private:
     std::vector<uint32_t> firstBackwardUse_;   // by candidate: of its first result, kNoId if none
     std::vector<uint32_t> defIndex_;           // by ValueId: global index of the defining op, kNoId
 
-    std::map<double, uint64_t> lambdaPlans_;             // λ -> plan hash
-    std::unordered_map<uint64_t, Evaluated> pool_;       // heuristic's measured plans
-    std::unordered_map<uint64_t, Evaluated> exactPool_;  // exact mode's
-    bool gridDone_ = false, exactDone_ = false;
+    // Memos of pure functions; node-based maps keep Evaluated addresses stable.
+    std::unordered_map<RecomputeSet, Evaluated, SetHash> measured_;  // set -> figures
+    std::map<double, const Evaluated*> lambdaPlans_;                  // λ -> its cut's set
+    std::vector<double> gridLambdas_;                                 // ascending
+    std::optional<Pool> basePool_;
+    std::optional<ReferencePlans> references_;
+    std::optional<Pool> exactPool_;  // every normalised set (small programs)
+    std::shared_ptr<MilpModel> milp_;
 };
 
 }  // namespace rx::planner

@@ -69,6 +69,17 @@ void planFields(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan)
     w.StartArray();
     for (OpId op : plan.recomputeOps) w.Uint(planner.analysis().opIndex(op));
     w.EndArray();
+    if (plan.bound) {  // exact mode: the proof (or the gap) against the saved-set family
+        key(w, "optimality");
+        w.StartObject();
+        key(w, "method"); str(w, plan.bound->method);
+        key(w, "optimal"); w.Bool(plan.bound->optimal);
+        key(w, "cost_lower_bound"); w.Double(plan.bound->costLowerBound);
+        key(w, "gap"); w.Double(plan.bound->gap);
+        key(w, "solves"); w.Int(plan.bound->solves);
+        key(w, "lowest_peak_proven"); w.Bool(plan.bound->lowestPeak);
+        w.EndObject();
+    }
 }
 
 void original(Writer& w, const BudgetPlanner& planner) {

@@ -72,13 +72,10 @@ void printChanges(const BudgetPlanner& planner, const BudgetPlan& plan, const Bu
     if (list.size() > limit) std::cout << "    ... (" << list.size() - limit << " more in the report)\n";
 }
 
-std::unique_ptr<BudgetPlan> trySeed(BudgetPlanner& planner) {
-    try {
-        return std::make_unique<BudgetPlan>(planner.seedPlan());
-    } catch (const Error& e) {
-        std::cerr << "note: no seed plan to compare with: " << e.what() << "\n";
-        return nullptr;
-    }
+const BudgetPlan* trySeed(BudgetPlanner& planner) {
+    const BudgetPlanner::ReferencePlans& refs = planner.referencePlans();
+    if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
+    return refs.seed;
 }
 
 // Inputs and outputs with their roles, for checkOutputPaths before any work.
@@ -93,10 +90,20 @@ void checkPaths(const std::string& program, const std::string& spec, const std::
     checkOutputPaths(inputs, outputs);
 }
 
+// Exact mode and bounds within `seconds`; above 1000 candidate ops the model (candidates ×
+// live ranges) costs more than the frontier itself, so plans carry no bound there.
+ExactOptions exactOptions(double seconds) {
+    ExactOptions o;
+    o.timeLimitSeconds = seconds;
+    o.lpMaxCandidates = 1000;
+    return o;
+}
+
 struct ParetoArgs {
     std::string program, spec, config, costs, report;
     int points = 20;
     bool exact = false;
+    double exactSeconds = 60;
 };
 
 int runPareto(const ParetoArgs& a) {
@@ -107,21 +114,12 @@ int runPareto(const ParetoArgs& a) {
     Loaded l = load(path, a.spec, a.config, a.costs);
     BudgetPlanner& planner = *l.planner;
 
-    // Reference plans first: the frontier search measures them too.
-    std::vector<BudgetPlan> references;
-    std::unique_ptr<BudgetPlan> seed = trySeed(planner);
-    if (seed) references.push_back(*seed);
-    for (double f : {0.0, 0.5, 1.0}) {
-        BudgetPlan ps = planner.pytorchStylePlan(f);
-        bool dup = false;
-        for (const auto& q : references)
-            if (q.source == "pytorch-style" && q.recomputeOps == ps.recomputeOps) dup = true;
-        if (!dup) references.push_back(std::move(ps));
-    }
-    references.push_back(planner.fullCheckpointPlan());
-    references.push_back(planner.noRecomputePlan());
-    std::vector<BudgetPlan> plans =
-        a.exact ? planner.exactFrontier() : planner.frontier(points, references);
+    // The reference plans (assembled once by the planner; its searches measure them too).
+    const BudgetPlanner::ReferencePlans& refs = planner.referencePlans();
+    if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
+    const std::vector<BudgetPlan>& references = refs.plans;
+    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds)) : planner.frontier(points);
+    if (!a.exact) planner.boundFrontier(plans, exactOptions(10));  // the LP relaxation's gap on every point
     const size_t frontierCount = plans.size();
     plans.insert(plans.end(), references.begin(), references.end());
 
@@ -141,7 +139,13 @@ int runPareto(const ParetoArgs& a) {
                   << pct(double(pl.activationPeakBytes - planner.originalActivationPeak()),
                          double(planner.originalActivationPeak()))
                   << "), peak " << humanBytes(pl.peakBytes) << ", recompute " << humanFlops(pl.recomputeFlops) << " (+"
-                  << pct(pl.recomputeFlops, total) << "), " << pl.savedValues.size() << " saved\n";
+                  << pct(pl.recomputeFlops, total) << "), " << pl.savedValues.size() << " saved";
+        if (pl.bound) {
+            if (pl.bound->optimal) std::cout << ", optimal (" << pl.bound->method << ")";
+            else std::cout << ", gap " << pct(pl.bound->gap, 1.0) << " (" << pl.bound->method << " bound)";
+            if (pl.bound->lowestPeak) std::cout << ", the lowest peak of the family";
+        }
+        std::cout << "\n";
     }
     // The floor: no plan goes below the lower bound; what fills the lowest plan's peak.
     const int64_t floor = planner.activationLowerBound();
@@ -163,7 +167,7 @@ int runPareto(const ParetoArgs& a) {
     if (report) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
         writeFileAtomic(*report, report->ends_with(".csv") ? paretoCsv(planner, plans)
-                                                              : paretoJson(planner, plans, seed.get(), ctx));
+                                                              : paretoJson(planner, plans, refs.seed, ctx));
     }
     return 0;
 }
@@ -190,7 +194,12 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                                         ->check(CLI::Range(1, 100000));
                         app.add_option("--report", a->report, "frontier to write: P.json or P.csv")
                             ->check(CLI::Validator(checkReportName, "P.json|P.csv", "report name"));
-                        app.add_flag("--exact", a->exact, "exhaustive frontier (small programs)")->excludes(pts);
+                        (void)pts;
+                        app.add_flag("--exact", a->exact,
+                                     "certified frontier: exhaustive up to 16 candidate ops, else each point proven "
+                                     "optimal by a MILP (GLPK) or given its gap to the LP relaxation's bound");
+                        app.add_option("--exact-seconds", a->exactSeconds, "exact mode's time limit (default 60)")
+                            ->check(CLI::Range(0.0, 86400.0));
                         return [a] { return runPareto(*a); };
                     });
 
@@ -206,11 +215,11 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     const int64_t bytes = budget.isFraction ? planner.budgetFromFraction(budget.fraction) : budget.bytes;
     BudgetPlan plan;
     try {
-        plan = a.exact ? planner.exactPlanForBudget(bytes) : planner.planForBudget(bytes);
+        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(60)) : planner.planForBudget(bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
-    std::unique_ptr<BudgetPlan> seed = trySeed(planner);
+    const BudgetPlan* seed = trySeed(planner);
     if (!a.rewritten.empty()) {
         WriteOptions wo;
         wo.generation = l.program->generation();
@@ -219,7 +228,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     }
     if (!a.report.empty()) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
-        writeFileAtomic(a.report, budgetSolveJson(planner, plan, seed.get(), ctx));
+        writeFileAtomic(a.report, budgetSolveJson(planner, plan, seed, ctx));
     }
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << "\n";
@@ -234,6 +243,9 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     if (planner.costs().measured()) std::cout << ", " << plan.recomputeCost << " ms measured";
     std::cout << "\n  costs: " << (planner.costs().measured() ? planner.costs().source() + " (ms)" : std::string("by types (FLOPs)"))
               << "\n";
+    if (plan.bound)
+        std::cout << "  optimality: " << (plan.bound->optimal ? "proven optimal" : "gap " + pct(plan.bound->gap, 1.0))
+                  << " (" << plan.bound->method << ", cost lower bound " << plan.bound->costLowerBound << ")\n";
     std::cout << "  saved: " << plan.savedValues.size() << " values, recomputed: " << plan.recomputedValues.size()
               << " values\n";
     if (seed) printChanges(planner, plan, *seed, 10);

@@ -4,6 +4,9 @@
 #include <QtTest>
 
 #include <QChart>
+#include <QDockWidget>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QChartView>
 #include <QScatterSeries>
 #include <QSlider>
@@ -13,6 +16,7 @@
 #include "algorithms/planner/PlanResult.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "views/Document.h"
+#include "views/MainWindow.h"
 #include "views/ParetoPanel.h"
 
 using namespace rx;
@@ -73,6 +77,112 @@ private Q_SLOTS:
         QVERIFY(tight.budgetBytes.has_value());
         QVERIFY(tight.activationPeakBytes <= *tight.budgetBytes);
         QVERIFY(tight.activationPeakBytes <= panel.minimumActivationPeak());
+    }
+
+    void sliderAndFrontierShareOnePlanner() {
+        // The slider asks the frontier's own planner: at a frontier point's budget it gets
+        // that point's plan (planning is a function of the budget).
+        const auto g = program();
+        ParetoPanel panel;
+        panel.resize(640, 480);
+        panel.show();
+        QSignalSpy ready(&panel, &ParetoPanel::frontierReady);
+        panel.setProgram(g.program, g.spec);
+        QVERIFY(ready.wait(30000));
+        auto shared = panel.sharedPlanner();
+        QVERIFY(shared && shared->planner);
+        for (size_t i = 0; i < panel.frontierCount(); ++i) {
+            const planner::BudgetPlan& point = panel.plans()[i];
+            std::lock_guard lock(shared->mutex);
+            const planner::BudgetPlan asked = shared->planner->planForBudget(*point.budgetBytes);
+            QCOMPARE(asked.recomputeOps, point.recomputeOps);
+            QCOMPARE(asked.activationPeakBytes, point.activationPeakBytes);
+        }
+        // The slider at its left end: the smallest frontier peak, as the frontier's last point.
+        QSignalSpy planned(&panel, &ParetoPanel::budgetPlanned);
+        panel.budgetSlider()->setValue(0);
+        QVERIFY(planned.wait(30000));
+        const auto tight = planned.last().at(0).value<planner::BudgetPlan>();
+        QCOMPARE(tight.activationPeakBytes, panel.plans()[panel.frontierCount() - 1].activationPeakBytes);
+    }
+
+    void frontierReadableAndClickableInTheDefaultLayout_data() {
+        QTest::addColumn<QSize>("windowSize");
+        QTest::newRow("1560x960") << QSize(1560, 960);
+        QTest::newRow("1366x768") << QSize(1366, 768);
+    }
+
+    void frontierReadableAndClickableInTheDefaultLayout() {
+        // The Memory Budget dock in the window's default layout (a tab beside Summary, 200 px
+        // tall): the plot keeps a usable height and a click on every frontier point applies
+        // that point's plan (or one drawn on the same spot).
+        QFETCH(QSize, windowSize);
+        QStandardPaths::setTestModeEnabled(true);
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath("t.pir");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(printProgramForTest(*program().program)));
+        }
+        MainWindow window(nullptr, false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        if (windowSize != window.size()) window.resize(windowSize);
+        QTest::qWait(50);
+        QVERIFY(window.openFile(path));
+        QVERIFY(window.document()->waitForSolve(30000));
+        auto* dock = window.findChild<QDockWidget*>("paretoDock");
+        auto* panel = window.findChild<ParetoPanel*>();
+        QVERIFY(dock && panel);
+        QSignalSpy ready(panel, &ParetoPanel::frontierReady);
+        dock->raise();  // the user picks the Memory Budget tab
+        QVERIFY(ready.wait(30000));
+        QTest::qWait(100);
+        QChart* chart = panel->chartView()->chart();
+        const QRectF area = chart->plotArea();
+        qInfo("window %dx%d: dock %dx%d, plot area %.0fx%.0f px", window.width(), window.height(), dock->width(),
+              dock->height(), area.width(), area.height());
+        QVERIFY2(area.height() >= 60, qPrintable(QString("plot area only %1 px tall").arg(area.height())));
+        QVERIFY2(area.width() >= 200, qPrintable(QString("plot area only %1 px wide").arg(area.width())));
+        QScatterSeries* points = nullptr;
+        for (QAbstractSeries* s : chart->series())
+            if (s->name() == "budget plans") points = static_cast<QScatterSeries*>(s);
+        QVERIFY(points);
+        QCOMPARE(size_t(points->count()), panel->frontierCount());
+        auto pixelOf = [&](QPointF value) {
+            return panel->chartView()->mapFromScene(chart->mapToScene(chart->mapToPosition(value, points)));
+        };
+        for (int i = 0; i < points->count(); ++i) {
+            const QPoint at = pixelOf(points->at(i));
+            QVERIFY2(panel->chartView()->viewport()->rect().contains(at), "point outside the view");
+            QSignalSpy chosen(panel, &ParetoPanel::planChosen);
+            QTest::mouseClick(panel->chartView()->viewport(), Qt::LeftButton, {}, at);
+            QCOMPARE(chosen.size(), 1);
+            const auto plan = chosen.at(0).at(0).value<planner::BudgetPlan>();
+            // The chosen plan is the clicked one, or drawn within a marker of it.
+            const planner::BudgetPlan& clicked = panel->plans()[size_t(i)];
+            const bool sameSpot = plan.recomputeFlops == clicked.recomputeFlops &&
+                                  plan.activationPeakBytes == clicked.activationPeakBytes;  // e.g. a reference plan
+            if (plan.recomputeOps != clicked.recomputeOps && !sameSpot) {
+                int index = -1;
+                for (size_t k = 0; k < panel->plans().size(); ++k)
+                    if (panel->plans()[k].recomputeOps == plan.recomputeOps) index = int(k);
+                QVERIFY(index >= 0);
+                // Drawn within a marker of the clicked point (a reference plan's marker too).
+                const double scale = points->at(i).x() > 0 ? clicked.recomputeFlops / points->at(i).x() : 0;
+                const QPointF otherValue = size_t(index) < panel->frontierCount()
+                                               ? points->at(index)
+                                               : QPointF(scale > 0 ? plan.recomputeFlops / scale : 0,
+                                                         double(plan.activationPeakBytes) / (1024.0 * 1024.0));
+                const QPoint other = pixelOf(otherValue);
+                qInfo("point %d (%s, %.0f FLOP, %lld B) chose %s (%.0f FLOP, %lld B) at %d px", i,
+                      clicked.source.c_str(), clicked.recomputeFlops, (long long)clicked.activationPeakBytes,
+                      plan.source.c_str(), plan.recomputeFlops, (long long)plan.activationPeakBytes,
+                      (other - at).manhattanLength());
+                QVERIFY2((other - at).manhattanLength() <= 12, "a click chose a plan drawn elsewhere");
+            }
+        }
     }
 
     void chosenPlanReachesTheDocument() {

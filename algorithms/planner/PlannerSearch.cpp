@@ -1,0 +1,216 @@
+// The heuristic search: the λ grid, refinement and local search around one budget, each
+// answer chosen from a pool built for that call alone; the frontier as one answer per budget.
+#include "algorithms/planner/BudgetPlanner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "algorithms/planner/Budget.h"
+#include "model/Diagnostic.h"
+
+namespace rx::planner {
+
+
+const BudgetPlanner::Evaluated& BudgetPlanner::evaluateLambda(double lambda) {
+    if (auto it = lambdaPlans_.find(lambda); it != lambdaPlans_.end()) return *it->second;
+    const Evaluated& e = evaluate(cutRecomputeSet(lambda, nullptr, nullptr));
+    lambdaPlans_[lambda] = &e;
+    return e;
+}
+
+const BudgetPlanner::Pool& BudgetPlanner::basePool() {
+    if (basePool_) return *basePool_;
+    Pool pool;
+    pool.add(evaluate(RecomputeSet(candidates_.size(), 0)));  // no recompute
+    if (!candidates_.empty()) {
+        // Every second power of two; refineAround bisects between the neighbours of a budget.
+        // Large programs take every fourth power: each cut costs a Preflow over the whole cone,
+        // and refineAround's geometric bisection recovers the resolution around a budget.
+        gridLambdas_.push_back(0.0);
+        const int step = candidates_.size() > options_.coarseGridAbove ? 4 : 2;
+        for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step)
+            gridLambdas_.push_back(lambdaScale_ * std::ldexp(1.0, k));
+        for (double lambda : gridLambdas_) pool.add(evaluateLambda(lambda));
+    }
+    // The reference plans: the search is never above them at equal or lower cost.
+    for (const BudgetPlan& r : referencePlans().plans)
+        if (auto inR = candidateSet(r)) pool.add(evaluate(*inR));
+    // Shared budgets: the refinement and local search of evenly spaced budgets, in a fixed
+    // order, so that every later search starts from what any of them found (a plan one
+    // budget's local search finds often answers its neighbours). Still a function of the
+    // problem and options alone.
+    if (!candidates_.empty() && candidates_.size() <= options_.sharedBudgetsUpTo && options_.sharedBudgets > 1) {
+        int64_t lo = originalActivationPeak();
+        for (const Evaluated* e : pool.order)
+            if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
+        const int64_t hi = originalActivationPeak();
+        const int k = options_.sharedBudgets;
+        for (int i = k - 1; i >= 0; --i) {
+            const int64_t b = lo + int64_t(std::llround(double(hi - lo) * i / (k - 1)));
+            refineAround(b, pool);
+            improveGreedy(b, pool);
+        }
+    }
+    basePool_ = std::move(pool);
+    return *basePool_;
+}
+
+const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(const Pool& pool, int64_t budget) const {
+    const Evaluated* best = nullptr;
+    for (const Evaluated* e : pool.order) {
+        if (!fits(*e, budget)) continue;
+        if (!best || e->cost < best->cost || (e->cost == best->cost && e->activation < best->activation) ||
+            (e->cost == best->cost && e->activation == best->activation && e->inR < best->inR))
+            best = e;
+    }
+    return best;
+}
+
+void BudgetPlanner::refineAround(int64_t budget, Pool& pool) {
+    if (candidates_.empty()) return;
+    // Grid λ's ascending: small λ recomputes more. lo: largest grid λ whose plan fits.
+    double lo = -1, hi = -1;
+    for (double lambda : gridLambdas_) {
+        if (fits(*lambdaPlans_.at(lambda), budget)) lo = lambda;
+        else if (lo >= 0 && hi < 0) hi = lambda;
+    }
+    if (lo < 0) return;
+    if (hi < 0) hi = lo * 4 + lambdaScale_;
+    for (int s = 0; s < options_.refineSteps; ++s) {
+        const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 16;
+        const Evaluated& e = evaluateLambda(mid);
+        pool.add(e);
+        if (fits(e, budget)) lo = mid;
+        else hi = mid;
+    }
+}
+
+void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
+    // Local search over single flips (recompute one op more or one op less), starting from
+    // the cheapest fitting plan or, when none fits, the lowest one: first reach the budget,
+    // then cut cost while it still fits. Small programs try every op each round; big ones
+    // only the costliest recomputed ops once.
+    const Evaluated* start = bestFitting(pool, budget);
+    if (!start) {
+        for (const Evaluated* e : pool.order)
+            if (e->peak <= original_.peakBytes &&
+                (!start || e->activation < start->activation ||
+                 (e->activation == start->activation && (e->cost < start->cost ||
+                                                         (e->cost == start->cost && e->inR < start->inR)))))
+                start = e;
+        if (!start) return;
+    }
+    RecomputeSet current = start->inR;
+    int64_t curActivation = start->activation;
+    double curCost = start->cost;
+    bool curFits = fits(*start, budget);
+    const bool small = candidates_.size() <= 64;
+    for (int round = 0; round < (small ? 64 : 1); ++round) {
+        std::vector<uint32_t> order;
+        for (uint32_t k = 0; k < current.size(); ++k)
+            if (small || current[k]) order.push_back(k);
+        if (!small) {
+            std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+                return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
+            });
+            order.resize(std::min<size_t>(order.size(), 6));
+        }
+        bool moved = false;
+        const Evaluated* bestMove = nullptr;
+        int64_t bestActivation = curActivation;
+        double bestCost = curCost;
+        for (uint32_t k : order) {
+            RecomputeSet wanted = current;
+            wanted[k] = !wanted[k];
+            const Evaluated& e = evaluate(normalise(wanted));
+            pool.add(e);
+            if (e.peak > original_.peakBytes) continue;
+            const bool better = curFits ? (fits(e, budget) && e.cost < bestCost)
+                                        : (e.activation < bestActivation ||
+                                           (e.activation == bestActivation && e.cost < bestCost));
+            if (better) {
+                bestMove = &e;
+                bestActivation = e.activation;
+                bestCost = e.cost;
+                moved = true;
+                if (!small) break;
+            }
+        }
+        if (!moved) break;
+        current = bestMove->inR;
+        curActivation = bestActivation;
+        curCost = bestCost;
+        curFits = curActivation <= budget;
+    }
+}
+
+int64_t BudgetPlanner::minimumActivationPeak() {
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        int64_t best = originalActivationPeak();
+        for (const Evaluated* e : runExact().order)
+            if (e->peak <= original_.peakBytes) best = std::min(best, e->activation);
+        return best;
+    }
+    int64_t best = originalActivationPeak();
+    for (const Evaluated* e : basePool().order)
+        if (e->peak <= original_.peakBytes) best = std::min(best, e->activation);
+    return best;
+}
+
+int64_t BudgetPlanner::budgetFromFraction(double fraction) {
+    if (!(fraction >= 0 && fraction <= 1))
+        throw Error("a budget fraction must lie in 0.0-1.0, found " + std::to_string(fraction));
+    const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
+    return lo + int64_t(std::llround(fraction * double(hi - lo)));
+}
+
+BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        BudgetPlan plan = exactPlanForBudget(budgetBytes);  // small: the optimum, cheaply
+        plan.source = "budget";
+        return plan;
+    }
+    // This call's pool: the shared start (a pure function of the problem) and what this
+    // budget's own refinement and local search measure; nothing from earlier calls.
+    Pool pool = basePool();
+    refineAround(budgetBytes, pool);
+    improveGreedy(budgetBytes, pool);
+    const Evaluated* best = bestFitting(pool, budgetBytes);
+    if (!best) {
+        const int64_t lo = minimumActivationPeak();
+        throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
+                    " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lo) + " (" +
+                    std::to_string(lo) + " bytes)");
+    }
+    BudgetPlan plan = makePlan(best->inR, "budget");
+    plan.budgetBytes = budgetBytes;
+    return plan;
+}
+
+std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
+    if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
+    const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
+    std::vector<int64_t> budgets;
+    for (int i = points - 1; i >= 0; --i)
+        budgets.push_back(points == 1 ? hi : lo + int64_t(std::llround(double(hi - lo) * i / (points - 1))));
+    for (const BudgetPlan& r : referencePlans().plans)
+        if (r.activationPeakBytes >= lo && r.activationPeakBytes <= hi) budgets.push_back(r.activationPeakBytes);
+    std::sort(budgets.rbegin(), budgets.rend());
+    budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+    // One answer per budget, each planForBudget's own: the frontier and a budget solve (or
+    // the dock's slider) never disagree at the same budget.
+    std::vector<BudgetPlan> answers;
+    for (int64_t b : budgets) answers.push_back(planForBudget(b));
+    // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
+    std::stable_sort(answers.begin(), answers.end(), [](const BudgetPlan& x, const BudgetPlan& y) {
+        return x.recomputeCost != y.recomputeCost ? x.recomputeCost < y.recomputeCost
+                                                  : x.activationPeakBytes < y.activationPeakBytes;
+    });
+    std::vector<BudgetPlan> out;
+    for (auto& plan : answers)
+        if (out.empty() || plan.activationPeakBytes < out.back().activationPeakBytes) out.push_back(std::move(plan));
+    return out;
+}
+
+}  // namespace rx::planner

@@ -73,7 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("PIR JSON", ["inspect", p("deep.json")])]:
         r = run(*args)
         check(f"deep JSON in {name} is a positioned error", r.returncode == 1 and
-              b"deep.json:1:519:" in r.stderr and b"limit of 512 levels" in r.stderr, r.stderr)
+              b"deep.json:1:518:" in r.stderr and b"limit of 512 levels" in r.stderr, r.stderr)
 
     # --- 2. --costs through the bounded reader ---
     os.mkfifo(p("costs.fifo"))
@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as tmp:
     write(p("huge-ms.json"), '{"original": {"ops": [{"index": 1, "ms": 1e308}, {"index": 2, "ms": 1e308}]}}')
     r = run("pareto", prog, "--costs", p("huge-ms.json"), "--report", p("pareto.json"))
     check("1e308 ms is refused with its place", r.returncode == 1 and
-          b"huge-ms.json:1:49: $.original.ops[0].ms: expected milliseconds from 0 to 3.2e10" in r.stderr, r.stderr)
+          b"huge-ms.json:1:42: $.original.ops[0].ms: expected milliseconds from 0 to 3.2e10" in r.stderr, r.stderr)
     check("no report from refused costs", not os.path.exists(p("pareto.json")))
     write(p("ok-ms.json"), '{"original": {"ops": [{"index": 1, "ms": 2.5}, {"index": 2, "ms": 1e9}]}}')
     r = run("pareto", prog, "--costs", p("ok-ms.json"), "--report", p("pareto.json"))
@@ -95,9 +95,19 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stderr)
 
     # --- 4. figures past 8 EiB: null and said, or the command fails; never 0 ---
-    huge = read(prog).replace(b"4096x4096xf32", b"2147483648x2147483648xf32")
-    write(p("huge.pir"), huge)
-    shutil.copy(spec, p("huge.spec.json"))
+    # Two backward values of 4 EiB each alive at once (past int64) beside a small forward chain.
+    huge, small = "builtin.tensor<1073741824x1073741824xf32>", "builtin.tensor<4x8xf32>"
+    write(p("huge.pir"), "{\n"
+          f'    (%0) = "pd_op.data" () {{name:"x",stop_gradient:[false]}} : () -> {small}\n'
+          f'    (%1) = "pd_op.relu" (%0) {{stop_gradient:[false]}} : ({small}) -> {small}\n'
+          f'    (%2) = "pd_op.exp" (%1) {{stop_gradient:[false]}} : ({small}) -> {small}\n'
+          f'    (%3) = "pd_op.full" () {{stop_gradient:[true]}} : () -> {huge}\n'
+          f'    (%4) = "pd_op.full" () {{stop_gradient:[true]}} : () -> {huge}\n'
+          f'    (%5) = "pd_op.add" (%3, %4) {{stop_gradient:[false]}} : ({huge}, {huge}) -> {small}\n'
+          f'    (%6) = "pd_op.multiply" (%5, %1) {{stop_gradient:[false]}} : ({small}, {small}) -> {small}\n'
+          "}\n")
+    write(p("huge.spec.json"), '{"fwd_op_end_idx": 2, "backward_op_start_idx": 3, "inputs": ["%0"], '
+          '"outputs": ["%2"]}')
     r = run("solve", p("huge.pir"), "--report", p("huge-report.json"))
     report = json.loads(read(p("huge-report.json"))) if r.returncode == 0 else {}
     check("solve past 8 EiB: peaks are null with a top-level note", r.returncode == 0 and
@@ -156,23 +166,24 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", prog, "--config", p("pin.json"))
     check("a pin on an input is a warning", r.returncode == 0 and b"is an input of the program" in r.stdout, r.stderr)
 
-    # A full disk under solve's three outputs: the small report fits, the program does not.
+    # A full disk under solve's outputs: the smaller one fits, the larger does not; neither may
+    # replace its old file.
     rep, rew = p("full-r.json"), p("full-w.pir")
     write(rep, "old report\n")
     write(rew, "old program\n")
     r = run("solve", prog, "--report", p("size-r.json"), "--rewritten", p("size-w.pir"))
-    report_size, program_size = os.path.getsize(p("size-r.json")), os.path.getsize(p("size-w.pir"))
-    limit = (report_size + program_size) // 2 if report_size < program_size else None
-    if limit is None:
-        check("the report is smaller than the program (test premise)", False, f"{report_size} vs {program_size}")
-    else:
-        r = run("solve", prog, "--report", rep, "--rewritten", rew, limit_bytes=limit)
-        check("solve on a full disk fails", r.returncode == 1 and b"File too large" in r.stderr, r.stderr)
-        check("solve on a full disk replaces no output (all or none)", read(rep) == b"old report\n" and
-              read(rew) == b"old program\n", read(rep)[:80])
-        r = run("solve", prog, "--budget", "0.5", "--report", rep, "--rewritten", rew, limit_bytes=limit)
-        check("solve --budget on a full disk replaces no output", r.returncode == 1 and
-              read(rep) == b"old report\n" and read(rew) == b"old program\n", r.stderr)
+    sizes = sorted([os.path.getsize(p("size-r.json")), os.path.getsize(p("size-w.pir"))])
+    limit = (sizes[0] + sizes[1]) // 2
+    check("the outputs differ in size (test premise)", r.returncode == 0 and sizes[0] < limit < sizes[1], str(sizes))
+    r = run("solve", prog, "--report", rep, "--rewritten", rew, limit_bytes=limit)
+    check("solve on a full disk fails", r.returncode == 1 and b"File too large" in r.stderr, r.stderr)
+    check("solve on a full disk replaces no output (all or none)", read(rep) == b"old report\n" and
+          read(rew) == b"old program\n", read(rep)[:80] + b" / " + read(rew)[:80])
+    r = run("solve", prog, "--budget", "0.5", "--report", p("size-r2.json"), "--rewritten", p("size-w2.pir"))
+    sizes = sorted([os.path.getsize(p("size-r2.json")), os.path.getsize(p("size-w2.pir"))])
+    r = run("solve", prog, "--budget", "0.5", "--report", rep, "--rewritten", rew, limit_bytes=(sizes[0] + sizes[1]) // 2)
+    check("solve --budget on a full disk replaces no output", r.returncode == 1 and
+          read(rep) == b"old report\n" and read(rew) == b"old program\n", r.stderr)
     leftovers = [n for n in os.listdir(tmp) if ".tmp-" in n]
     check("no temporaries are left behind", not leftovers, str(leftovers))
 

@@ -1,11 +1,10 @@
 #include "algorithms/Analysis.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 
 namespace rx {
 
@@ -74,11 +73,7 @@ NoNeedBufferTable NoNeedBufferTable::parse(std::string_view tsv, const std::stri
 }
 
 NoNeedBufferTable NoNeedBufferTable::readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot open no_need_buffer table");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse(ss.str(), path);
+    return parse(rx::readFile(path), path);  // the one bounded reader: regular files only
 }
 
 const std::vector<uint32_t>* NoNeedBufferTable::operandSlots(std::string_view opName) const {

@@ -12,6 +12,8 @@
 
 namespace rx {
 
+class AtomicFile;  // model/FileIO.h
+
 // Why a value is (not) allowed to be recomputed (§5 banned(v)); None = not banned.
 enum class BanRule : uint8_t {
     None,
@@ -108,6 +110,8 @@ public:
     // Writes by extension (.dot, .json, .dimacs); throws rx::Error otherwise.
     void writeFile(const std::string& path, const Program& program,
                    const std::vector<uint8_t>* sinkSide = nullptr) const;
+    // The same into `file` (format by its path), finished but not published (FileIO commitAll).
+    void writeTo(AtomicFile& file, const Program& program, const std::vector<uint8_t>* sinkSide = nullptr) const;
 
     // ---- construction ----
     uint32_t ensureIn(ValueId v);

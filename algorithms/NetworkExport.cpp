@@ -9,6 +9,7 @@
 #include "model/CheckedMath.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
+#include "model/JsonWriter.h"
 
 namespace rx {
 namespace {
@@ -73,7 +74,7 @@ void writeDot(Out& out, const FlowNetwork& net, const Program& program, const st
 // between them is ours so that large networks stay greppable.
 template <class Out>
 void writeJson(Out& out, const FlowNetwork& net, const Program& program, const std::vector<uint8_t>* sinkSide) {
-    rapidjson::Writer<Out> w(out);
+    JsonWriter<Out> w(out);
     auto string = [&](std::string_view s) { w.String(s.data(), rapidjson::SizeType(s.size())); };
     out.write("{\n  \"scale\": " + std::to_string(net.scale) + ",\n  \"nodes\": [");
     bool first = true;
@@ -158,6 +159,13 @@ std::string FlowNetwork::toDimacs(const Program& program) const {
 
 void FlowNetwork::writeFile(const std::string& path, const Program& program,
                             const std::vector<uint8_t>* sinkSide) const {
+    AtomicFile file(path);
+    writeTo(file, program, sinkSide);
+    file.publish();
+}
+
+void FlowNetwork::writeTo(AtomicFile& file, const Program& program, const std::vector<uint8_t>* sinkSide) const {
+    const std::string& path = file.path();
     auto endsWith = [&](std::string_view s) {
         return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
     };
@@ -166,13 +174,12 @@ void FlowNetwork::writeFile(const std::string& path, const Program& program,
     else if (endsWith(".json")) format = Format::Json;
     else if (endsWith(".dimacs")) format = Format::Dimacs;
     else throw Error(SourceLocation{path, 0, 0}, "network file must end in .dot, .json or .dimacs");
-    AtomicFile file(path);
     switch (format) {
     case Format::Dot: writeDot(file, *this, program, sinkSide); break;
     case Format::Json: writeJson(file, *this, program, sinkSide); break;
     case Format::Dimacs: writeDimacs(file, *this, program); break;
     }
-    file.commit();
+    file.finish();
 }
 
 }  // namespace rx

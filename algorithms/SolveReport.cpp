@@ -9,7 +9,9 @@
 #include <cmath>
 #include <string_view>
 
+#include "model/Diagnostic.h"
 #include "model/FileIO.h"
+#include "model/JsonSupport.h"
 #include "model/TextBuffer.h"
 
 namespace rx {
@@ -42,10 +44,8 @@ public:
     }
     void Double(double d) {
         prefix();
-        if (!std::isfinite(d)) {  // PrettyWriter writes nothing (broken JSON); null reads back
-            buf_ += "null";
-            return;
-        }
+        if (!std::isfinite(d))  // PrettyWriter writes nothing (broken JSON): refuse, like JsonWriter.h
+            throw Error("refusing to write a non-finite number to the solve report (a figure that does not fit)");
         char b[32];
         buf_.append(b, static_cast<size_t>(rapidjson::internal::dtoa(d, b) - b));
     }
@@ -54,6 +54,7 @@ public:
         buf_ += b ? std::string_view("true") : std::string_view("false");
     }
     void RawValue(const char* s, size_t n) { prefix(); buf_.append(s, n); }
+    void Null() { prefix(); buf_ += std::string_view("null"); }
     // A value whose text the caller appends itself (rows laid out by RowLayout below): the
     // separator and indent are written, the buffer returned. Call endRaw() after it.
     TextBuffer& beginRaw() {
@@ -67,6 +68,11 @@ public:
     // PrettyWriter's escapes: control characters (\b \t \n \f \r, else \u00XX), '"' and
     // '\\'; everything else (UTF-8 included) as is.
     static void appendQuoted(TextBuffer& buf, std::string_view s) {
+        if (findInvalidUtf8(s)) {  // bytes that are not UTF-8 as U+FFFD: the report stays valid JSON
+            const std::string valid = toValidUtf8(s);
+            appendQuoted(buf, valid);
+            return;
+        }
         static constexpr auto kEscaped = [] {
             std::array<bool, 256> t{};
             for (int c = 0; c < 0x20; ++c) t[size_t(c)] = true;
@@ -220,12 +226,14 @@ public:
     }
     void memory(const MemoryProfile& m) {
         w_.StartObject();
-        key("boundary_activation_bytes"), integer(m.boundaryActivationBytes);
-        key("boundary_bytes"), integer(m.boundaryBytes);
+        // A profile with an error has no figures: null, never a 0 that reads as a real peak.
+        const auto figure = [&](int64_t n) { m.ok() ? integer(n) : w_.Null(); };
+        key("boundary_activation_bytes"), figure(m.boundaryActivationBytes);
+        key("boundary_bytes"), figure(m.boundaryBytes);
         if (!m.error.empty()) key("error"), string(m.error);
-        key("peak_bytes"), integer(m.peakBytes);
-        key("peak_op_index"), integer(m.peakOpIndex);
-        key("resident_bytes"), integer(m.residentBytes);
+        key("peak_bytes"), figure(m.peakBytes);
+        key("peak_op_index"), figure(m.peakOpIndex);
+        key("resident_bytes"), figure(m.residentBytes);
         w_.EndObject();
     }
     void config(const RecomputeConfig& c) {
@@ -272,7 +280,7 @@ public:
         key("solved_edges"), integer(int64_t(r.cut.solvedArcs));
         key("solved_nodes"), integer(int64_t(r.cut.solvedNodes));
         w_.EndObject();
-        key("peak_bytes_before"), integer(r.originalMemory.peakBytes);
+        key("peak_bytes_before"), r.originalMemory.ok() ? integer(r.originalMemory.peakBytes) : w_.Null();
         key("program"), string(in.programPath);
         key("recompute_ops");
         scalars(plan.recomputeOps, [&](TextBuffer& b, OpId op) { b.appendDecimal(int64_t(in.analysis.opIndex(op))); });
@@ -310,7 +318,14 @@ public:
         key("original"), memory(r.originalMemory);
         key("rewritten"), memory(r.rewrittenMemory);
         w_.EndObject();
-        key("peak_bytes_after"), integer(r.rewrittenMemory.peakBytes);
+        key("peak_bytes_after"), r.rewrittenMemory.ok() ? integer(r.rewrittenMemory.peakBytes) : w_.Null();
+        // Figures that did not fit (null above), said at the top level where a reader looks first.
+        std::vector<std::string> unknown;
+        if (!r.originalMemory.ok())
+            unknown.push_back("peak_bytes_before and memory.original are null: " + r.originalMemory.error);
+        if (!r.rewrittenMemory.ok())
+            unknown.push_back("peak_bytes_after and memory.rewritten are null: " + r.rewrittenMemory.error);
+        if (!unknown.empty()) key("unknown_figures"), strings(unknown);
         key("timings_ms");
         w_.StartObject();
         key("build"), w_.Double(r.timings.buildMs);
@@ -368,14 +383,19 @@ std::string solveReportJson(const SolveReportInput& input) {
     return text;
 }
 
-void writeSolveReportFile(const std::string& path, const SolveReportInput& input,
-                          const std::function<void()>& awaitRewritten) {
-    AtomicFile file(path);
+void writeSolveReport(AtomicFile& file, const SolveReportInput& input, const std::function<void()>& awaitRewritten) {
     ReportWriter<AtomicFile> writer(file);
     writer.report(input, awaitRewritten);
     writer.flush();
     file.put('\n');
-    file.commit();
+    file.finish();
+}
+
+void writeSolveReportFile(const std::string& path, const SolveReportInput& input,
+                          const std::function<void()>& awaitRewritten) {
+    AtomicFile file(path);
+    writeSolveReport(file, input, awaitRewritten);
+    file.publish();
 }
 
 }  // namespace rx

@@ -10,6 +10,8 @@
 
 namespace rx {
 
+class AtomicFile;  // model/FileIO.h
+
 struct SolveReportInput {
     const Program& program;            // the original program
     const Analysis& analysis;          // op indices of recompute_ops
@@ -30,5 +32,8 @@ std::string solveReportJson(const SolveReportInput& input);
 // waits for it to return (the result's rewrite and memory profile final by then).
 void writeSolveReportFile(const std::string& path, const SolveReportInput& input,
                           const std::function<void()>& awaitRewritten = {});
+// The same into `file`, finished (fsynced) but not published: for a command whose outputs
+// are committed together (model/FileIO.h commitAll).
+void writeSolveReport(AtomicFile& file, const SolveReportInput& input, const std::function<void()>& awaitRewritten = {});
 
 }  // namespace rx

@@ -1,6 +1,6 @@
 // libFuzzer target: any bytes -> parsePir either returns a program (which then prints and
 // reads back) or throws rx::Error. Crashes, hangs, leaks and UB are bugs.
-// Build and run: fuzz/run.sh [SECONDS]   (clang++ only; not part of ctest)
+// Build and run: fuzz/run.sh fuzz_pir_reader [SECONDS]   (clang++ only; a 30 s smoke run in ctest)
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>

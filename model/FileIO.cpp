@@ -322,6 +322,18 @@ void AtomicFile::writeAll(const char* p, size_t size) {
 }
 
 void AtomicFile::commit() {
+    finish();
+    publish();
+}
+
+void commitAll(std::initializer_list<AtomicFile*> files) {
+    for (AtomicFile* f : files)
+        if (f && !f->finished()) f->finish();
+    for (AtomicFile* f : files)
+        if (f) f->publish();
+}
+
+void AtomicFile::finish() {
     drain();
     if (syncer_) {
         const int error = syncer_->stop();
@@ -331,6 +343,7 @@ void AtomicFile::commit() {
     if (stream_) {
         const int fd = fd_;
         fd_ = -1;
+        finished_ = true;
         if (::close(fd) != 0) throw Error(path_ + ": cannot write file: close failed: " + reason(errno));
         return;
     }
@@ -340,6 +353,12 @@ void AtomicFile::commit() {
         fail("close failed", errno);
     }
     fd_ = -1;
+    finished_ = true;
+}
+
+void AtomicFile::publish() {
+    if (!finished_) throw Error(path_ + ": cannot write file: published before it was finished");
+    if (stream_ || temporary_.empty()) return;  // a stream has nothing to rename; published already
     // A big old file stays reachable by a hidden link through the rename, so that the rename
     // frees none of its blocks; a detached process drops the link (see removeFileInBackground).
     std::string kept;

@@ -3,6 +3,7 @@
 // target, fsync, rename) and the check that a command's outputs name neither an input nor
 // each other. Every error is an rx::Error naming the path and the system's reason.
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,7 +37,13 @@ public:
         if (used_ == capacity_) makeRoom();
         buffer_[used_++] = c;
     }
-    void commit();  // throws rx::Error; the target is then the new content
+    void commit();  // finish() then publish(); throws rx::Error; the target is then the new content
+    // The two halves of commit(), for outputs that go together (commitAll): finish() writes
+    // out the buffer, fsyncs and closes the temporary (the target untouched, any failure
+    // leaves it as it was); publish() renames it over the target.
+    void finish();
+    void publish();
+    bool finished() const { return finished_; }
     const std::string& path() const { return path_; }
     const std::string& temporaryPath() const { return temporary_; }
 
@@ -58,6 +65,7 @@ private:
     std::string temporary_;
     int fd_ = -1;
     bool stream_ = false;    // a device or FIFO, written in place
+    bool finished_ = false;  // finish() succeeded: only the rename is left
     // Small writes gather here; the printers hand over ~1 MiB pieces, which go straight to the
     // kernel, so the buffer is allocated only when a small write comes (its pages are a cost:
     // first touch of memory is much of a big solve's time on a VM).
@@ -69,6 +77,12 @@ private:
     int64_t syncRequestedAt_ = 0;            // written_ when the last background flush was asked for
     std::unique_ptr<BackgroundSync> syncer_;  // started once a file passes a few MiB
 };
+
+// The outputs of one command, all or none: every file is finished (written, fsynced) before any
+// is published (renamed over its target), so a failure while writing (a full disk) leaves every
+// target as it was. Null entries are skipped. Only a failing rename, after the others
+// succeeded, could leave a part: renames within a folder do not need new space.
+void commitAll(std::initializer_list<AtomicFile*> files);
 
 // writeFileAtomic(path, bytes): an AtomicFile written and committed in one call.
 void writeFileAtomic(const std::string& path, std::string_view bytes);

@@ -22,7 +22,31 @@ SourceLocation locateOffset(std::string_view text, size_t offset, const std::str
     return where;
 }
 
+std::optional<size_t> findJsonDepthExcess(std::string_view text, size_t limit) {
+    size_t depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') ++i;
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        else if (c == '[' || c == '{') {
+            if (++depth > limit) return i;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return std::nullopt;
+}
+
 rapidjson::Document parseJson(std::string_view text, const std::string& fileName, const char* what) {
+    if (const auto at = findJsonDepthExcess(text))
+        throw Error(locateOffset(text, *at, fileName),
+                    std::string("invalid ") + what + " JSON: arrays and objects nested deeper than the limit of " +
+                        std::to_string(kMaxJsonDepth) + " levels");
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
     if (doc.HasParseError())
@@ -133,7 +157,43 @@ struct PathFinder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PathFinder> 
     }
 };
 
+// SAX pass: the keys of every open object with the offset of their opening quote.
+struct DuplicateKeyFinder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DuplicateKeyFinder> {
+    const rapidjson::StringStream* stream = nullptr;
+    std::vector<std::vector<std::pair<std::string, size_t>>> objects;
+    std::optional<std::pair<size_t, size_t>> duplicate;  // offsets of the first and second
+    std::string key;
+    bool StartObject() { objects.emplace_back(); return true; }
+    bool EndObject(rapidjson::SizeType) { objects.pop_back(); return true; }
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        const size_t at = stream->Tell();  // at the key's opening quote (read through a copy)
+        auto& keys = objects.back();
+        for (const auto& [k, offset] : keys)
+            if (k.size() == n && k.compare(0, n, s, n) == 0) {
+                duplicate = {offset, at};
+                key.assign(s, n);
+                return false;
+            }
+        keys.emplace_back(std::string(s, n), at);
+        return true;
+    }
+};
+
 }  // namespace
+
+void rejectDuplicateKeys(std::string_view text, const std::string& fileName, const char* what) {
+    const std::string copy(text);  // RapidJSON's StringStream wants NUL-terminated text
+    DuplicateKeyFinder finder;
+    rapidjson::StringStream stream(copy.c_str());
+    finder.stream = &stream;
+    rapidjson::Reader reader;
+    reader.Parse<rapidjson::kParseIterativeFlag>(stream, finder);
+    if (!finder.duplicate) return;
+    const SourceLocation first = locateOffset(text, finder.duplicate->first, fileName);
+    throw Error(locateOffset(text, finder.duplicate->second, fileName),
+                std::string("invalid ") + what + " JSON: key '" + finder.key + "' appears twice in one object (first at line " +
+                    std::to_string(first.line) + ", column " + std::to_string(first.column) + ")");
+}
 
 SourceLocation locateJsonPath(std::string_view text, const std::string& fileName, const JsonPath& path) {
     // The text may not be NUL-terminated: parse a copy.
@@ -144,7 +204,7 @@ SourceLocation locateJsonPath(std::string_view text, const std::string& fileName
     rapidjson::StringStream stream(copy.c_str());
     finder.stream = &stream;
     rapidjson::Reader reader;
-    reader.Parse(stream, finder);
+    reader.Parse<rapidjson::kParseIterativeFlag>(stream, finder);  // no recursion, whatever the depth
     if (!finder.bestOffset) return {fileName, 0, 0};
     return locateOffset(text, *finder.bestOffset, fileName);
 }

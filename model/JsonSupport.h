@@ -13,15 +13,32 @@
 #include <vector>
 
 #include "model/Diagnostic.h"
+#include "model/Utf8.h"  // findInvalidUtf8, toValidUtf8
 
 namespace rx {
 
 // 1-based line and column (in characters, not UTF-8 bytes) of a byte offset.
 SourceLocation locateOffset(std::string_view text, size_t offset, const std::string& fileName);
 
+// Arrays and objects nested deeper than this are refused before parsing: RapidJSON's DOM
+// parse and the readers' walks recurse once per level (a 256 KB file of 130k '[' overflowed
+// the stack). Real documents nest a few dozen levels (PIR JSON regions in regions).
+inline constexpr size_t kMaxJsonDepth = 512;
+
 // Parses `text` (kept alive by the caller: strings are not copied where RapidJSON allows).
-// Throws rx::Error "file:line:col: invalid <what> JSON: <reason>".
+// Throws rx::Error "file:line:col: invalid <what> JSON: <reason>", also for nesting beyond
+// kMaxJsonDepth (at the bracket that goes past it) and for text that is not UTF-8.
 rapidjson::Document parseJson(std::string_view text, const std::string& fileName, const char* what);
+
+// The byte offset of the first array or object bracket nested deeper than `limit`, if any
+// (strings skipped). Linear, no recursion.
+std::optional<size_t> findJsonDepthExcess(std::string_view text, size_t limit = kMaxJsonDepth);
+
+
+// Throws rx::Error at the second of two equal keys in one object, naming the line and column
+// of the first ("RapidJSON keeps both; readers would see only the first"). For the small
+// files users edit by hand (spec, config): one more pass over the text.
+void rejectDuplicateKeys(std::string_view text, const std::string& fileName, const char* what);
 
 // A path into a JSON document: keys and array indices.
 class JsonPath {

@@ -3,11 +3,24 @@
 
 #include <algorithm>
 
+#include "model/Utf8.h"
+
 namespace rx::pir {
 
 void PirLexer::skipLine() {
     while (p_ < end_ && *p_ != '\n') ++p_;
     if (p_ < end_) ++p_;
+}
+
+size_t PirLexer::utf8LengthOrFail(const char* at) const {
+    const size_t n = utf8SequenceLength(std::string_view(at, static_cast<size_t>(end_ - at)), 0);
+    if (n == 0) {
+        static const char kHex[] = "0123456789ABCDEF";
+        const auto byte = static_cast<unsigned char>(*at);
+        emitErrorMessage(at, std::string("expected UTF-8 text in a quoted name or string, found byte 0x") +
+                                 kHex[byte >> 4] + kHex[byte & 15] + " (not valid UTF-8)");
+    }
+    return n;
 }
 
 void PirLexer::skipBalanced(char open, char close) {

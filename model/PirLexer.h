@@ -142,6 +142,8 @@ private:
         return u > ' ' && u != '/' && u < 0x80;
     }
     void skipTriviaFrom(bool crossNewlines);
+    // The length of the UTF-8 sequence at `at` (a byte >= 0x80); fails there when it is not one.
+    size_t utf8LengthOrFail(const char* at) const;
     const char* begin_;
     const char* p_;
     const char* end_;
@@ -275,7 +277,13 @@ inline std::string_view PirLexer::lexScalar() {
 
 inline std::string_view PirLexer::lexQuotedBody(bool escapes) {
     const char* s = p_;
-    while (p_ < end_ && *p_ != '"' && *p_ != '\n') p_ += (escapes && *p_ == '\\' && p_ + 1 < end_ && p_[1] != '\n') ? 2 : 1;
+    while (p_ < end_ && *p_ != '"' && *p_ != '\n') {
+        if (static_cast<unsigned char>(*p_) >= 0x80) {
+            p_ += utf8LengthOrFail(p_);  // names and strings reach JSON outputs: UTF-8 only
+            continue;
+        }
+        p_ += (escapes && *p_ == '\\' && p_ + 1 < end_ && p_[1] != '\n') ? 2 : 1;
+    }
     return {s, static_cast<size_t>(p_ - s)};
 }
 

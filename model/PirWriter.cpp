@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "model/Diagnostic.h"
+#include "model/PirLexer.h"
 #include "model/PirReader.h"
 #include "model/TextBuffer.h"
 
@@ -23,6 +24,66 @@ bool isPlainWord(const std::string& s) {
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
             return false;
     return !(s[0] >= '0' && s[0] <= '9') && s != "true" && s != "false";
+}
+
+// What PirParser reads as an attribute name, data type or layout word: [A-Za-z_][A-Za-z0-9_.]*.
+bool isBareId(std::string_view s) {
+    if (s.empty() || !pir::isIdentStart(s[0])) return false;
+    for (char c : s)
+        if (!pir::isIdentChar(c)) return false;
+    return true;
+}
+
+// `s` for a message: printable ASCII as is, other bytes as \xNN, in quotes.
+std::string quotedForMessage(std::string_view s) {
+    static const char kHex[] = "0123456789ABCDEF";
+    std::string out = "'";
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u < 0x7F) out += c;
+        else out += std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+    }
+    return out + "'";
+}
+
+// Why printAttribute's text for `a` would not read back (its kinds carry their text verbatim
+// where the grammar takes a bare word or a balanced span), or empty when it reads back.
+// Text read from PIR always passes; text from PIR JSON may not (a data type "floa/t32").
+std::string unprintableReason(const Attribute& a) {
+    using K = Attribute::Kind;
+    const std::string_view t = a.text;
+    const bool oneLine = t.find('\n') == std::string_view::npos;
+    switch (a.kind) {
+    case K::DataType:
+        if (!isBareId(t)) return "data type " + quotedForMessage(t) + " is not a bare word ([A-Za-z_][A-Za-z0-9_.]*)";
+        break;
+    case K::DataLayout: {
+        size_t word = 0;
+        while (word < t.size() && pir::isIdentChar(t[word])) ++word;
+        const std::string_view rest = t.substr(word);
+        if (!isBareId(t.substr(0, word)) || !oneLine || t.find('"') != std::string_view::npos ||
+            (!rest.empty() && (rest.front() != '(' || rest.back() != ')')))
+            return "data layout " + quotedForMessage(t) + " is not a bare word (with an optional (...))";
+        break;
+    }
+    case K::Place:
+        if (!t.starts_with("Place(") || !t.ends_with(")") || !oneLine || t.find('"') != std::string_view::npos)
+            return "place " + quotedForMessage(t) + " is not Place(...) on one line";
+        break;
+    case K::Pointer:
+        if (!t.starts_with("0x") || !oneLine || t.find(')') != std::string_view::npos)
+            return "pointer " + quotedForMessage(t) + " is not 0x... (without ')' or a line break)";
+        break;
+    case K::Opaque:
+        if (t.empty() || !oneLine) return "opaque value " + quotedForMessage(t) + " is empty or spans lines";
+        break;
+    case K::Array:
+        for (const Attribute& e : a.elements)
+            if (std::string why = unprintableReason(e); !why.empty()) return why;
+        break;
+    default: break;
+    }
+    return {};
 }
 
 // Paddle prints floats through std::ostream (6 significant digits): 3, 1e-05, 0.9.
@@ -274,6 +335,10 @@ private:
         if (op.syntax & OpSyntax::kBareName) {
             out_ += opName;
         } else {
+            // The reader takes a quoted name up to the next '"' on the line (JSON names can hold either).
+            if (opName.empty() || opName.find_first_of("\"\n") != std::string_view::npos)
+                throw Error("cannot write op " + std::to_string(id) + " as PIR text: its name " +
+                            quotedForMessage(opName) + " is empty or holds '\"' or a line break");
             out_ += '"';
             out_ += opName;
             out_ += '"';
@@ -285,7 +350,7 @@ private:
         }
         if (!(op.syntax & OpSyntax::kNoSpaceBeforeOperands) || op.printedId != kNoId) out_ += ' ';
         printOperandList(op);
-        if (!((op.syntax & OpSyntax::kNoAttributeDict) && op.attributes.empty())) printAttributeDict(op);
+        if (!((op.syntax & OpSyntax::kNoAttributeDict) && op.attributes.empty())) printAttributeDict(id, op);
         if (!(op.syntax & OpSyntax::kNoSignature)) printFunctionType(id, op);
         printRegionList(op, depth);
         out_ += '\n';
@@ -326,12 +391,12 @@ private:
     // attr-dict ::= '{' (bare-id ':' attribute (',' bare-id ':' attribute)*)? '}'
     // Spelled once per distinct list: ops that share a list (the reader shares equal dicts, the
     // rewriter its marked lists) print the same text.
-    void printAttributeDict(const Operation& op) {
+    void printAttributeDict(OpId id, const Operation& op) {
         const void* identity = op.attributes.identity();
         if (identity) {
             if (identity != lastDict_) {  // neighbours mostly share a list: one lookup per change
                 auto [it, fresh] = dictText_.try_emplace(identity);
-                if (fresh) it->second = attributeDictText(op.attributes);
+                if (fresh) it->second = attributeDictText(op.attributes, id);
                 lastDict_ = identity;
                 lastDictText_ = &it->second;
             }
@@ -340,9 +405,19 @@ private:
             out_ += " {}";
         }
     }
-    std::string attributeDictText(const AttributeList& attributes) const {
+    // Throws rx::Error naming the op and the attribute when the text would not read back
+    // (names and words from PIR JSON can hold any string): no output rather than a wrong one.
+    std::string attributeDictText(const AttributeList& attributes, OpId op) const {
         std::string text = " {";
         for (size_t i = 0; i < attributes.size(); ++i) {
+            const std::string_view name = attributes[i].name;
+            std::string why;
+            if (!isBareId(name)) why = "the name is not a bare word ([A-Za-z_][A-Za-z0-9_.]*)";
+            else why = unprintableReason(attributes[i].value);
+            if (!why.empty())
+                throw Error("cannot write attribute " + quotedForMessage(name) + " of op " +
+                            std::to_string(op) + " (" + quotedForMessage(prog_.opName(op)) +
+                            ") as PIR text: " + why);
             if (i) text += ',';
             text += attributes[i].name;
             text += ':';

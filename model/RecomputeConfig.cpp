@@ -11,6 +11,7 @@
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "model/JsonSupport.h"
+#include "model/JsonWriter.h"
 
 namespace rx {
 
@@ -85,6 +86,7 @@ std::string numberText(double d) {  // shortest text that reads back to the same
 
 RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileName) {
     const rapidjson::Document doc = parseJson(text, fileName, "config");
+    rejectDuplicateKeys(text, fileName, "config");
     if (!doc.IsObject())
         throw Error(locateOffset(text, 0, fileName), "config JSON must be an object, found " + jsonTypeName(doc));
     RecomputeConfig c = RecomputeConfig::seedDefaults();
@@ -136,13 +138,17 @@ RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileNa
         const rapidjson::Value* v = member(key);
         if (!v) return;
         if (!v->IsNumber()) fail(key, "expected an integer, found " + jsonTypeName(*v));
-        if (!v->IsInt64()) {
+        int64_t n;
+        if (v->IsInt64()) {
+            n = v->GetInt64();
+        } else {
+            // An integral float (3.0, 1e3) is the integer it spells; 3.5 is not an integer.
             const double d = v->GetDouble();
-            if (std::isfinite(d) && d == std::floor(d))
+            if (!std::isfinite(d) || d != std::floor(d)) fail(key, "expected an integer, found " + numberText(d));
+            if (d < double(lo) || d > double(hi))
                 fail(key, numberText(d) + " is outside the allowed range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-            fail(key, "expected an integer, found " + numberText(d));
+            n = static_cast<int64_t>(d);
         }
-        const int64_t n = v->GetInt64();
         if (n < lo || n > hi)
             fail(key, std::to_string(n) + " is outside the allowed range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
         out = n;
@@ -179,7 +185,7 @@ std::string configToJson(const RecomputeConfig& c) {
     // Written by hand (not QJsonObject) to keep the seed's key order, which users read.
     auto list = [](const std::vector<std::string>& v) {
         rapidjson::StringBuffer buffer;
-        rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+        JsonWriter<rapidjson::StringBuffer> w(buffer);
         w.StartArray();
         for (const auto& s : v) w.String(s.data(), rapidjson::SizeType(s.size()));
         w.EndArray();

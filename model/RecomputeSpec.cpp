@@ -12,6 +12,7 @@
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "model/JsonSupport.h"
+#include "model/JsonWriter.h"
 #include "model/PirReader.h"
 
 namespace rx {
@@ -86,6 +87,7 @@ private:
 
 RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const std::string& fileName) {
     const rapidjson::Document doc = parseJson(json, fileName, "spec");
+    rejectDuplicateKeys(json, fileName, "spec");
     if (!doc.IsObject())
         throw Error(SourceLocation{fileName, 1, 1},
                     "expected a JSON object with fwd_op_end_idx etc., found " + jsonTypeName(doc));
@@ -119,6 +121,12 @@ RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const
         return static_cast<int>(n);
     };
     spec.fwdOpEndIdx = index("fwd_op_end_idx");
+    // -1 is what detection reports when it finds no split; in a spec file it would leave the
+    // solver nothing to split, and its error would blame a missing --spec.
+    if (spec.fwdOpEndIdx < 0)
+        failAt(json, fileName, JsonPath("fwd_op_end_idx"),
+               "-1 gives no forward part; expected the index of the last forward op (0 to " +
+                   std::to_string(std::max<int64_t>(opCount - 1, 0)) + ")");
     spec.backwardOpStartIdx = index("backward_op_start_idx");
     if (spec.backwardOpStartIdx <= spec.fwdOpEndIdx)
         failAt(json, fileName, JsonPath("backward_op_start_idx"),
@@ -180,7 +188,7 @@ RecomputeSpec readSpecFile(const std::string& path, const Program& program) {
 std::string specToJson(const RecomputeSpec& spec, const Program& program) {
     // Keys in alphabetical order and 4-space indentation: the bytes earlier versions wrote.
     rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    PrettyJsonWriter<rapidjson::StringBuffer> w(buffer);
     const auto list = [&](const char* key, const std::vector<ValueId>& values) {
         w.Key(key);
         w.StartArray();

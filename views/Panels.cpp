@@ -923,7 +923,14 @@ void SummaryPanel::refresh() {
     QString h = QStringLiteral("<div style='font-size:14pt'><b>%1 %2 → %3</b> <b style='color:%4'>(%5%6%)</b></div>")
                     .arg(tr("Peak"), formatBytes(before), formatBytes(after), pctColor, pct > 0 ? "+" : "")
                     .arg(pct, 0, 'f', 1);
-    if (after > before && r->rewritten) {
+    // A profile whose figures do not fit in 64 bits has none: say so, never "Peak 0 B → 0 B".
+    const bool peaksKnown = r->originalMemory.ok() && r->rewrittenMemory.ok();
+    if (!peaksKnown) {
+        const std::string& why = r->originalMemory.ok() ? r->rewrittenMemory.error : r->originalMemory.error;
+        headline_ = tr("Peak unknown: %1").arg(QString::fromStdString(why));
+        h = QStringLiteral("<div style='font-size:14pt'><b>%1</b></div>").arg(headline_.toHtmlEscaped());
+    }
+    if (peaksKnown && after > before && r->rewritten) {
         // Why: the rewritten program's peak op and the biggest values live there.
         const Program& rp = *r->rewritten;
         const uint32_t at = r->rewrittenMemory.peakOpIndex;

@@ -56,9 +56,12 @@ BudgetSpec parseBudget(std::string_view text, const std::string& what) {
     else if (u == "tib") scale = 1024.0 * 1024 * 1024 * 1024;
     else throw Error(what + ": unknown unit '" + unit + "' in '" + std::string(text) +
                      "' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
+    // A budget beyond any memory (up to 9223372036854775807 and past it) is a budget that never
+    // binds: held at 4 EiB, above every peak the memory model can figure (int64), so that the
+    // planner's sums of it stay in range.
     const double bytes = value * scale;
-    if (bytes > double(std::numeric_limits<int64_t>::max() / 2)) return fail();
-    spec.bytes = int64_t(std::llround(bytes));
+    constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 2;
+    spec.bytes = bytes >= double(kUnbounded) ? kUnbounded : int64_t(std::llround(bytes));
     return spec;
 }
 

@@ -2,14 +2,14 @@
 #include "algorithms/planner/CostModel.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 #include <unordered_map>
 
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
+#include "model/JsonSupport.h"
 
 namespace rx::planner {
 
@@ -130,57 +130,54 @@ double CostModel::cost(OpId op) const {
 }
 
 void CostModel::loadProfile(const std::string& path, const Program& program) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(SourceLocation{path, 0, 0}, "cannot read the profile report");
-    std::stringstream text;
-    text << in.rdbuf();
-    loadProfileJson(text.str(), path, program);
+    // The one bounded reader (model/FileIO): regular files only, so a FIFO or /dev/zero is refused.
+    loadProfileJson(readFile(path), path, program);
 }
 
 void CostModel::loadProfileJson(std::string_view json, const std::string& fileName, const Program& program) {
     if (ops_.size() != program.ops().size()) *this = fromTypes(program);
-    rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError()) {
-        // Line and column of the offset, for the positioned message.
-        const size_t at = doc.GetErrorOffset();
-        int line = 1, col = 1;
-        for (size_t i = 0; i < at && i < json.size(); ++i) {
-            if (json[i] == '\n') { ++line; col = 1; } else ++col;
-        }
-        throw Error(SourceLocation{fileName, line, col},
-                    std::string("malformed profile report: ") + rapidjson::GetParseError_En(doc.GetParseError()));
-    }
-    auto fail = [&](const std::string& jsonPath, const std::string& what) {
-        throw Error(SourceLocation{fileName, 0, 0}, jsonPath + ": " + what);
+    // The shared JSON reader: depth limit, UTF-8 check, positioned errors.
+    const rapidjson::Document doc = parseJson(json, fileName, "profile report");
+    // "$.original.ops[3].ms: ..." at the value's line and column.
+    auto fail = [&](const JsonPath& path, const std::string& what) {
+        throw Error(locateJsonPath(json, fileName, path),
+                    (path.steps().empty() ? std::string("$") : "$." + path.str()) + ": " + what);
     };
-    if (!doc.IsObject()) fail("$", "expected an object");
-    if (!doc.HasMember("original") || !doc["original"].IsObject()) fail("$.original", "expected an object");
+    if (!doc.IsObject()) fail(JsonPath(), "expected an object");
+    const JsonPath originalPath("original");
+    if (!doc.HasMember("original") || !doc["original"].IsObject()) fail(originalPath, "expected an object");
     const auto& original = doc["original"];
-    if (!original.HasMember("ops") || !original["ops"].IsArray()) fail("$.original.ops", "expected an array");
+    const JsonPath opsPath = originalPath.key("ops");
+    if (!original.HasMember("ops") || !original["ops"].IsArray()) fail(opsPath, "expected an array");
     const auto& gops = program.globalBlock().ops;
     std::vector<double> ms(program.ops().size(), -1.0);
     const auto& list = original["ops"];
     for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
-        const std::string at = "$.original.ops[" + std::to_string(i) + "]";
+        const JsonPath at = opsPath.index(i);
         const auto& e = list[i];
         if (!e.IsObject()) fail(at, "expected an object with index, name, ms");
-        if (!e.HasMember("index") || !e["index"].IsInt64()) fail(at + ".index", "expected an integer op index");
+        if (!e.HasMember("index") || !e["index"].IsInt64()) fail(at.key("index"), "expected an integer op index");
         const int64_t index = e["index"].GetInt64();
         if (index < 0 || size_t(index) >= gops.size())
-            fail(at + ".index", "op index " + std::to_string(index) + " is outside the program's " +
-                                    std::to_string(gops.size()) + " global ops");
+            fail(at.key("index"), "op index " + std::to_string(index) + " is outside the program's " +
+                                      std::to_string(gops.size()) + " global ops");
         const OpId op = gops[size_t(index)];
         if (e.HasMember("name")) {
-            if (!e["name"].IsString()) fail(at + ".name", "expected a string");
+            if (!e["name"].IsString()) fail(at.key("name"), "expected a string");
             const std::string_view name(e["name"].GetString(), e["name"].GetStringLength());
             if (name != program.opName(op))
-                fail(at + ".name", "op " + std::to_string(index) + " is " + std::string(program.opName(op)) +
-                                       " in the program, the profile says " + std::string(name));
+                fail(at.key("name"), "op " + std::to_string(index) + " is " + std::string(program.opName(op)) +
+                                         " in the program, the profile says " + std::string(name));
         }
-        if (!e.HasMember("ms") || !e["ms"].IsNumber()) fail(at + ".ms", "expected a number of milliseconds");
+        if (!e.HasMember("ms") || !e["ms"].IsNumber()) fail(at.key("ms"), "expected a number of milliseconds");
         const double v = e["ms"].GetDouble();
-        if (!(v >= 0)) fail(at + ".ms", "expected milliseconds >= 0, found " + std::to_string(v));
+        // Finite and in range, so that sums over every op stay finite (1e308 ms summed to inf
+        // and left "recompute_ms": , in the report).
+        if (!(v >= 0) || !(v <= kMaxProfileMs)) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%g", v);
+            fail(at.key("ms"), std::string("expected milliseconds from 0 to ") + kMaxProfileMsText + ", found " + text);
+        }
         ms[op] = ms[op] < 0 ? v : ms[op] + v;  // an op listed twice: both runs count
     }
     // Unlisted ops: FLOPs at the profile's own rate.

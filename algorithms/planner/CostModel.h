@@ -22,6 +22,11 @@ OpCost estimateOpCost(const Program& program, OpId op);
 // Costs of every op of a program. cost() is what the planner minimises: FLOPs by default,
 // milliseconds once a profile is loaded; flops() is always the type-based estimate (reports
 // show it as recompute_flops).
+// The largest per-op time a profile may give: a year in milliseconds. Sums over a
+// million such ops stay far inside a double's range (1e308 ms overflowed to infinity).
+inline constexpr double kMaxProfileMs = 3.2e10;
+inline constexpr const char* kMaxProfileMsText = "3.2e10 (a year)";
+
 class CostModel {
 public:
     CostModel() = default;

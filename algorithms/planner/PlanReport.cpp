@@ -1,6 +1,7 @@
 // JSON (RapidJSON) and CSV forms of budget plans and the Pareto frontier.
 #include "algorithms/planner/PlanReport.h"
 #include "model/FileIO.h"
+#include "model/JsonWriter.h"
 
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -16,7 +17,7 @@ namespace rx::planner {
 
 namespace {
 
-using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+using Writer = PrettyJsonWriter<rapidjson::StringBuffer>;
 
 void key(Writer& w, const char* k) { w.Key(k); }
 void str(Writer& w, std::string_view s) { w.String(s.data(), rapidjson::SizeType(s.size())); }

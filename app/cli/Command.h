@@ -50,6 +50,12 @@ struct RegisterCommand {
     }
 };
 
+// For options that name a file or a value: `--report ""` is a mistake (an unset variable in a
+// script), not "no report", so it is refused (exit 2) rather than run doing nothing.
+inline const CLI::Validator kNonEmpty(
+    [](std::string& value) { return value.empty() ? std::string("expects a value, found an empty string") : std::string(); },
+    "NONEMPTY", "non-empty");
+
 // Keeps `object` alive until the process ends: recompute-cli exits without running
 // destructors (a big program's millions of blocks take longer to free than to solve), so
 // commands hand their large state here instead of letting it be torn down at return.

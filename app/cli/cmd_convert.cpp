@@ -37,7 +37,7 @@ rx::cli::RegisterCommand reg("convert", "Read a program (PIR text or JSON) and w
                              [](CLI::App& app) {
                                  auto a = std::make_shared<ConvertArgs>();
                                  app.add_option("IN", a->in, "program to read (PIR text or JSON)")->required();
-                                 app.add_option("OUT", a->out, "PIR text to write (atomically)")->required();
+                                 app.add_option("OUT", a->out, "PIR text to write (atomically)")->check(rx::cli::kNonEmpty)->required();
                                  app.add_option("--generation", a->generation, "printer generation: G0, G1, G2 or G3");
                                  app.add_flag("--renumber", a->renumber, "rename values %0, %1 ... in print order");
                                  app.add_option("--program", a->program, "which program of a multi-program file (0-based)")

@@ -46,8 +46,7 @@ int runGenerate(GenerateArgs a) {
     AtomicFile programFile(a.out), specFile(specPath);
     programFile.write(printProgram(*g.program));
     specFile.write(specToJson(g.spec, *g.program));
-    programFile.commit();
-    specFile.commit();
+    commitAll({&programFile, &specFile});
     auto t2 = std::chrono::steady_clock::now();
     auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
     std::cout << "generated " << o.model << ": " << g.program->globalBlock().ops.size() << " ops, "

@@ -12,6 +12,7 @@
 #include "app/cli/Command.h"
 #include "model/CheckedMath.h"
 #include "model/Diagnostic.h"
+#include "model/JsonWriter.h"
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
 
@@ -131,7 +132,7 @@ int runInspect(const InspectArgs& a) {
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).
         rapidjson::OStreamWrapper os(std::cout);
-        rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
+        PrettyJsonWriter<rapidjson::OStreamWrapper> w(os);
         auto key = [&](std::string_view k) { w.Key(k.data(), rapidjson::SizeType(k.size())); };
         auto string = [&](std::string_view s) { w.String(s.data(), rapidjson::SizeType(s.size())); };
         auto names = [&](const std::vector<ValueId>& vs) {
@@ -233,7 +234,7 @@ cli::RegisterCommand reg("inspect", "What is in a program: ops, values, dtypes a
                              app.add_flag("--json", a->json, "one JSON object on stdout (FORMATS.md)");
                              app.add_option("--program", a->programIndex, "which program of a multi-program file (0-based)")
                                  ->check(CLI::NonNegativeNumber);
-                             app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)");
+                             app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
                              return [a] { return runInspect(*a); };
                          });
 

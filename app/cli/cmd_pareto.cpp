@@ -45,6 +45,10 @@ Loaded load(const std::string& path, const std::string& specPath, const std::str
     CostModel costs = CostModel::fromTypes(*l.program);
     if (!costsPath.empty()) costs.loadProfile(costsPath, *l.program);
     l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs));
+    // Every plan is measured against these figures: without them a plan's peak would print as 0.
+    if (!l.planner->originalMemory().ok())
+        throw Error(path + ": the program's memory figures do not fit in 64 bits, so no plan can be measured: " +
+                    l.planner->originalMemory().error);
     return l;
 }
 
@@ -220,16 +224,23 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
         throw Error(path + ": " + e.what());
     }
     const BudgetPlan* seed = trySeed(planner);
+    // Both outputs finished before either replaces its target (commitAll): all or none.
+    std::unique_ptr<AtomicFile> rewrittenFile, reportFile;
     if (!a.rewritten.empty()) {
         WriteOptions wo;
         wo.generation = l.program->generation();
         wo.renumber = true;
-        writeProgramFile(*planner.rewrite(plan), a.rewritten, wo);
+        rewrittenFile = std::make_unique<AtomicFile>(a.rewritten);
+        printProgram(*planner.rewrite(plan), [&](std::string_view chunk) { rewrittenFile->write(chunk); }, wo);
+        rewrittenFile->finish();
     }
     if (!a.report.empty()) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
-        writeFileAtomic(a.report, budgetSolveJson(planner, plan, seed, ctx));
+        reportFile = std::make_unique<AtomicFile>(a.report);
+        reportFile->write(budgetSolveJson(planner, plan, seed, ctx));
+        reportFile->finish();
     }
+    commitAll({rewrittenFile.get(), reportFile.get()});
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << "\n";
     std::cout << "  budget: " << humanBytes(bytes) << " (" << bytes << " bytes"

@@ -179,8 +179,8 @@ rx::cli::RegisterCommand reg(
         config->excludes(budget);
         app.add_option("--device", a->device, "executor: cpu, cuda or cuda:N (default cpu)")
             ->check(CLI::Validator(checkDevice, "DEVICE", "device"));
-        app.add_option("--report", a->report, "profile report JSON to write");
-        app.add_option("--trace", a->trace, "Chrome trace JSON to write (chrome://tracing, Perfetto)");
+        app.add_option("--report", a->report, "profile report JSON to write")->check(cli::kNonEmpty);
+        app.add_option("--trace", a->trace, "Chrome trace JSON to write (chrome://tracing, Perfetto)")->check(cli::kNonEmpty);
         app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
         app.add_option("--repeats", a->repeats,
                        "measured runs of each program, interleaved after the warm-up; times are medians (default 5)")

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <memory>
 
 #include "algorithms/SolveReport.h"
 #include "algorithms/Solver.h"
@@ -65,6 +66,11 @@ int runSolve(const SolveArgs& a) {
         cli::warmUpAsync(ec ? 0 : cli::expectedHeapBytes(programBytes), std::move(replaced));
     }
     if (!a.budget.empty()) return runBudget(a);  // the budget planner, not the seed's mode
+    // The outputs go together: each is written and fsynced to its temporary, and only when all
+    // are does any replace its target (commitAll); a full disk leaves every old output as it was.
+    std::unique_ptr<AtomicFile> reportFile, rewrittenFile, networkFile;
+    if (!a.report.empty()) reportFile = std::make_unique<AtomicFile>(a.report);
+    if (!a.rewritten.empty()) rewrittenFile = std::make_unique<AtomicFile>(a.rewritten);
     const auto t0 = Clock::now();
     auto program = std::make_shared<Program>(loadProgram(path));
     cli::keepUntilExit(program);
@@ -110,14 +116,17 @@ int runSolve(const SolveArgs& a) {
     if (!a.report.empty())
         stages.planReady = [&] {
             out.report = std::async(std::launch::async, [&] {
-                writeSolveReportFile(a.report, report, [&] {
+                writeSolveReport(*reportFile, report, [&] {
                     out.solvedFuture.wait();
                     if (!out.returned || !r.ok()) throw Abandoned{};
                 });
             });
         };
     const auto startProgramWrite = [&] {
-        out.rewritten = std::async(std::launch::async, [&] { writeProgramFile(*r.rewritten, a.rewritten, programOptions); });
+        out.rewritten = std::async(std::launch::async, [&] {
+            printProgram(*r.rewritten, [&](std::string_view chunk) { rewrittenFile->write(chunk); }, programOptions);
+            rewrittenFile->finish();
+        });
     };
     if (!a.rewritten.empty()) stages.rewritten = startProgramWrite;
     solver.solveInto(r, config, options, stages);
@@ -142,10 +151,11 @@ int runSolve(const SolveArgs& a) {
         // outputs are written here.
         if (!a.rewritten.empty() && !out.rewritten.valid()) startProgramWrite();
         if (!a.network.empty()) {
-            if (r.network) r.network->writeFile(a.network, p, &r.cut.sinkSide);
-            else throw Error("no flow network: the seed returns the program unchanged");
+            if (!r.network) throw Error("no flow network: the seed returns the program unchanged");
+            networkFile = std::make_unique<AtomicFile>(a.network);
+            r.network->writeTo(*networkFile, p, &r.cut.sinkSide);
         }
-        if (!a.report.empty() && !out.report.valid()) writeSolveReportFile(a.report, report);
+        if (!a.report.empty() && !out.report.valid()) writeSolveReport(*reportFile, report);
     } catch (...) {
         error = std::current_exception();
     }
@@ -156,6 +166,7 @@ int runSolve(const SolveArgs& a) {
             if (!error) error = std::current_exception();
         }
     if (error) std::rethrow_exception(error);
+    commitAll({reportFile.get(), rewrittenFile.get(), networkFile.get()});
 
     // Short human summary.
     std::cout << path << ": " << p.globalBlock().ops.size() << " ops, spec " << specSource << " (fwd end "
@@ -198,16 +209,16 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                          [](CLI::App& app) {
                              auto a = std::make_shared<SolveArgs>();
                              app.add_option("PROGRAM", a->program, "program to solve (PIR text or JSON)")->required();
-                             app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)");
-                             app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)");
-                             app.add_option("--report", a->report, "solve report JSON to write");
-                             app.add_option("--rewritten", a->rewritten, "rewritten program (PIR text) to write");
-                             app.add_option("--network", a->network, "flow network to write: .dot, .json or .dimacs");
+                             app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
+                             app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)")->check(cli::kNonEmpty);
+                             app.add_option("--report", a->report, "solve report JSON to write")->check(cli::kNonEmpty);
+                             app.add_option("--rewritten", a->rewritten, "rewritten program (PIR text) to write")->check(cli::kNonEmpty);
+                             app.add_option("--network", a->network, "flow network to write: .dot, .json or .dimacs")->check(cli::kNonEmpty);
                              app.add_flag("--unreduced", a->unreduced, "run Preflow on the whole network (no contraction)");
                              auto* budget = app.add_option("--budget", a->budget,
                                             "plan to an activation-peak budget instead of the seed's plan: bytes "
-                                            "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range");
-                             app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)")
+                                            "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range")->check(cli::kNonEmpty);
+                             app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)")->check(cli::kNonEmpty)
                                  ->needs(budget);
                              app.add_flag("--exact", a->exact, "with --budget: exhaustive search (small programs)")->needs(budget);
                              return [a] { return runSolve(*a); };

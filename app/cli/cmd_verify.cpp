@@ -14,6 +14,7 @@
 #include "exec/Verify.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
+#include "model/JsonWriter.h"
 #include "model/PirReader.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
@@ -68,7 +69,7 @@ int runVerify(const VerifyArgs& a) {
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).
         rapidjson::OStreamWrapper os(std::cout);
-        rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
+        PrettyJsonWriter<rapidjson::OStreamWrapper> w(os);
         auto key = [&](const char* k) { w.Key(k); };
         auto string = [&](const std::string& s) { w.String(s.data(), rapidjson::SizeType(s.size())); };
         auto number = [&](double d) {  // RapidJSON refuses nan/inf: JSON has no spelling for them
@@ -115,8 +116,8 @@ rx::cli::RegisterCommand reg("verify", "Solve, then run the original and rewritt
                              [](CLI::App& app) {
                                  auto a = std::make_shared<VerifyArgs>();
                                  app.add_option("PROGRAM", a->program, "program to verify (PIR text or JSON)")->required();
-                                 app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)");
-                                 app.add_option("--config", a->config, "heuristics config JSON");
+                                 app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
+                                 app.add_option("--config", a->config, "heuristics config JSON")->check(cli::kNonEmpty);
                                  app.add_option("--seed", a->seed, "seed of the random inputs");
                                  app.add_option("--rtol", a->rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
                                  app.add_option("--atol", a->atol, "absolute tolerance")->check(CLI::NonNegativeNumber);

@@ -186,11 +186,12 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
     constexpr int64_t kMax = INT64_MAX / 4;
     const uint32_t combineId = p.findOpName("builtin.combine");
 
-    // Pins by name. A pin on a spec input does nothing (inputs are resident, never saved or
-    // recomputed): said, not silently dropped.
+    // Pins by name. A saved pin on a spec input does nothing (inputs are resident, never
+    // saved): said, not silently dropped. A recomputed pin on one is said too, and kept: where
+    // the backward needs the input, the cut reports the infinite path that explains why.
     const auto pinOnInput = [&](ValueId v, const std::string& name) {
         if (!a.isInput(v)) return false;
-        net.warnings.push_back("pinned value " + name + " is an input of the program (resident throughout, never saved or recomputed); pin ignored");
+        net.warnings.push_back("pinned value " + name + " is an input of the program (resident throughout, never saved); pin ignored");
         return true;
     };
     for (const auto& name : config.pinnedSaved) {
@@ -200,9 +201,10 @@ FlowNetwork buildFlowNetwork(const Analysis& a, const RecomputeConfig& config, c
     }
     for (const auto& name : config.pinnedRecomputed) {
         const ValueId v = a.findValue(name);
-        if (v == kNoId) net.warnings.push_back("pinned value " + name + " does not exist; pin ignored");
-        else if (pinOnInput(v, name)) continue;
-        else if (net.facts[v].pin == ValueFacts::Pin::Saved)
+        if (v == kNoId) { net.warnings.push_back("pinned value " + name + " does not exist; pin ignored"); continue; }
+        if (a.isInput(v))
+            net.warnings.push_back("pinned value " + name + " is an input of the program (resident throughout); it cannot be recomputed");
+        if (net.facts[v].pin == ValueFacts::Pin::Saved)
             net.warnings.push_back("value " + name + " is pinned both saved and recomputed; kept saved");
         else net.facts[v].pin = ValueFacts::Pin::Recomputed;
     }

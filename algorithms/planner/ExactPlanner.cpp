@@ -1,5 +1,6 @@
 // Exact mode: every normalised recompute set of a small program enumerated and measured.
 #include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/PlannerInternal.h"
 
 #include <algorithm>
 #include <limits>
@@ -33,9 +34,7 @@ BudgetPlan BudgetPlanner::exactPlanForBudget(int64_t budgetBytes) {
         int64_t lo = std::numeric_limits<int64_t>::max();
         for (const Evaluated* e : pool.order)
             if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
-        throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
-                    " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lo) + " (" +
-                    std::to_string(lo) + " bytes)");
+        detail::throwBudgetUnmet(budgetBytes, lo);
     }
     BudgetPlan plan = makePlan(best->inR, "exact");
     plan.budgetBytes = budgetBytes;

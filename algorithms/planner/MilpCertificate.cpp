@@ -21,6 +21,7 @@
 //   the incumbent's) makes it infeasible (the incumbent is optimal), or time runs out (the
 //   last optimum, or the LP relaxation's, is the bound and the gap).
 #include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/PlannerInternal.h"
 
 #include <glpk.h>
 
@@ -434,14 +435,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
         }
     }
     // A point the MILP made cheaper may dominate its neighbours.
-    std::stable_sort(plans.begin(), plans.end(), [](const BudgetPlan& x, const BudgetPlan& y) {
-        return x.recomputeCost != y.recomputeCost ? x.recomputeCost < y.recomputeCost
-                                                  : x.activationPeakBytes < y.activationPeakBytes;
-    });
-    std::vector<BudgetPlan> out;
-    for (auto& plan : plans)
-        if (out.empty() || plan.activationPeakBytes < out.back().activationPeakBytes) out.push_back(std::move(plan));
-    return out;
+    return detail::paretoFront(std::move(plans));
 }
 
 void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {

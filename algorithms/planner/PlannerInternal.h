@@ -7,6 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/planner/Budget.h"
+#include "algorithms/planner/BudgetPlanner.h"
+#include "model/Diagnostic.h"
 #include "model/OpTraits.h"
 
 namespace rx::planner::detail {
@@ -14,13 +17,31 @@ namespace rx::planner::detail {
 // Full checkpointing: the price of saving a value it would rather recompute.
 constexpr int64_t kAvoid = int64_t(1) << 36;
 
-
 // Ops that must never run twice: random draws, state updates, I/O (model/OpTraits).
 inline bool sideEffecting(std::string_view name) { return hasOpTrait(name, OpTrait::SideEffecting); }
 
-
 inline bool contains(const std::vector<std::string>& list, std::string_view name) {
     return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The Pareto front of a set of plans: by rising cost, a plan stays only when its activation
+// peak falls strictly (equal plans once, the first after the sort).
+inline std::vector<BudgetPlan> paretoFront(std::vector<BudgetPlan> plans) {
+    std::stable_sort(plans.begin(), plans.end(), [](const BudgetPlan& x, const BudgetPlan& y) {
+        return x.recomputeCost != y.recomputeCost ? x.recomputeCost < y.recomputeCost
+                                                  : x.activationPeakBytes < y.activationPeakBytes;
+    });
+    std::vector<BudgetPlan> out;
+    for (auto& plan : plans)
+        if (out.empty() || plan.activationPeakBytes < out.back().activationPeakBytes) out.push_back(std::move(plan));
+    return out;
+}
+
+// A budget no plan meets, with the lowest activation peak that can be met.
+[[noreturn]] inline void throwBudgetUnmet(int64_t budgetBytes, int64_t lowestPeak) {
+    throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
+                " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lowestPeak) + " (" +
+                std::to_string(lowestPeak) + " bytes)");
 }
 
 }  // namespace rx::planner::detail

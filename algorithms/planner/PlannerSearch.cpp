@@ -1,6 +1,7 @@
 // The heuristic search: the λ grid, refinement and local search around one budget, each
 // answer chosen from a pool built for that call alone; the frontier as one answer per budget.
 #include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/PlannerInternal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -179,9 +180,7 @@ BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
     const Evaluated* best = bestFitting(pool, budgetBytes);
     if (!best) {
         const int64_t lo = minimumActivationPeak();
-        throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
-                    " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lo) + " (" +
-                    std::to_string(lo) + " bytes)");
+        detail::throwBudgetUnmet(budgetBytes, lo);
     }
     BudgetPlan plan = makePlan(best->inR, "budget");
     plan.budgetBytes = budgetBytes;
@@ -203,14 +202,7 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
     std::vector<BudgetPlan> answers;
     for (int64_t b : budgets) answers.push_back(planForBudget(b));
     // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
-    std::stable_sort(answers.begin(), answers.end(), [](const BudgetPlan& x, const BudgetPlan& y) {
-        return x.recomputeCost != y.recomputeCost ? x.recomputeCost < y.recomputeCost
-                                                  : x.activationPeakBytes < y.activationPeakBytes;
-    });
-    std::vector<BudgetPlan> out;
-    for (auto& plan : answers)
-        if (out.empty() || plan.activationPeakBytes < out.back().activationPeakBytes) out.push_back(std::move(plan));
-    return out;
+    return detail::paretoFront(std::move(answers));
 }
 
 }  // namespace rx::planner

@@ -20,6 +20,7 @@
 
 #include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
+#include "model/JsonWriter.h"
 
 namespace rx::exec {
 namespace {
@@ -188,7 +189,9 @@ std::vector<size_t> topOpsByBytes(const RunProfile& run, size_t n) {
 
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+// Names come from the program: the checked writer keeps the output valid UTF-8. An unknown
+// time (no run) is written as null on purpose, so num() never hands it a non-finite number.
+using JsonWriter = CheckedJsonWriter<rapidjson::Writer<rapidjson::StringBuffer>>;
 
 void key(JsonWriter& w, const char* k) { w.Key(k); }
 void str(JsonWriter& w, const std::string& s) { w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size())); }

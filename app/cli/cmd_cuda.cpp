@@ -17,6 +17,7 @@
 #include "algorithms/Solver.h"
 #include "exec/Verify.h"
 #include "app/cli/Command.h"
+#include "model/JsonWriter.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
 #include "model/RecomputeConfig.h"
@@ -110,7 +111,7 @@ int runCudaProfile(const CudaProfileArgs& args) {
 
     if (args.json) {
         rapidjson::OStreamWrapper os(std::cout);
-        rapidjson::PrettyWriter<rapidjson::OStreamWrapper> w(os);
+        CheckedJsonWriter<rapidjson::PrettyWriter<rapidjson::OStreamWrapper>> w(os);
         auto str = [&](std::string_view t) { w.String(t.data(), rapidjson::SizeType(t.size())); };
         w.StartObject();
         w.Key("program"), str(path);

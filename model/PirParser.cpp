@@ -743,6 +743,7 @@ private:
     // tensor-type ::= dialect-name '<' (dim 'x')* element-type '>'       dim ::= '-1' | integer
     //   dialect-name ending in tensor, selected_rows or tensor_array
     // opaque-type ::= bare-id '<' balanced-text '>'                       kept verbatim
+    //              | 'cf.stack' | 'cf.inlet' | 'cf.outlet'    Paddle's control-flow types, printed bare
     TypeId parseTensorOrOpaqueType() {
         Program& prog = *prog_;
         const char* start = lex_.pos();
@@ -750,6 +751,13 @@ private:
         enterNesting(start);
         const std::string_view name = lex_.lexIdentifier();
         if (name.empty()) lex_.emitError(lex_.pos(), "a type");
+        if (!lex_.at('<') && (name == "cf.stack" || name == "cf.inlet" || name == "cf.outlet")) {
+            Type bare;
+            bare.kind = Type::Kind::Opaque;
+            bare.text = std::string(name);
+            leaveNesting();
+            return prog.internType(bare);
+        }
         if (!lex_.at('<')) lex_.emitError(lex_.pos(), "'<' after the type name '" + std::string(name) + "'");
         lex_.advance();
         const auto endsWith = [&](std::string_view s) {

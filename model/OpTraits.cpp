@@ -48,7 +48,8 @@ constexpr Entry kTable[] = {
     {"pd_op.fused_dropout_add", kRandom},
     {"pd_op.class_center_sample", kRandom},
     {"pd_op.rrelu", kRandom},
-    // Views: the result aliases operand storage in every backend.
+    // Views: the result holds the operand's elements unchanged (regrouped or reshaped). Whether
+    // it also shares their storage is exec/Liveness's aliasKindOf (the memory model's rule).
     {"builtin.combine", bit(OpTrait::View)},
     {"builtin.split", bit(OpTrait::View) | bit(OpTrait::VectorOperand)},
     {"builtin.slice", bit(OpTrait::View) | bit(OpTrait::VectorOperand)},

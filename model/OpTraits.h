@@ -17,7 +17,7 @@ enum class OpTrait : uint32_t {
     Random = 1u << 3,         // draws random numbers (a second run draws others)
     SideEffecting = 1u << 4,  // must never run twice: inputs, fetches, I/O, random, in place, c_*, cf.*
     InPlace = 1u << 5,        // updates an operand ("relu_", "batch_norm_")
-    View = 1u << 6,           // its result shares its operand's storage at run time (reshape, builtin.split ...)
+    View = 1u << 6,           // its result holds the operand's elements unchanged (reshape, builtin.split ...); storage sharing is exec/Liveness's aliasKindOf
     VectorOperand = 1u << 7,  // operand 0 is a vector (builtin.combine's result)
     Collective = 1u << 8,     // communication between ranks (identity on one rank)
     ControlFlow = 1u << 9,    // cf.* and the region-holding ops (pd_op.if, pd_op.while)

@@ -979,6 +979,14 @@ void SummaryPanel::refresh() {
     numbers_->setText(h);
     lastText_ = h;
 
+    if (!peaksKnown) {  // no curve to draw: the figures do not fit in 64 bits (never a flat 0)
+        chart->setTitle(tr("No memory curve: the figures do not fit in 64 bits"));
+        xAxis_ = yAxis_ = nullptr;
+        styleChart(chart);
+        chart_->setChart(chart);
+        previous_ = r;
+        return;
+    }
     // Memory curve: live bytes per op, original vs rewritten (downsampled to ~1500 points, max per bucket).
     const double peak = std::max(before, after);
     const bool gib = peak >= 1024.0 * 1024.0 * 1024.0;

@@ -3,6 +3,7 @@
 // names, bad inputs reported in the window (a --config, a broken spec beside a good program, a
 // file cut mid-name), and a failed solve said in the user's words with its one-click fix.
 #include <QAbstractItemView>
+#include <QChartView>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -329,6 +330,35 @@ private Q_SLOTS:
         const QString text = window_->inspector()->browser()->toPlainText();
         QVERIFY2(text.contains("held for the backward") && text.contains("recompute work") && text.contains("ops by type"), qPrintable(text));
         QVERIFY2(text.startsWith(label), qPrintable(text));  // the group's label heads it
+    }
+
+    // Issue 24 item 4 in the window: peaks past 8 EiB are unknown, never "Peak 0 B → 0 B".
+    void peaksPastInt64AreUnknownInTheSummary() {
+        const std::string huge = "builtin.tensor<1073741824x1073741824xf32>", small = "builtin.tensor<4x8xf32>";
+        const QString path = tmp_.path() + "/huge.pir";
+        writeFileAtomic(path.toStdString(),
+                        "{\n"
+                        "    (%0) = \"pd_op.data\" () {name:\"x\",stop_gradient:[false]} : () -> " + small + "\n"
+                        "    (%1) = \"pd_op.relu\" (%0) {stop_gradient:[false]} : (" + small + ") -> " + small + "\n"
+                        "    (%2) = \"pd_op.exp\" (%1) {stop_gradient:[false]} : (" + small + ") -> " + small + "\n"
+                        "    (%3) = \"pd_op.full\" () {stop_gradient:[true]} : () -> " + huge + "\n"
+                        "    (%4) = \"pd_op.full\" () {stop_gradient:[true]} : () -> " + huge + "\n"
+                        "    (%5) = \"pd_op.add\" (%3, %4) {stop_gradient:[false]} : (" + huge + ", " + huge + ") -> " + small + "\n"
+                        "    (%6) = \"pd_op.multiply\" (%5, %1) {stop_gradient:[false]} : (" + small + ", " + small + ") -> " + small + "\n"
+                        "}\n");
+        writeFileAtomic((tmp_.path() + "/huge.spec.json").toStdString(),
+                        R"({"fwd_op_end_idx": 2, "backward_op_start_idx": 3, "inputs": ["%0"], "outputs": ["%2"]})");
+        QVERIFY(window_->openFile(path));
+        waitSolved();
+        QVERIFY(doc()->result() && doc()->result()->ok());
+        const QString headline = window_->summary()->headline();
+        QVERIFY2(headline.startsWith("Peak unknown"), qPrintable(headline));
+        QVERIFY2(!headline.contains("0 B"), qPrintable(headline));
+        // No curve drawn from unknown figures (it used to feed the chart NaN ranges).
+        QChartView* chart = window_->summary()->findChild<QChartView*>();
+        QVERIFY(chart && chart->chart());
+        QVERIFY2(chart->chart()->series().isEmpty(), "a memory curve was drawn from unknown figures");
+        QVERIFY(chart->chart()->title().contains("do not fit"));
     }
 };
 

@@ -889,6 +889,7 @@ private:
         // there; results keep their declared shapes.
         if (name == "cf.tuple_push") { needOperands(1); return; }
         if (name == "cf.stack_create") { needResults(3); return; }
+        if (name == "pd_op.has_elements") { needOperands(1); needResults(1); return; }
         if (name == "pd_op.if" || name == "pd_op.while" || name == "cf.tuple_pop") { needOperands(1); return; }
         if (isInputOp(name)) {
             needResults(1);

@@ -1,5 +1,6 @@
 #include "algorithms/zoo/ModelZoo.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -45,7 +46,12 @@ public:
     };
     std::vector<TapeEntry> tape_;
     std::unordered_map<ValueId, ValueId> grad_;
+    BlockId block_ = Program::kGlobalBlock;   // where op() appends (a branch or loop body while building one)
+    std::vector<OpId> stackOps_;              // cf.stack_create ops: hoisted to the program's start
 
+    void growNeeds() {
+        if (needsGrad_.size() < p_.values().size()) needsGrad_.resize(p_.values().size() * 2 + 16, false);
+    }
     const Type& type(ValueId v) const { return p_.types()[p_.value(v).type]; }
     Dims dims(ValueId v) const { return type(v).dims; }
     DType dtypeOf(ValueId v) const { return type(v).dtype; }
@@ -63,9 +69,9 @@ public:
             while (it != attrs.end() && it->name < "stop_gradient") ++it;
             attrs.insert(it, std::move(s));
         }
-        OpId id = p_.appendOp(Program::kGlobalBlock, name, operands, results, std::move(attrs));
+        OpId id = p_.appendOp(block_, name, operands, results, std::move(attrs));
         const ResultList& res = p_.op(id).results;
-        if (needsGrad_.size() < p_.values().size()) needsGrad_.resize(p_.values().size() * 2 + 16, false);
+        growNeeds();
         for (ValueId r : res) needsGrad_[r] = grad;
         return {res.begin(), res.end()};
     }
@@ -564,11 +570,257 @@ public:
     }
 
 
+    // ---------- control flow, and its backward as Paddle builds it ----------
+    // (python/paddle/autograd/ir_backward.py, control_flow_op.cc): the gradient of a pd_op.if
+    // is a pd_op.if on the same condition whose branches hold the branch's grad ops; the
+    // gradient of a pd_op.while is a pd_op.while on pd_op.has_elements of a cf stack that the
+    // forward body pushed every iteration. Both read the forward block's values from the
+    // stack (cf.tuple_pop), never directly.
+    std::vector<ValueId> plain(std::string_view name, std::vector<ValueId> operands, std::vector<TypeId> results) {
+        OpId id = p_.appendOp(block_, name, operands, results, {});
+        growNeeds();
+        const ResultList& res = p_.op(id).results;
+        return {res.begin(), res.end()};
+    }
+    TypeId opaque(const char* text) {
+        Type t;
+        t.kind = Type::Kind::Opaque;
+        t.text = text;
+        return p_.internType(t);
+    }
+    struct Pipe {
+        ValueId stack = kNoId, inlet = kNoId, outlet = kNoId;
+        std::vector<ValueId> values;  // pushed, in order: the block's arguments, then its ops' results
+    };
+    // build_pipe_for_block: a stack made at the program's start, and a cf.tuple_push of
+    // every argument and op result of `body` at its end (the caller appends the cf.yield).
+    Pipe buildPipe(BlockId body) {
+        const BlockId saved = block_;
+        block_ = Program::kGlobalBlock;
+        auto handles = plain("cf.stack_create", {}, {opaque("cf.stack"), opaque("cf.inlet"), opaque("cf.outlet")});
+        stackOps_.push_back(p_.value(handles[0]).definingOp);
+        Pipe pipe{handles[0], handles[1], handles[2], {}};
+        const Block& blk = p_.block(body);
+        pipe.values.assign(blk.args.begin(), blk.args.end());
+        for (OpId op : blk.ops)
+            for (ValueId r : p_.op(op).results) pipe.values.push_back(r);
+        block_ = body;
+        std::vector<ValueId> pushed{pipe.inlet};
+        pushed.insert(pushed.end(), pipe.values.begin(), pipe.values.end());
+        plain("cf.tuple_push", pushed, {});
+        block_ = saved;
+        return pipe;
+    }
+    // In the grad block: pops the forward block's values; returns forward value -> popped copy.
+    std::unordered_map<ValueId, ValueId> popPipe(const Pipe& pipe) {
+        std::vector<TypeId> types;
+        for (ValueId v : pipe.values) types.push_back(p_.value(v).type);
+        auto popped = plain("cf.tuple_pop", {pipe.outlet}, types);
+        std::unordered_map<ValueId, ValueId> copy;
+        for (size_t i = 0; i < popped.size(); ++i) copy[pipe.values[i]] = popped[i];
+        return copy;
+    }
+    // The grad ops emitted in `block` from op index `first` read the popped copies.
+    void readCopies(BlockId block, size_t first, const std::unordered_map<ValueId, ValueId>& copy) {
+        const std::vector<OpId> ops = p_.block(block).ops;
+        for (size_t i = first; i < ops.size(); ++i) {
+            const std::vector<ValueId> operands(p_.op(ops[i]).operands.begin(), p_.op(ops[i]).operands.end());
+            for (size_t k = 0; k < operands.size(); ++k)
+                if (auto it = copy.find(operands[k]); it != copy.end()) p_.setOperand(ops[i], uint32_t(k), it->second);
+        }
+    }
+    // Values the block's ops read that it does not define (get_used_external_value), in order.
+    std::vector<ValueId> usedExternal(BlockId block) const {
+        std::unordered_map<ValueId, bool> local;
+        for (ValueId a : p_.block(block).args) local[a] = true;
+        std::vector<ValueId> used;
+        for (OpId op : p_.block(block).ops) {
+            for (ValueId v : p_.op(op).operands)
+                if (v != kNoId && !local.count(v)) { local[v] = true; used.push_back(v); }
+            for (ValueId r : p_.op(op).results) local[r] = true;
+        }
+        return used;
+    }
+    ValueId fullLike(ValueId x, double value) {
+        ValueId v = full({1}, value, DType::Float32);
+        return op1("pd_op.full_like", {x, v}, p_.value(x).type,
+                   {{"dtype", Attribute::dataType(std::string(dtypeLongName(dtypeOf(x))))}, {"place", Attribute::place(placeText())}}, true);
+    }
+    std::vector<TapeEntry> takeTape(size_t from) {
+        std::vector<TapeEntry> sub(std::make_move_iterator(tape_.begin() + long(from)), std::make_move_iterator(tape_.end()));
+        tape_.resize(from);
+        return sub;
+    }
+    void setStopGradient(OpId op, const std::vector<ValueId>& results) {
+        std::vector<Attribute> sg;
+        for (ValueId r : results) sg.push_back(Attribute::boolean(!needs(r)));
+        p_.setOpAttribute(op, "stop_gradient", Attribute::array(std::move(sg)));
+    }
+
+    using BranchFn = std::function<std::vector<ValueId>()>;
+    // pd_op.if (cond) {then} else {else}: each branch returns the values it yields (`types`).
+    std::vector<ValueId> ifOp(ValueId cond, const std::vector<TypeId>& types, const BranchFn& thenBranch, const BranchFn& elseBranch) {
+        auto res = plain("pd_op.if", {cond}, types);
+        const OpId ifId = p_.value(res[0]).definingOp;
+        p_.setOpSyntax(ifId, OpSyntax::kArrowOnlySignature);
+        struct Branch { BlockId block; std::vector<ValueId> yielded; std::vector<TapeEntry> tape; Pipe pipe; };
+        auto branches = std::make_shared<std::vector<Branch>>();
+        const BlockId saved = block_;
+        for (const BranchFn* fn : {&thenBranch, &elseBranch}) {
+            Branch br;
+            br.block = p_.addBlock(ifId);
+            p_.addRegion(ifId, {br.block});
+            block_ = br.block;
+            const size_t tapeStart = tape_.size();
+            br.yielded = (*fn)();
+            br.tape = takeTape(tapeStart);
+            branches->push_back(std::move(br));
+            block_ = saved;
+        }
+        // The if's inputs for the gradient: the values its branches read from outside.
+        std::vector<ValueId> withGrad;
+        for (const Branch& br : *branches)
+            for (ValueId v : usedExternal(br.block))
+                if (needs(v) && std::find(withGrad.begin(), withGrad.end(), v) == withGrad.end()) withGrad.push_back(v);
+        const bool grad = !withGrad.empty();
+        for (Branch& br : *branches) {
+            block_ = br.block;
+            if (grad) br.pipe = buildPipe(br.block);
+            plain("cf.yield", br.yielded, {});
+            block_ = saved;
+        }
+        for (size_t i = 0; i < res.size(); ++i) {
+            bool any = false;
+            for (const Branch& br : *branches) any = any || needs(br.yielded[i]);
+            needsGrad_[res[i]] = any;
+        }
+        setStopGradient(ifId, res);
+        if (!grad) return res;
+        record(res, [this, cond, res, branches, withGrad](const std::vector<ValueId>& gs) {
+            std::vector<TypeId> gradTypes;
+            for (ValueId v : withGrad) gradTypes.push_back(p_.value(v).type);
+            auto gres = plain("pd_op.if", {cond}, gradTypes);
+            const OpId gradIf = p_.value(gres[0]).definingOp;
+            p_.setOpSyntax(gradIf, OpSyntax::kArrowOnlySignature);
+            for (ValueId r : gres) needsGrad_[r] = true;
+            setStopGradient(gradIf, gres);
+            const BlockId outer = block_;
+            for (Branch& br : *branches) {
+                const BlockId gb = p_.addBlock(gradIf);
+                p_.addRegion(gradIf, {gb});
+                block_ = gb;
+                auto copy = popPipe(br.pipe);
+                const size_t first = p_.block(gb).ops.size();
+                auto outerGrads = std::move(grad_);
+                grad_.clear();
+                for (size_t i = 0; i < res.size(); ++i)
+                    if (gs[i] != kNoId && needs(br.yielded[i])) accumulate(br.yielded[i], gs[i]);
+                runTape(br.tape);
+                std::vector<ValueId> yielded;
+                for (ValueId v : withGrad) yielded.push_back(gradOf(v) != kNoId ? gradOf(v) : fullLike(v, 0.0));
+                plain("cf.yield", yielded, {});
+                readCopies(gb, first, copy);
+                grad_ = std::move(outerGrads);
+                block_ = outer;
+            }
+            for (size_t i = 0; i < withGrad.size(); ++i) accumulate(withGrad[i], gres[i]);
+        });
+        return res;
+    }
+
+    using BodyFn = std::function<std::vector<ValueId>(const std::vector<ValueId>& args)>;
+    // pd_op.while (cond, carried...) {^args ... cf.yield (cond', carried'...)}: the body
+    // returns the next condition and the next carried values.
+    std::vector<ValueId> whileOp(ValueId cond, const std::vector<ValueId>& carried, const BodyFn& body) {
+        std::vector<ValueId> operands{cond};
+        std::vector<TypeId> types;
+        for (ValueId v : carried) { operands.push_back(v); types.push_back(p_.value(v).type); }
+        auto res = plain("pd_op.while", operands, types);
+        const OpId whileId = p_.value(res[0]).definingOp;
+        markWhile(whileId, operands.size());
+        const BlockId b = p_.addBlock(whileId);
+        p_.addRegion(whileId, {b});
+        std::vector<ValueId> args;
+        for (ValueId v : carried) {
+            args.push_back(p_.addBlockArgument(b, p_.value(v).type, ""));
+            growNeeds();
+            needsGrad_[args.back()] = needs(v);
+        }
+        p_.setBlockArgsPrinted(b, true);  // "^%arg_0, %arg_1", no types: Paddle's printer
+        const BlockId saved = block_;
+        block_ = b;
+        const size_t tapeStart = tape_.size();
+        std::vector<ValueId> yielded = body(args);
+        auto tape = std::make_shared<std::vector<TapeEntry>>(takeTape(tapeStart));
+        std::vector<ValueId> withGrad;  // outside values the body reads that need a gradient
+        for (ValueId v : usedExternal(b)) if (needs(v)) withGrad.push_back(v);
+        std::vector<size_t> carriedWithGrad;
+        for (size_t i = 0; i < carried.size(); ++i) if (needs(carried[i])) carriedWithGrad.push_back(i);
+        const bool grad = !withGrad.empty() || !carriedWithGrad.empty();
+        Pipe pipe;
+        if (grad) pipe = buildPipe(b);
+        plain("cf.yield", yielded, {});
+        block_ = saved;
+        for (size_t i = 0; i < res.size(); ++i) needsGrad_[res[i]] = needs(carried[i]);
+        if (!grad) return res;
+        record(res, [this, res, args, yielded, tape, pipe, withGrad, carriedWithGrad, carried](const std::vector<ValueId>& gs) {
+            // Loop variables of the grad loop: the results' grads, then the outside values'
+            // running sums (from zero).
+            ValueId hasElements = op1("pd_op.has_elements", {pipe.stack}, t({1}, DType::Bool), {}, false);
+            std::vector<ValueId> gradOperands{hasElements};
+            std::vector<TypeId> gradTypes;
+            for (size_t i : carriedWithGrad) gradOperands.push_back(gs[i] != kNoId ? gs[i] : fullLike(res[i], 0.0));
+            for (ValueId v : withGrad) gradOperands.push_back(fullLike(v, 0.0));
+            for (size_t k = 1; k < gradOperands.size(); ++k) gradTypes.push_back(p_.value(gradOperands[k]).type);
+            auto gres = plain("pd_op.while", gradOperands, gradTypes);
+            const OpId gradWhile = p_.value(gres[0]).definingOp;
+            markWhile(gradWhile, gradOperands.size());
+            for (ValueId r : gres) needsGrad_[r] = true;
+            const BlockId gb = p_.addBlock(gradWhile);
+            p_.addRegion(gradWhile, {gb});
+            std::vector<ValueId> gradArgs;
+            for (TypeId ty : gradTypes) gradArgs.push_back(p_.addBlockArgument(gb, ty, ""));
+            growNeeds();
+            p_.setBlockArgsPrinted(gb, true);
+            const BlockId outer = block_;
+            block_ = gb;
+            auto copy = popPipe(pipe);
+            const size_t first = p_.block(gb).ops.size();
+            auto outerGrads = std::move(grad_);
+            grad_.clear();
+            for (size_t k = 0; k < carriedWithGrad.size(); ++k) accumulate(yielded[carriedWithGrad[k] + 1], gradArgs[k]);
+            for (size_t k = 0; k < withGrad.size(); ++k) grad_[withGrad[k]] = gradArgs[carriedWithGrad.size() + k];
+            runTape(*tape);
+            std::vector<ValueId> next{op1("pd_op.has_elements", {pipe.stack}, t({1}, DType::Bool), {}, false)};
+            for (size_t i : carriedWithGrad) next.push_back(gradOf(args[i]) != kNoId ? gradOf(args[i]) : fullLike(args[i], 0.0));
+            for (ValueId v : withGrad) next.push_back(gradOf(v));
+            plain("cf.yield", next, {});
+            readCopies(gb, first, copy);
+            grad_ = std::move(outerGrads);
+            block_ = outer;
+            for (size_t k = 0; k < carriedWithGrad.size(); ++k) accumulate(carried[carriedWithGrad[k]], gres[k]);
+            for (size_t k = 0; k < withGrad.size(); ++k) accumulate(withGrad[k], gres[carriedWithGrad.size() + k]);
+        });
+        return res;
+    }
+    // Paddle prints a while as `"pd_op.while"(cond=%c, inputs=%a, %b) {`: no attributes, no types.
+    void markWhile(OpId op, size_t operands) {
+        std::vector<std::string> keywords(operands);
+        keywords[0] = "cond";
+        if (operands > 1) keywords[1] = "inputs";
+        p_.setOperandKeywords(op, std::move(keywords));
+        p_.setOpSyntax(op, OpSyntax::kNoSpaceBeforeOperands | OpSyntax::kNoAttributeDict | OpSyntax::kNoSignature);
+    }
+
     // ---------- backward ----------
     void backward(ValueId loss, ValueId seed) {
         grad_[loss] = seed;
-        for (size_t i = tape_.size(); i-- > 0;) {
-            TapeEntry& e = tape_[i];
+        runTape(tape_);
+    }
+    // Emits the VJPs of `tape` in reverse, reading and accumulating grad_.
+    void runTape(std::vector<TapeEntry>& tape) {
+        for (size_t i = tape.size(); i-- > 0;) {
+            TapeEntry& e = tape[i];
             std::vector<ValueId> gs;
             bool any = false;
             for (ValueId o : e.outputs) {
@@ -619,6 +871,7 @@ void checkOptions(const ZooOptions& o) {
     if (o.dtype != DType::Float32 && o.dtype != DType::Float16 && o.dtype != DType::BFloat16 && o.dtype != DType::Float64)
         throw Error("--dtype must be f32, f16, bf16 or f64");
     if (o.dropout < 0 || o.dropout >= 1) throw Error("--dropout must be in [0, 1)");
+    if (o.loopSteps < 0) throw Error("--loop-steps must be at least 0");
 }
 
 // Multi-head attention on x [B*S, H]; `causal` adds the llama mask, `rope` = (cos, sin) [S, D].
@@ -649,6 +902,34 @@ ValueId attention(Builder& b, Params& P, const ZooOptions& o, ValueId x, bool bi
     return P.linear2d(merged, H, bias);
 }
 
+// --control-flow: on the hidden state h [R, H] before the loss head, a data-dependent gate
+// (pd_op.if: relu(h @ W) when sum(h) > 0, else h / 2) and a recurrent refinement
+// (pd_op.while: `steps` times h = h + tanh(h @ Wr) / 2), each with its backward as Paddle
+// builds it (Builder::ifOp, Builder::whileOp).
+ValueId controlFlowTail(Builder& b, Params& P, const ZooOptions& o, ValueId h) {
+    const int64_t H = b.dims(h).back();
+    const DType dt = b.dtypeOf(h);
+    ValueId gateW = P.add("gate_0.w_0", {H, H});
+    ValueId total = b.rawSum(h, {0, 1}, false, false);
+    ValueId zero = b.full({1}, 0.0, dt);
+    ValueId positive = b.op1("pd_op.greater_than", {total, zero}, b.t({1}, DType::Bool), {}, false);
+    ValueId gated = b.ifOp(positive, {b.p_.value(h).type},
+                           [&] { return std::vector<ValueId>{b.relu(b.matmul(h, gateW))}; },
+                           [&] { return std::vector<ValueId>{b.scale(h, 0.5, 0.0)}; })[0];
+    ValueId cellW = P.add("rnn_cell_0.w_0", {H, H});
+    ValueId step = b.full({1}, 0.0, DType::Int64);
+    ValueId steps = b.full({1}, static_cast<double>(o.loopSteps), DType::Int64);
+    ValueId one = b.full({1}, 1.0, DType::Int64);
+    ValueId more = b.op1("pd_op.less_than", {step, steps}, b.t({1}, DType::Bool), {}, false);
+    auto loop = b.whileOp(more, {step, gated}, [&](const std::vector<ValueId>& args) {
+        ValueId next = b.rawBinary("pd_op.add", args[0], one, false);
+        ValueId refined = b.add(args[1], b.scale(b.unary("pd_op.tanh", b.matmul(args[1], cellW)), 0.5, 0.0));
+        ValueId again = b.op1("pd_op.less_than", {next, steps}, b.t({1}, DType::Bool), {}, false);
+        return std::vector<ValueId>{again, next, refined};
+    });
+    return loop[1];
+}
+
 ValueId buildMlp(Builder& b, Params& P, const ZooOptions& o) {
     int64_t F = o.ffn ? o.ffn : 4 * o.hidden;
     ValueId x = b.data("x", {o.batch, o.hidden}, o.dtype);
@@ -659,6 +940,7 @@ ValueId buildMlp(Builder& b, Params& P, const ZooOptions& o) {
         auto [w, bias] = P.lnParams(o.hidden);
         h = b.layerNorm(l == 0 ? f : b.add(h, f), w, bias);
     }
+    if (o.controlFlow) h = controlFlowTail(b, P, o, h);
     return b.mean(h, {0, 1}, false);
 }
 
@@ -674,6 +956,7 @@ ValueId buildTransformer(Builder& b, Params& P, const ZooOptions& o) {
         ValueId f = P.linear2d(b.gelu(P.linear2d(b.layerNorm(h, w2, b2), F, true)), H, true);
         h = b.add(h, b.dropout(f, o.dropout));
     }
+    if (o.controlFlow) h = controlFlowTail(b, P, o, h);
     auto [wf, bf] = P.lnParams(H);
     return b.mean(b.layerNorm(h, wf, bf), {0, 1}, false);
 }
@@ -708,6 +991,7 @@ ValueId buildLlama(Builder& b, Params& P, const ZooOptions& o) {
         ValueId up = P.linear2d(n, F, false);
         h = b.add(h, P.linear2d(b.mul(gate, up), H, false));
     }
+    if (o.controlFlow) h = controlFlowTail(b, P, o, h);
     return b.mean(b.rmsNorm(h, P.rmsParam(H)), {0, 1}, false);
 }
 
@@ -728,6 +1012,7 @@ ValueId buildConv(Builder& b, Params& P, const ZooOptions& o) {
         h = b.add(h, y);
     }
     ValueId pooled = b.mean(h, {2, 3}, false);  // [N, C]
+    if (o.controlFlow) pooled = controlFlowTail(b, P, o, pooled);
     ValueId logits = P.linear2d(pooled, 10, true);
     return b.mean(logits, {0, 1}, false);
 }
@@ -751,7 +1036,6 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     else if (o.model == "conv") loss = buildConv(b, P, o);
     else throw Error("unknown model '" + o.model + "' (mlp, transformer, llama, conv)");
 
-    const Block& g = p.globalBlock();
     ValueId seed = b.full(b.dims(loss), 1.0, o.dtype);  // the gradient seed, as Paddle adds it
     OpId seedOp = p.value(seed).definingOp;
     b.backward(loss, seed);
@@ -773,16 +1057,29 @@ GeneratedProgram generateModel(const ZooOptions& o) {
         out.parameterGrads.push_back(gr);
         fetch(gr);
     }
+    const Block& g = p.globalBlock();  // taken here: building regions adds blocks (and moves them)
     // Paddle's programs declare every parameter first; the builder made each where it was
-    // first used. Hoist them (order kept) and name values %0, %1, ... in program order.
+    // first used. Hoist them (order kept), after the cf stacks (build_pipe_for_block puts
+    // each at the program's start, so the last made comes first).
     std::vector<OpId> order;
     order.reserve(g.ops.size());
+    order.assign(b.stackOps_.rbegin(), b.stackOps_.rend());
+    auto isStack = [&](OpId op) { return std::find(b.stackOps_.begin(), b.stackOps_.end(), op) != b.stackOps_.end(); };
     for (OpId op : g.ops) if (p.opName(op) == "builtin.parameter") order.push_back(op);
-    for (OpId op : g.ops) if (p.opName(op) != "builtin.parameter") order.push_back(op);
+    for (OpId op : g.ops) if (p.opName(op) != "builtin.parameter" && !isStack(op)) order.push_back(op);
     p.setBlockOps(Program::kGlobalBlock, std::move(order));
-    int64_t next = 0;
-    for (OpId op : g.ops)
-        for (ValueId r : p.op(op).results) p.setValueName(r, "%" + std::to_string(next++));
+    // Name values as Paddle's printer meets them: %0, %1, ... with an op's results before
+    // its regions' contents, block arguments %arg_0, %arg_1, ...
+    int64_t next = 0, nextArg = 0;
+    std::function<void(BlockId)> nameBlock = [&](BlockId blk) {
+        for (ValueId a : p.block(blk).args) p.setValueName(a, "%arg_" + std::to_string(nextArg++));
+        for (OpId op : p.block(blk).ops) {
+            for (ValueId r : p.op(op).results) p.setValueName(r, "%" + std::to_string(next++));
+            for (const auto& region : p.op(op).regions)
+                for (BlockId inner : region) nameBlock(inner);
+        }
+    };
+    nameBlock(Program::kGlobalBlock);
     if (next > 0) p.noteValueName("%" + std::to_string(next - 1));
     p.finish();
     out.spec.fwdOpEndIdx = static_cast<int>(p.indexInBlock(p.value(loss).definingOp));

@@ -27,6 +27,10 @@ struct ZooOptions {
     bool composite = false;              // composite ops + *_grad ops instead of primitives
     double dropout = 0.1;                // transformer/mlp dropout probability (0: none)
     Generation generation = Generation::G2;
+    // Adds a pd_op.if and a pd_op.while (and their backward as Paddle builds it, with cf
+    // stacks) on the hidden state before the loss head.
+    bool controlFlow = false;
+    int loopSteps = 3;                   // iterations of the while
 };
 
 struct GeneratedProgram {

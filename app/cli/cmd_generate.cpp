@@ -1,5 +1,6 @@
 // recompute-cli generate MODEL [--layers N --hidden H --heads A --seq S --batch B --ffn F
-//   --dtype f32|f16|bf16|f64 --dropout P --composite|--prim --generation G1|G2|G3] -o PROGRAM.pir
+//   --dtype f32|f16|bf16|f64 --dropout P --composite|--prim --generation G1|G2|G3
+//   --control-flow [--loop-steps N]] -o PROGRAM.pir
 // Writes a joint forward+backward training program of the model zoo and PROGRAM.spec.json.
 #include <chrono>
 #include <iostream>
@@ -73,6 +74,11 @@ rx::cli::RegisterCommand reg("generate", "Write a joint forward+backward trainin
                                  auto* prim = app.add_flag("--prim", a->prim, "primitive ops (the default)");
                                  composite->excludes(prim);
                                  app.add_option("--generation", a->generation, "printer generation: G1, G2 or G3");
+                                 app.add_flag("--control-flow", o.controlFlow,
+                                              "add a pd_op.if and a pd_op.while before the loss head, with their backward as "
+                                              "Paddle builds it (cf stacks)");
+                                 app.add_option("--loop-steps", o.loopSteps, "iterations of --control-flow's while (default 3)")
+                                     ->check(CLI::Range(0, 1000000));
                                  app.add_option("-o,--output", a->out, "PROGRAM.pir to write (PROGRAM.spec.json beside it)")
                                      ->required();
                                  return [a] { return runGenerate(*a); };

@@ -51,8 +51,11 @@ const std::unordered_map<std::string, Kernel>& kernels() { return registry().ker
 bool isStructuredOp(std::string_view name) { return name == "pd_op.if" || name == "pd_op.while"; }
 // Paddle's control-flow stacks (what a while's backward reads its forward's values from):
 // cf.stack_create () -> (stack, inlet, outlet); cf.tuple_push (inlet, values...);
-// cf.tuple_pop (outlet) -> values, last pushed first.
-bool isStackOp(std::string_view name) { return name == "cf.stack_create" || name == "cf.tuple_push" || name == "cf.tuple_pop"; }
+// cf.tuple_pop (outlet) -> values, last pushed first; pd_op.has_elements (stack) -> [1] bool
+// (the grad loop's condition).
+bool isStackOp(std::string_view name) {
+    return name == "cf.stack_create" || name == "cf.tuple_push" || name == "cf.tuple_pop" || name == "pd_op.has_elements";
+}
 bool isYield(std::string_view name) { return name == "cf.yield"; }
 // A while loop stops with an error past this many iterations (a condition that never turns
 // false would hang the run otherwise); cancel is honoured between iterations too.
@@ -62,7 +65,7 @@ constexpr int64_t kMaxWhileIterations = 10'000'000;
 
 std::vector<std::string> CpuExecutor::supportedOps() {
     std::vector<std::string> names = {"pd_op.data", "pd_op.feed", "builtin.parameter", "pd_op.if", "pd_op.while", "cf.yield",
-                                      "cf.stack_create", "cf.tuple_push", "cf.tuple_pop"};
+                                      "cf.stack_create", "cf.tuple_push", "cf.tuple_pop", "pd_op.has_elements"};
     for (const auto& [name, kernel] : kernels()) if (kernel) names.push_back(name);
     std::sort(names.begin(), names.end());
     return names;
@@ -300,6 +303,12 @@ private:
         }
         if (o.operands.empty() || !stackOf_.count(o.operands[0])) ctx.fail("operand 0 is not a stack made by cf.stack_create");
         auto& stack = stacks_[stackOf_.at(o.operands[0])];
+        if (name == "pd_op.has_elements") {
+            Tensor flag(DType::Bool, {1});
+            flag.set(0, stack.empty() ? 0.0 : 1.0);
+            ctx.setOut(0, std::move(flag));
+            return;
+        }
         if (name == "cf.tuple_push") {
             std::vector<Slot> tuple;
             for (size_t i = 1; i < o.operands.size(); ++i) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/Liveness.h"
 #include "exec/OpSemantics.h"
 #include "exec/Tensor.h"
 #include "model/Program.h"
@@ -81,6 +82,7 @@ struct RunResult {
     double totalMs = 0;
     bool cancelled = false;
     std::vector<std::string> generatedInputs;  // input names filled with seeded random data
+    ControlPath controlPath;                // the branch each if took, the iterations each while ran
 
     const FetchedValue* fetch(std::string_view valueName) const;
 };

@@ -4,6 +4,8 @@
 #include "model/OpTraits.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include "exec/OpSemantics.h"
 #include "model/CheckedMath.h"
@@ -177,7 +179,10 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
     return L;
 }
 
-LiveBytes liveBytesOf(const Program& program, const Liveness& liveness) {
+namespace {
+
+// Bytes per op from the buffers' lifetimes (a program without control flow).
+LiveBytes liveBytesWithoutControlFlow(const Program& program, const Liveness& liveness) {
     const auto& gops = program.globalBlock().ops;
     const size_t n = gops.size();
     LiveBytes out;
@@ -213,6 +218,242 @@ LiveBytes liveBytesOf(const Program& program, const Liveness& liveness) {
             out.peakIndex = uint32_t(i);
         }
     }
+    return out;
+}
+
+}  // namespace
+
+bool hasControlFlow(const Program& program) {
+    for (OpId id = 0; id < program.ops().size(); ++id) {
+        const Operation& o = program.op(id);
+        if (o.dead || o.parentBlock == kNoId) continue;
+        if (!o.regions.empty() || hasOpTrait(program.opName(id), OpTrait::ControlFlow) || program.opName(id) == "pd_op.has_elements")
+            return true;
+    }
+    return false;
+}
+
+namespace {
+
+// The memory of a run with control flow, walked as the CPU backend runs it (exec/cpu/
+// CpuExecutor.cpp) but with storage reduced to its byte count: slots refer to shared
+// storage, storage is counted while any slot, yielded value or stack entry refers to it.
+class ControlFlowMemory {
+public:
+    ControlFlowMemory(const Program& p, const Liveness& L, const ControlPath* path)
+        : p_(p), L_(L), path_(path), meter_(std::make_shared<Meter>()), slots_(p.values().size()) {}
+
+    // Bytes held while each top-level op runs; false when a sum passed int64.
+    bool run(std::vector<int64_t>& perOp) {
+        const auto& gops = p_.globalBlock().ops;
+        perOp.assign(gops.size(), 0);
+        for (uint32_t pos = 0; pos < gops.size(); ++pos) {
+            meter_->peak = meter_->current;
+            runOp(gops[pos]);
+            perOp[pos] = meter_->peak;
+            for (ValueId v : L_.valuesDeadAfter[pos]) slots_[v] = Slot{};
+            if (meter_->overflow) return false;
+        }
+        return true;
+    }
+
+private:
+    struct Meter {
+        int64_t current = 0, peak = 0;
+        bool overflow = false;
+    };
+    using Storage = std::shared_ptr<const int64_t>;
+    struct Slot {
+        bool set = false;
+        std::vector<Storage> parts;  // a tensor: one; a vector: its elements; a cf handle: none
+        int known = -1;              // a condition the model knows (pd_op.has_elements): 0 or 1
+    };
+    const Program& p_;
+    const Liveness& L_;
+    const ControlPath* path_;
+    std::shared_ptr<Meter> meter_;
+    std::vector<Slot> slots_;
+    std::vector<std::vector<std::vector<Slot>>> stacks_;
+    std::unordered_map<ValueId, size_t> stackOf_;
+    std::unordered_map<OpId, size_t> nextDecision_;
+
+    Storage allocate(int64_t bytes) {
+        if (auto sum = checkedAdd(meter_->current, bytes)) meter_->current = *sum;
+        else meter_->overflow = true;
+        meter_->peak = std::max(meter_->peak, meter_->current);
+        std::shared_ptr<Meter> meter = meter_;
+        return Storage(new int64_t(bytes), [meter](const int64_t* b) {
+            meter->current -= *b;
+            delete b;
+        });
+    }
+    Slot allocateValue(ValueId v) {
+        const Type& t = p_.types()[p_.value(v).type];
+        Slot s;
+        if (t.kind == Type::Kind::Null) return s;
+        s.set = true;
+        if (t.kind == Type::Kind::Vector) {
+            for (TypeId e : t.elements) s.parts.push_back(allocate(p_.types().bytes(e)));
+        } else if (t.kind != Type::Kind::Opaque) {
+            s.parts.push_back(allocate(p_.valueBytes(v)));
+        }
+        return s;
+    }
+    const Slot* operand(const Operation& o, size_t i) const {
+        if (i >= o.operands.size() || o.operands[i] == kNoId || !slots_[o.operands[i]].set) return nullptr;
+        return &slots_[o.operands[i]];
+    }
+    // The run's decision for this execution of `op`, if it recorded one.
+    std::optional<uint32_t> decision(OpId op) {
+        if (!path_) return std::nullopt;
+        auto it = path_->decisions.find(op);
+        if (it == path_->decisions.end()) return std::nullopt;
+        size_t& next = nextDecision_[op];
+        if (next >= it->second.size()) return std::nullopt;
+        return it->second[next++];
+    }
+
+    void runOp(OpId id) {
+        const Operation& o = p_.op(id);
+        const std::string_view name = p_.opName(id);
+        std::vector<Slot> out(o.results.size());
+        bool made = true;
+        if (name == "pd_op.if") out = runIf(id);
+        else if (name == "pd_op.while") out = runWhile(id);
+        else if (name == "cf.stack_create") {
+            for (size_t i = 0; i < out.size(); ++i) {
+                out[i].set = true;
+                stackOf_[o.results[i]] = stacks_.size();
+            }
+            stacks_.emplace_back();
+        } else if (name == "cf.tuple_push" || name == "cf.tuple_pop" || name == "pd_op.has_elements") {
+            auto st = o.operands.empty() ? stackOf_.end() : stackOf_.find(o.operands[0]);
+            if (st != stackOf_.end()) {
+                auto& stack = stacks_[st->second];
+                if (name == "cf.tuple_push") {
+                    std::vector<Slot> tuple;
+                    for (size_t i = 1; i < o.operands.size(); ++i) tuple.push_back(operand(o, i) ? *operand(o, i) : Slot{});
+                    stack.push_back(std::move(tuple));
+                } else if (name == "cf.tuple_pop") {
+                    if (!stack.empty()) {
+                        std::vector<Slot> tuple = std::move(stack.back());
+                        stack.pop_back();
+                        for (size_t i = 0; i < out.size() && i < tuple.size(); ++i) out[i] = std::move(tuple[i]);
+                    }
+                } else {
+                    if (!out.empty()) {
+                        out[0] = allocateValue(o.results[0]);
+                        out[0].known = stack.empty() ? 0 : 1;
+                    }
+                }
+            } else {
+                made = false;
+            }
+        } else {
+            made = false;
+            const AliasKind kind = aliasKindOf(name);
+            if (kind == AliasKind::Pack && out.size() == 1) {
+                bool all = true;
+                for (size_t i = 0; i < o.operands.size() && all; ++i) all = operand(o, i) != nullptr;
+                if (all) {
+                    out[0].set = made = true;
+                    for (size_t i = 0; i < o.operands.size(); ++i)
+                        for (const Storage& s : operand(o, i)->parts) out[0].parts.push_back(s);
+                }
+            } else if (kind == AliasKind::Unpack) {
+                if (const Slot* in = operand(o, 0); in && in->parts.size() == out.size()) {
+                    for (size_t i = 0; i < out.size(); ++i) out[i] = Slot{true, {in->parts[i]}, -1};
+                    made = true;
+                }
+            } else if (kind == AliasKind::Element && out.size() == 1) {
+                const int64_t index = attrInt(o, "index", 0);
+                if (const Slot* in = operand(o, 0); in && index >= 0 && index < int64_t(in->parts.size())) {
+                    out[0] = Slot{true, {in->parts[size_t(index)]}, -1};
+                    made = true;
+                }
+            } else if (kind == AliasKind::Same && out.size() == 1) {
+                if (const Slot* in = operand(o, 0)) {
+                    out[0] = Slot{true, in->parts, -1};
+                    made = true;
+                }
+            }
+        }
+        if (!made)
+            for (size_t i = 0; i < out.size(); ++i) out[i] = allocateValue(o.results[i]);
+        for (size_t i = 0; i < o.results.size(); ++i) slots_[o.results[i]] = std::move(out[i]);
+    }
+
+    // A block's ops up to its cf.yield; its values (and arguments) are dropped when it ends.
+    std::vector<Slot> runBlock(BlockId b) {
+        const Block& block = p_.block(b);
+        std::vector<Slot> yielded;
+        for (OpId op : block.ops) {
+            if (p_.op(op).dead) continue;
+            if (p_.opName(op) == "cf.yield") {
+                for (ValueId v : p_.op(op).operands) yielded.push_back(v != kNoId ? slots_[v] : Slot{});
+                break;
+            }
+            runOp(op);
+        }
+        for (OpId op : block.ops)
+            for (ValueId r : p_.op(op).results) slots_[r] = Slot{};
+        for (ValueId a : block.args) slots_[a] = Slot{};
+        for (ValueId a : block.kwargs) slots_[a] = Slot{};
+        return yielded;
+    }
+
+    std::vector<Slot> runIf(OpId id) {
+        const Operation& o = p_.op(id);
+        std::vector<Slot> out(o.results.size());
+        const uint32_t region = decision(id).value_or(0);
+        if (region >= o.regions.size() || o.regions[region].empty()) return out;
+        std::vector<Slot> yielded = runBlock(o.regions[region][0]);
+        for (size_t i = 0; i < out.size() && i < yielded.size(); ++i) out[i] = std::move(yielded[i]);
+        return out;
+    }
+
+    std::vector<Slot> runWhile(OpId id) {
+        const Operation& o = p_.op(id);
+        std::vector<Slot> carried;
+        for (size_t i = 1; i < o.operands.size(); ++i) carried.push_back(operand(o, i) ? *operand(o, i) : Slot{});
+        if (o.regions.empty() || o.regions[0].empty()) return carried;
+        const BlockId body = o.regions[0][0];
+        const Block& block = p_.block(body);
+        const std::optional<uint32_t> planned = decision(id);
+        int known = operand(o, 0) ? operand(o, 0)->known : -1;
+        for (uint32_t iteration = 0;; ++iteration) {
+            const bool again = planned ? iteration < *planned : known >= 0 ? known == 1 : iteration < 1;
+            if (!again || iteration >= 10'000'000u) break;
+            for (size_t i = 0; i < block.args.size() && i < carried.size(); ++i) slots_[block.args[i]] = carried[i];
+            std::vector<Slot> yielded = runBlock(body);
+            if (yielded.empty()) break;
+            known = yielded[0].known;
+            carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
+        }
+        carried.resize(o.results.size());
+        return carried;
+    }
+};
+
+}  // namespace
+
+LiveBytes liveBytesOf(const Program& program, const Liveness& liveness, const ControlPath* path) {
+    LiveBytes out = liveBytesWithoutControlFlow(program, liveness);
+    if (!out.error.empty() || !hasControlFlow(program)) return out;
+    std::vector<int64_t> perOp;
+    if (!ControlFlowMemory(program, liveness, path).run(perOp)) {
+        LiveBytes failed;
+        failed.error = "memory model: the live bytes inside a control-flow op do not fit in 64-bit byte counts (above 8 EiB)";
+        return failed;
+    }
+    out.perOp = std::move(perOp);
+    out.peakBytes = 0;
+    out.peakIndex = 0;
+    for (size_t i = 0; i < out.perOp.size(); ++i)
+        if (out.perOp[i] > out.peakBytes) {
+            out.peakBytes = out.perOp[i];
+            out.peakIndex = uint32_t(i);
+        }
     return out;
 }
 

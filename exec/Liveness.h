@@ -16,8 +16,18 @@
 //    builtin.parameter) is resident for the step, whether it is a forward input or not (a
 //    grad-output pd_op.data too): the framework holds feeds until the step ends.
 //  - Bytes are counted from the op that allocates them, resident ones included.
+//  - Control flow (pd_op.if, pd_op.while and the cf stacks), as the CPU backend runs it: a
+//    block's values are held until the block ends (its scope is dropped as a whole); block
+//    arguments, cf.yield, cf.tuple_push and cf.tuple_pop allocate nothing (they refer to
+//    their operands' storage), an if's or while's results are what its block yielded; a
+//    while's iteration holds its arguments (the previous iteration's values) while it makes
+//    the next; a value pushed on a cf stack is held until the block that pops it ends. The
+//    bytes a structured op holds while it runs depend on the branch it takes and the
+//    iterations it runs: liveBytesOf follows a run's ControlPath, or else assumes the then
+//    branch and one iteration (a loop on pd_op.has_elements runs until its stack is empty).
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -70,6 +80,17 @@ struct Liveness {
 // `resident`: by ValueId, values never released (residentValuesOf, or an executor's mask).
 Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& resident);
 
+// The control decisions of one run: per structured op (pd_op.if / pd_op.while, in any block),
+// one entry per time it ran, in order: the region an if ran (kNoRegion: none), the
+// iterations a while ran. Recorded by the executors (RunResult::controlPath).
+struct ControlPath {
+    static constexpr uint32_t kNoRegion = UINT32_MAX;
+    std::unordered_map<OpId, std::vector<uint32_t>> decisions;
+};
+
+// True when some op holds a region or is a cf.* op (the bytes then follow ControlPath rules).
+bool hasControlFlow(const Program& program);
+
 // Bytes held while each op runs (its operands, its new buffers and everything still alive),
 // exact or an error naming where a sum passed int64.
 struct LiveBytes {
@@ -79,6 +100,8 @@ struct LiveBytes {
     int64_t residentBytes = 0;
     std::string error;
 };
-LiveBytes liveBytesOf(const Program& program, const Liveness& liveness);
+// With control flow, the bytes inside structured ops and on cf stacks follow `path` (null:
+// the then branch, one iteration; see above).
+LiveBytes liveBytesOf(const Program& program, const Liveness& liveness, const ControlPath* path = nullptr);
 
 }  // namespace rx::exec

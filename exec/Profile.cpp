@@ -157,8 +157,21 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
             if (!forward.count(b.globalBlock().ops[i])) { boundaryB = static_cast<int64_t>(i); break; }
     const std::unordered_set<OpId> clones(in.clones.begin(), in.clones.end());
     const int64_t boundaryA = in.backwardOpStartIdx >= 0 ? in.backwardOpStartIdx : in.fwdOpEndIdx >= 0 ? in.fwdOpEndIdx + 1 : -1;
-    report.original = profileOf(a, ra, in.modelLiveOriginal, in.modelPeakOriginal, {}, boundaryA);
-    report.rewritten = profileOf(b, rb, in.modelLiveRewritten, in.modelPeakRewritten, clones, boundaryB);
+    // With control flow the model's bytes depend on the branches taken and the iterations
+    // run (exec/Liveness.h): it follows the measured run's path.
+    std::vector<int64_t> modelLiveA = in.modelLiveOriginal, modelLiveB = in.modelLiveRewritten;
+    int64_t modelPeakA = in.modelPeakOriginal, modelPeakB = in.modelPeakRewritten;
+    auto followPath = [&](const Program& p, const RunResult& r, std::vector<int64_t>& live, int64_t& peak) {
+        if (!hasControlFlow(p)) return;
+        LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, ro)), &r.controlPath);
+        if (!model.error.empty()) return;
+        live = std::move(model.perOp);
+        peak = model.peakBytes;
+    };
+    followPath(a, ra, modelLiveA, modelPeakA);
+    followPath(b, rb, modelLiveB, modelPeakB);
+    report.original = profileOf(a, ra, modelLiveA, modelPeakA, {}, boundaryA);
+    report.rewritten = profileOf(b, rb, modelLiveB, modelPeakB, clones, boundaryB);
     setTimes(report.original, timesA);
     setTimes(report.rewritten, timesB);
     report.original.peakReservedBytes = reservedA;

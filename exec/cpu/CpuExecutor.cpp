@@ -338,7 +338,9 @@ private:
         if (!ctx.has(0)) ctx.fail("operand 0 (the condition) is missing");
         const bool cond = truth(ctx, *ctx.inputs[0], "the condition");
         const size_t region = cond ? 0 : 1;
-        if (region >= o.regions.size() || o.regions[region].empty()) {
+        const bool runs = region < o.regions.size() && !o.regions[region].empty();
+        result_.controlPath.decisions[ctx.id].push_back(runs ? uint32_t(region) : ControlPath::kNoRegion);
+        if (!runs) {
             if (!o.results.empty()) ctx.fail(std::string("no ") + (cond ? "then" : "else") + " block for the results");
             return;
         }
@@ -382,6 +384,7 @@ private:
             cond = truth(ctx, yielded[0], "the yielded condition");
             carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
         }
+        result_.controlPath.decisions[ctx.id].push_back(uint32_t(iterations));
         for (size_t i = 0; i < carriedCount; ++i) ctx.outputs[i] = std::move(carried[i]);
     }
 

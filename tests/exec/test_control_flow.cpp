@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "exec/Liveness.h"
 #include "exec/Verify.h"
 #include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
@@ -22,6 +23,15 @@ RunResult runCapturing(const Program& p, const std::vector<std::string>& values,
     o.captureValues = values;
     CpuExecutor cpu;
     return cpu.run(p, in, o);
+}
+
+// The memory model along the run's path against the bytes the run held, op by op.
+void checkMeasuredEqualsModel(const Program& p, const RunResult& run) {
+    const LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})), &run.controlPath);
+    QVERIFY2(model.error.empty(), model.error.c_str());
+    QCOMPARE(run.ops.size(), model.perOp.size());
+    for (size_t i = 0; i < run.ops.size(); ++i) QCOMPARE(run.ops[i].peakBytes, model.perOp[i]);
+    QCOMPARE(run.peakBytes, model.peakBytes);
 }
 
 Tensor scalarTensor(DType t, std::vector<int64_t> dims, double v) {
@@ -56,6 +66,33 @@ private slots:
             QCOMPARE(r.values.at("%4").get(0), i >= 3 ? 3.0 : 0.0);
             QCOMPARE(r.values.at("%7").get(0), i >= 3 ? 3.0 : 0.0);
         }
+    }
+    // Measured = model on the corpus programs, both branches of the ifs: a block's values
+    // are held until it ends, a while's iteration holds the previous one's values.
+    void corpusPeaksEqualTheModel() {
+        for (const char* name : {"save-load-doc-if-op-early.pir", "visualdl-if-op.pir"})
+            for (double i : {5.0, 1.0}) {
+                Program p = loadProgram(corpus(name));
+                RunInputs in;
+                in.byName["i"] = scalarTensor(DType::Float32, {1}, i);
+                CpuExecutor cpu;
+                RunResult r = cpu.run(p, in, {});
+                QCOMPARE(r.controlPath.decisions.size(), size_t(1));
+                const bool then = name[0] == 's' ? i >= 3 : i < 5;  // i >= 3 and i < 5 are the conditions
+                QCOMPARE(r.controlPath.decisions.begin()->second, std::vector<uint32_t>{then ? 0u : 1u});
+                checkMeasuredEqualsModel(p, r);
+            }
+        Program p = loadProgram(corpus("save-load-doc-while-op-early-fragment.pir"));
+        CpuExecutor cpu;
+        RunResult r = cpu.run(p, {}, {});
+        QCOMPARE(r.controlPath.decisions.begin()->second, std::vector<uint32_t>{10});
+        // 3 constants (24 B) and the condition (1 B); in the loop the previous x (8 B), the
+        // next x (8 B) and its condition (1 B).
+        QCOMPARE(r.peakBytes, int64_t(42));
+        checkMeasuredEqualsModel(p, r);
+        // Without a run's path the model assumes one iteration: the previous x is the input.
+        const LiveBytes assumed = liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})));
+        QCOMPARE(assumed.peakBytes, int64_t(34));
     }
     // while (x < 10) x = x + 1, from 0: 10 iterations.
     void whileCarriesItsValues() {

@@ -57,6 +57,20 @@ void setGateThreshold(Program& p, double value) {
     QFAIL("no gate condition");
 }
 
+// The memory model along the run's path (exec/Liveness.h) against the bytes the run held,
+// op by op.
+void checkMeasuredEqualsModel(const Program& p, const RunResult& run, const RunOptions& options) {
+    const LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, options)), &run.controlPath);
+    QVERIFY2(model.error.empty(), model.error.c_str());
+    QCOMPARE(run.ops.size(), model.perOp.size());
+    for (size_t i = 0; i < run.ops.size(); ++i)
+        if (run.ops[i].peakBytes != model.perOp[i])
+            QFAIL(qPrintable(QString("op %1 (%2): measured %3 bytes, model %4").arg(i)
+                                 .arg(QString::fromStdString(std::string(p.opName(run.ops[i].op))))
+                                 .arg(run.ops[i].peakBytes).arg(model.perOp[i])));
+    QCOMPARE(run.peakBytes, model.peakBytes);
+}
+
 struct Outcome {
     VerifyReport report;
     SolveResult solved;
@@ -76,6 +90,8 @@ Outcome solveAndRun(std::shared_ptr<const Program> program, const RecomputeSpec&
     c.original = ex.run(*program, in, ro);
     c.rewritten = ex.run(*c.solved.rewritten, in, ro);
     c.report = compareRuns(c.original, c.rewritten, {});
+    checkMeasuredEqualsModel(*program, c.original, ro);
+    checkMeasuredEqualsModel(*c.solved.rewritten, c.rewritten, ro);
     return c;
 }
 
@@ -184,7 +200,8 @@ private slots:
         }
     }
 
-    // solve + rewrite + both runs: equivalent bit for bit, on both branches of the if.
+    // solve + rewrite + both runs: equivalent bit for bit, and measured = model op by op, on
+    // both branches of the if.
     void solveRewriteRunEquivalent_data() { models_data(); }
     void solveRewriteRunEquivalent() {
         QFETCH(QString, model);
@@ -192,6 +209,7 @@ private slots:
             GeneratedProgram g = generateModel(controlFlow(model.toStdString()));
             setGateThreshold(*g.program, threshold);
             Outcome c = solveAndRun(g.program, g.spec);
+            if (QTest::currentTestFailed()) return;
             QVERIFY2(c.report.equivalent, c.report.summary().c_str());
             QCOMPARE(c.report.bitwiseEqual, c.report.compared);
             QCOMPARE(c.report.compared, int(g.parameters.size()) + 1);

@@ -4,6 +4,7 @@
 #include "model/OpTraits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -240,6 +241,8 @@ namespace {
 // storage, storage is counted while any slot, yielded value or stack entry refers to it.
 class ControlFlowMemory {
 public:
+    static constexpr uint32_t kAssumedIterationsCap = 100'000;
+
     ControlFlowMemory(const Program& p, const Liveness& L, const ControlPath* path)
         : p_(p), L_(L), path_(path), meter_(std::make_shared<Meter>()), slots_(p.values().size()) {}
 
@@ -266,7 +269,11 @@ private:
     struct Slot {
         bool set = false;
         std::vector<Storage> parts;  // a tensor: one; a vector: its elements; a cf handle: none
-        int known = -1;              // a condition the model knows (pd_op.has_elements): 0 or 1
+        // Contents the model knows: small integer or bool constants and what is computed from
+        // them (a loop counter and its condition), pd_op.has_elements of a stack.
+        std::optional<std::vector<double>> constant;
+        // 1 or 0 for a condition the model knows, -1 otherwise.
+        int truth() const { return constant && constant->size() == 1 ? ((*constant)[0] != 0 ? 1 : 0) : -1; }
     };
     const Program& p_;
     const Liveness& L_;
@@ -343,7 +350,7 @@ private:
                 } else {
                     if (!out.empty()) {
                         out[0] = allocateValue(o.results[0]);
-                        out[0].known = stack.empty() ? 0 : 1;
+                        out[0].constant = std::vector<double>{stack.empty() ? 0.0 : 1.0};
                     }
                 }
             } else {
@@ -362,25 +369,86 @@ private:
                 }
             } else if (kind == AliasKind::Unpack) {
                 if (const Slot* in = operand(o, 0); in && in->parts.size() == out.size()) {
-                    for (size_t i = 0; i < out.size(); ++i) out[i] = Slot{true, {in->parts[i]}, -1};
+                    for (size_t i = 0; i < out.size(); ++i) out[i] = Slot{true, {in->parts[i]}, std::nullopt};
                     made = true;
                 }
             } else if (kind == AliasKind::Element && out.size() == 1) {
                 const int64_t index = attrInt(o, "index", 0);
                 if (const Slot* in = operand(o, 0); in && index >= 0 && index < int64_t(in->parts.size())) {
-                    out[0] = Slot{true, {in->parts[size_t(index)]}, -1};
+                    out[0] = Slot{true, {in->parts[size_t(index)]}, std::nullopt};
                     made = true;
                 }
             } else if (kind == AliasKind::Same && out.size() == 1) {
                 if (const Slot* in = operand(o, 0)) {
-                    out[0] = Slot{true, in->parts, -1};
+                    out[0] = *in;
                     made = true;
                 }
             }
         }
-        if (!made)
+        if (!made) {
             for (size_t i = 0; i < out.size(); ++i) out[i] = allocateValue(o.results[i]);
+            if (out.size() == 1) out[0].constant = evaluate(o, name);
+        }
         for (size_t i = 0; i < o.results.size(); ++i) slots_[o.results[i]] = std::move(out[i]);
+    }
+
+    // The contents of a small integer or bool result computed from known contents (exact in
+    // doubles), so that a counted loop's iterations are known without running it.
+    std::optional<std::vector<double>> evaluate(const Operation& o, std::string_view name) const {
+        constexpr size_t kMaxElements = 16;
+        auto integral = [&](ValueId v) {
+            const Type& t = p_.types()[p_.value(v).type];
+            return t.kind == Type::Kind::DenseTensor &&
+                   (t.dtype == DType::Bool || t.dtype == DType::Int8 || t.dtype == DType::UInt8 || t.dtype == DType::Int16 ||
+                    t.dtype == DType::Int32 || t.dtype == DType::Int64);
+        };
+        const ValueId r = o.results[0];
+        if (!integral(r)) return std::nullopt;
+        const Type& rt = p_.types()[p_.value(r).type];
+        if (name == "pd_op.full") {
+            int64_t n = 1;
+            for (int64_t d : rt.dims) {
+                if (d < 0 || d > int64_t(kMaxElements)) return std::nullopt;
+                n *= d;
+            }
+            if (n > int64_t(kMaxElements)) return std::nullopt;
+            const double v = attrFloat(o, "value", 0.0);
+            if (v != std::trunc(v) || std::fabs(v) > 9.0e15) return std::nullopt;
+            return std::vector<double>(size_t(n), rt.dtype == DType::Bool ? double(v != 0) : v);
+        }
+        static const std::unordered_map<std::string_view, int> kBinary = {
+            {"pd_op.add", 0}, {"pd_op.subtract", 1}, {"pd_op.multiply", 2}, {"pd_op.less_than", 3}, {"pd_op.less_equal", 4},
+            {"pd_op.greater_than", 5}, {"pd_op.greater_equal", 6}, {"pd_op.equal", 7}, {"pd_op.not_equal", 8},
+            {"pd_op.logical_and", 9}, {"pd_op.logical_or", 10}};
+        auto it = kBinary.find(name);
+        if (it == kBinary.end() || o.operands.size() != 2) return std::nullopt;
+        const Slot* a = operand(o, 0);
+        const Slot* b = operand(o, 1);
+        if (!a || !b || !a->constant || !b->constant || !integral(o.operands[0]) || !integral(o.operands[1])) return std::nullopt;
+        const std::vector<double>& x = *a->constant;
+        const std::vector<double>& y = *b->constant;
+        if (x.size() != y.size() && x.size() != 1 && y.size() != 1) return std::nullopt;
+        std::vector<double> out(std::max(x.size(), y.size()));
+        for (size_t i = 0; i < out.size(); ++i) {
+            const double u = x[x.size() == 1 ? 0 : i], w = y[y.size() == 1 ? 0 : i];
+            switch (it->second) {
+                case 0: out[i] = u + w; break;
+                case 1: out[i] = u - w; break;
+                case 2: out[i] = u * w; break;
+                case 3: out[i] = u < w; break;
+                case 4: out[i] = u <= w; break;
+                case 5: out[i] = u > w; break;
+                case 6: out[i] = u >= w; break;
+                case 7: out[i] = u == w; break;
+                case 8: out[i] = u != w; break;
+                case 9: out[i] = u != 0 && w != 0; break;
+                default: out[i] = u != 0 || w != 0; break;
+            }
+            if (std::fabs(out[i]) > 9.0e15) return std::nullopt;  // past exact doubles: not known
+        }
+        if (rt.dtype == DType::Bool)
+            for (double& v : out) v = v != 0;
+        return out;
     }
 
     // A block's ops up to its cf.yield; its values (and arguments) are dropped when it ends.
@@ -405,7 +473,10 @@ private:
     std::vector<Slot> runIf(OpId id) {
         const Operation& o = p_.op(id);
         std::vector<Slot> out(o.results.size());
-        const uint32_t region = decision(id).value_or(0);
+        // The run's branch; else the condition's if the model knows it; else the then branch.
+        const Slot* cond = operand(o, 0);
+        const int truth = cond ? cond->truth() : -1;
+        const uint32_t region = decision(id).value_or(truth == 0 ? 1u : 0u);
         if (region >= o.regions.size() || o.regions[region].empty()) return out;
         std::vector<Slot> yielded = runBlock(o.regions[region][0]);
         for (size_t i = 0; i < out.size() && i < yielded.size(); ++i) out[i] = std::move(yielded[i]);
@@ -420,14 +491,17 @@ private:
         const BlockId body = o.regions[0][0];
         const Block& block = p_.block(body);
         const std::optional<uint32_t> planned = decision(id);
-        int known = operand(o, 0) ? operand(o, 0)->known : -1;
+        int known = operand(o, 0) ? operand(o, 0)->truth() : -1;
         for (uint32_t iteration = 0;; ++iteration) {
-            const bool again = planned ? iteration < *planned : known >= 0 ? known == 1 : iteration < 1;
-            if (!again || iteration >= 10'000'000u) break;
+            // Without the run's count: while the model knows the condition holds (up to
+            // kAssumedIterationsCap: a condition that never turns false fails the run itself),
+            // else once.
+            const bool again = planned ? iteration < *planned : known >= 0 ? known == 1 && iteration < kAssumedIterationsCap : iteration < 1;
+            if (!again) break;
             for (size_t i = 0; i < block.args.size() && i < carried.size(); ++i) slots_[block.args[i]] = carried[i];
             std::vector<Slot> yielded = runBlock(body);
             if (yielded.empty()) break;
-            known = yielded[0].known;
+            known = yielded[0].truth();
             carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
         }
         carried.resize(o.results.size());

@@ -23,8 +23,10 @@
 //    while's iteration holds its arguments (the previous iteration's values) while it makes
 //    the next; a value pushed on a cf stack is held until the block that pops it ends. The
 //    bytes a structured op holds while it runs depend on the branch it takes and the
-//    iterations it runs: liveBytesOf follows a run's ControlPath, or else assumes the then
-//    branch and one iteration (a loop on pd_op.has_elements runs until its stack is empty).
+//    iterations it runs: liveBytesOf follows a run's ControlPath; without one it evaluates
+//    conditions computed from small integer and bool constants (a counted loop, a loop on
+//    pd_op.has_elements that runs until its stack is empty) and otherwise assumes the then
+//    branch and one iteration.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -101,7 +103,7 @@ struct LiveBytes {
     std::string error;
 };
 // With control flow, the bytes inside structured ops and on cf stacks follow `path` (null:
-// the then branch, one iteration; see above).
+// the conditions the model can evaluate, else the then branch and one iteration; see above).
 LiveBytes liveBytesOf(const Program& program, const Liveness& liveness, const ControlPath* path = nullptr);
 
 }  // namespace rx::exec

@@ -25,9 +25,13 @@ RunResult runCapturing(const Program& p, const std::vector<std::string>& values,
     return cpu.run(p, in, o);
 }
 
+LiveBytes model(const Program& p, const RunResult& run) {
+    return liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})), &run.controlPath);
+}
+
 // The memory model along the run's path against the bytes the run held, op by op.
 void checkMeasuredEqualsModel(const Program& p, const RunResult& run) {
-    const LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})), &run.controlPath);
+    const LiveBytes model = ::model(p, run);
     QVERIFY2(model.error.empty(), model.error.c_str());
     QCOMPARE(run.ops.size(), model.perOp.size());
     for (size_t i = 0; i < run.ops.size(); ++i) QCOMPARE(run.ops[i].peakBytes, model.perOp[i]);
@@ -90,9 +94,33 @@ private slots:
         // next x (8 B) and its condition (1 B).
         QCOMPARE(r.peakBytes, int64_t(42));
         checkMeasuredEqualsModel(p, r);
-        // Without a run's path the model assumes one iteration: the previous x is the input.
+        // Without a run's path the model evaluates the counted loop (constants 0, 1, 10) and
+        // finds the same 10 iterations.
         const LiveBytes assumed = liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})));
-        QCOMPARE(assumed.peakBytes, int64_t(34));
+        QCOMPARE(assumed.peakBytes, int64_t(42));
+        QCOMPARE(assumed.perOp, model(p, r).perOp);
+        // A loop whose condition it cannot evaluate (a float counter) it assumes to run once:
+        // the previous x is then the input itself.
+        const std::string floatLoop =
+            "(%0) = \"pd_op.data\" () {dtype:(pd_op.DataType)float32,name:\"x\",place:(pd_op.Place)Place(cpu),"
+            "shape:(pd_op.IntArray)[1],stop_gradient:[true]} : () -> pd_op.tensor<1xf32>\n"
+            "(%1) = \"pd_op.full\" () {dtype:(pd_op.DataType)float32,place:(pd_op.Place)Place(cpu),shape:(pd_op.IntArray)[1],"
+            "stop_gradient:[true],value:(Float)4} : () -> pd_op.tensor<1xf32>\n"
+            "(%2) = \"pd_op.less_than\" (%0, %1) {stop_gradient:[true]} : (pd_op.tensor<1xf32>, pd_op.tensor<1xf32>) -> pd_op.tensor<1xb>\n"
+            "(%3) = \"pd_op.while\"(cond=%2, inputs=%0) {\n"
+            "^%arg_0\n"
+            "    (%4) = \"pd_op.add\" (%arg_0, %1) {stop_gradient:[true]} : (pd_op.tensor<1xf32>, pd_op.tensor<1xf32>) -> pd_op.tensor<1xf32>\n"
+            "    (%5) = \"pd_op.less_than\" (%4, %1) {stop_gradient:[true]} : (pd_op.tensor<1xf32>, pd_op.tensor<1xf32>) -> pd_op.tensor<1xb>\n"
+            "    () = \"cf.yield\" (%5, %4) {} : (pd_op.tensor<1xb>, pd_op.tensor<1xf32>) ->\n"
+            "}\n";
+        Program q = parsePir(floatLoop, "float-loop.pir");
+        QCOMPARE(liveBytesOf(q, analyzeLiveness(q, residentMask(q, RunOptions{}))).peakBytes, int64_t(4 + 4 + 1 + 4 + 1));
+        RunInputs in;
+        in.byName["x"] = scalarTensor(DType::Float32, {1}, -10.0);  // runs 4 times: x, then 2 x's and a condition
+        RunResult many = cpu.run(q, in, {});
+        QCOMPARE(many.controlPath.decisions.begin()->second, std::vector<uint32_t>{4});
+        checkMeasuredEqualsModel(q, many);
+        QCOMPARE(many.peakBytes, int64_t(4 + 4 + 1 + 4 + 4 + 1));
     }
     // while (x < 10) x = x + 1, from 0: 10 iterations.
     void whileCarriesItsValues() {

@@ -4,6 +4,7 @@
 // so results of two backends or two programs can be compared bit for bit. Storage is counted
 // by a StorageMeter when allocated and released: the CPU backend's measured memory.
 #include <atomic>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -110,12 +111,75 @@ struct Tensor {
     // Any dtype; real dtypes read as (get(i), 0), and store the real part.
     std::complex<double> getComplex(int64_t i) const;
     void setComplex(int64_t i, std::complex<double> v);
+    // Typed storage (T must be the dtype's element type, see visitRealDType).
+    template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+    template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
+    // Whole-tensor double copies: for the few kernels that still compute through them
+    // (complex, conv/pool, norms, grads); the hot kernels read storage in place.
     std::vector<double> toDoubles() const;
     static Tensor fromDoubles(DType t, std::vector<int64_t> d, const std::vector<double>& values);
 
     bool bitwiseEqual(const Tensor& o) const { return dtype == o.dtype && dims == o.dims && bytes == o.bytes; }
     std::string shapeString() const;  // "2x3xf32"
 };
+
+// ---------- typed element access ----------
+// Kernels compute in the value's dtype: they read and write storage as its C++ element type
+// (no whole-tensor copy in another type). The half formats are stored as their bits and
+// computed per element through float.
+struct Half { uint16_t bits; };
+struct BFloat16 { uint16_t bits; };
+
+template <class T> inline constexpr bool isHalfLike = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// One stored element as the scalar type a kernel computes with: double for the floating
+// dtypes (what every earlier kernel computed in, so results are unchanged), the value itself
+// for integers and bool.
+template <class T>
+inline auto loadElement(T v) {
+    if constexpr (std::is_same_v<T, Half>) return static_cast<double>(halfToFloat(v.bits));
+    else if constexpr (std::is_same_v<T, BFloat16>) return static_cast<double>(bfloat16ToFloat(v.bits));
+    else if constexpr (std::is_floating_point_v<T>) return static_cast<double>(v);
+    else if constexpr (std::is_same_v<T, bool>) return static_cast<int64_t>(v);
+    else return static_cast<int64_t>(v);
+}
+
+// A computed double stored as T, rounded and clamped as Tensor::set does.
+template <class T>
+inline T storeElement(double v) {
+    if constexpr (std::is_same_v<T, Half>) return Half{floatToHalf(static_cast<float>(v))};
+    else if constexpr (std::is_same_v<T, BFloat16>) return BFloat16{floatToBFloat16(static_cast<float>(v))};
+    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
+    else if constexpr (std::is_same_v<T, bool>) return v != 0.0;
+    else if constexpr (sizeof(T) >= 4) return std::isfinite(v) ? static_cast<T>(v) : T{0};
+    else return static_cast<T>(static_cast<int64_t>(v));
+}
+// A computed integer stored as T (wraps as a cast does; bool: nonzero).
+template <class T>
+inline T storeElement(int64_t v) {
+    if constexpr (std::is_same_v<T, bool>) return v != 0;
+    else if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+    else return storeElement<T>(static_cast<double>(v));
+}
+
+// Calls f(std::type_identity<T>{}) with T the element type of real dtype t; complex and
+// unsupported dtypes call fallback() instead.
+template <class F, class G>
+decltype(auto) visitRealDType(DType t, F&& f, G&& fallback) {
+    switch (t) {
+    case DType::Bool: return f(std::type_identity<bool>{});
+    case DType::UInt8: return f(std::type_identity<uint8_t>{});
+    case DType::Int8: return f(std::type_identity<int8_t>{});
+    case DType::Int16: return f(std::type_identity<int16_t>{});
+    case DType::Int32: return f(std::type_identity<int32_t>{});
+    case DType::Int64: return f(std::type_identity<int64_t>{});
+    case DType::Float16: return f(std::type_identity<Half>{});
+    case DType::BFloat16: return f(std::type_identity<BFloat16>{});
+    case DType::Float32: return f(std::type_identity<float>{});
+    case DType::Float64: return f(std::type_identity<double>{});
+    default: return fallback();
+    }
+}
 
 // True for the dtypes the CPU executor computes with.
 bool isSupportedDType(DType t);

@@ -1,4 +1,4 @@
-// OpenBLAS dgemm behind one function, loaded on the first GEMM; the thread count is set once.
+// OpenBLAS dgemm and sgemm behind one function, loaded on the first GEMM; the thread count is set once.
 #include "exec/cpu/Blas.h"
 
 #include <cblas.h>
@@ -20,6 +20,7 @@ namespace {
 // CLI run ~9 ms and a core's worth of yields, though only the executor uses it.
 struct OpenBlas {
     decltype(&cblas_dgemm) dgemm = nullptr;
+    decltype(&cblas_sgemm) sgemm = nullptr;
     decltype(&openblas_set_num_threads) setNumThreads = nullptr;
 };
 
@@ -31,9 +32,10 @@ const OpenBlas& openBlas() {
                         ") and cannot load it: " + ::dlerror());
         OpenBlas l;
         l.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(::dlsym(handle, "cblas_dgemm"));
+        l.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(::dlsym(handle, "cblas_sgemm"));
         l.setNumThreads = reinterpret_cast<decltype(&openblas_set_num_threads)>(::dlsym(handle, "openblas_set_num_threads"));
-        if (!l.dgemm || !l.setNumThreads)
-            throw Error(std::string(RX_OPENBLAS_LIBRARY) + " lacks cblas_dgemm or openblas_set_num_threads");
+        if (!l.dgemm || !l.sgemm || !l.setNumThreads)
+            throw Error(std::string(RX_OPENBLAS_LIBRARY) + " lacks cblas_dgemm, cblas_sgemm or openblas_set_num_threads");
         return l;
     }();
     return lib;
@@ -52,18 +54,31 @@ int blasThreads() {
     return threads;
 }
 
-void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
-          int64_t ldb, double* c, int64_t ldc, bool accumulate) {
+namespace {
+template <class T, class Blas>
+void gemmWith(Blas blas, bool transA, bool transB, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+              int64_t ldb, T* c, int64_t ldc, bool accumulate) {
     if (m <= 0 || n <= 0) return;
     blasThreads();
     if (k <= 0) {
-        if (!accumulate) for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0);
+        if (!accumulate) for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
         return;
     }
-    openBlas().dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-                     static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a,
-                     static_cast<blasint>(lda), b, static_cast<blasint>(ldb), accumulate ? 1.0 : 0.0, c,
-                     static_cast<blasint>(ldc));
+    blas(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+         static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), T(1), a,
+         static_cast<blasint>(lda), b, static_cast<blasint>(ldb), accumulate ? T(1) : T(0), c,
+         static_cast<blasint>(ldc));
+}
+}  // namespace
+
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+          int64_t ldb, double* c, int64_t ldc, bool accumulate) {
+    gemmWith(openBlas().dgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+          int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+    gemmWith(openBlas().sgemm, transA, transB, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 }  // namespace rx::exec::cpu

@@ -1,6 +1,9 @@
 #pragma once
-// The CPU reference executor. Every kernel computes in double and stores in the value's
-// dtype, in a fixed order, so two runs of the same ops on the same inputs are bit-identical
+// The CPU reference executor. Kernels compute in the value's dtype: storage is read and
+// written in place as its element type, each element through double for the floating dtypes
+// and int64_t for integers, f32 matmul by sgemm (KernelContext.h; conv/pool, complex, the
+// norms other than layer_norm and a few grads still go through double vectors). Ops run in a
+// fixed order, so two runs of the same ops on the same inputs are bit-identical
 // (what equivalence checking relies on). Memory: a value's reference drops after its last use
 // (exec/Liveness.h); OpRecord::liveBytes / peakBytes are measured, the bytes tensor storage
 // holds (exec/Tensor.h StorageMeter), so they can disagree with the liveness model.

@@ -138,6 +138,42 @@ double binaryApply(int op, double a, double b, bool integer) {
     default: return NAN;
     }
 }
+int64_t binaryApplyInt(int op, int64_t a, int64_t b) {
+    switch (op) {
+    case 0: return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    case 1: return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+    case 2: return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+    case 3: return b == 0 ? 0 : b == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a / b;
+    case 4: {
+        if (b == 0) return 0;
+        if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+        int64_t q = a / b;
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    }
+    case 5: {
+        if (b == 0 || b == -1) return 0;
+        int64_t r = a % b;
+        return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    }
+    case 6: return std::max(a, b);
+    case 7: return std::min(a, b);
+    case 8: { double p = std::pow(static_cast<double>(a), static_cast<double>(b)); return std::isfinite(p) ? static_cast<int64_t>(p) : 0; }
+    case 9: return a == b;
+    case 10: return a != b;
+    case 11: return a < b;
+    case 12: return a <= b;
+    case 13: return a > b;
+    case 14: return a >= b;
+    case 15: return (a != 0) && (b != 0);
+    case 16: return (a != 0) || (b != 0);
+    case 17: return (a != 0) != (b != 0);
+    case 18: return a & b;
+    case 19: return a | b;
+    case 20: return a ^ b;
+    default: return 0;
+    }
+}
+
 // Index = the case of binaryApply.
 const char* const kBinaryOps[kBinaryOpCount] = {
     "pd_op.add", "pd_op.subtract", "pd_op.multiply", "pd_op.divide",
@@ -169,42 +205,120 @@ Tensor transposeTensor(const Tensor& t, const Dims& perm) {
 
 Tensor expandTensor(const Tensor& t, const Dims& od) {
     Tensor out(t.dtype, od);
-    int eb = dtypeBytes(t.dtype);
-    std::vector<int64_t> idx = broadcastIndex(t.dims, od);
-    for (size_t k = 0; k < idx.size(); ++k) std::memcpy(out.bytes.data() + k * eb, t.bytes.data() + idx[k] * eb, eb);
+    const size_t eb = static_cast<size_t>(dtypeBytes(t.dtype));
+    const std::array<const Dims*, 1> ins{&t.dims};
+    forEachBroadcast(od, ins, [&](int64_t k, const auto& off) { std::memcpy(out.bytes.data() + k * eb, t.bytes.data() + off[0] * eb, eb); });
+    return out;
+}
+
+Tensor filledTensor(DType t, const Dims& d, double v) {
+    Tensor out(t, d);
+    const int64_t n = out.numel();
+    visitRealDType(t, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        std::fill(out.data<T>(), out.data<T>() + n, storeElement<T>(v));
+    }, [&] { for (int64_t i = 0; i < n; ++i) out.set(i, v); });
     return out;
 }
 
 // ---------- matmul ----------
-// Batched matmul with broadcasting of leading dims; operands already 2-D or more.
-// optimize("O3"): -O2's cost model leaves the axpy below scalar; vectorizing it does not
-// change the result (each element is still one multiply-add per p, in the same order).
-std::vector<double> matmulCore(const Context& c, const std::vector<double>& a, Dims ad, bool ta,
-                               const std::vector<double>& b, Dims bd, bool tb, Dims& outDims) {
+MatmulGeom matmulGeometry(const Context& c, Dims ad, bool ta, Dims bd, bool tb) {
     bool aVec = ad.size() == 1, bVec = bd.size() == 1;
     if (aVec) { ad = {1, ad[0]}; ta = false; }
     if (bVec) { bd = {bd[0], 1}; tb = false; }
     if (ad.size() < 2 || bd.size() < 2) c.fail("matmul of 0-d tensors");
-    int64_t m = ta ? ad[ad.size() - 1] : ad[ad.size() - 2];
-    int64_t k = ta ? ad[ad.size() - 2] : ad[ad.size() - 1];
+    MatmulGeom g;
+    g.ta = ta; g.tb = tb;
+    g.m = ta ? ad[ad.size() - 1] : ad[ad.size() - 2];
+    g.k = ta ? ad[ad.size() - 2] : ad[ad.size() - 1];
     int64_t k2 = tb ? bd[bd.size() - 1] : bd[bd.size() - 2];
-    int64_t n = tb ? bd[bd.size() - 2] : bd[bd.size() - 1];
-    if (k != k2) c.fail("matmul inner dims differ: " + dimsString(ad) + " x " + dimsString(bd));
+    g.n = tb ? bd[bd.size() - 2] : bd[bd.size() - 1];
+    if (g.k != k2) c.fail("matmul inner dims differ: " + dimsString(ad) + " x " + dimsString(bd));
     Dims abatch(ad.begin(), ad.end() - 2), bbatch(bd.begin(), bd.end() - 2);
     Dims batch = broadcastDims(c, abatch, bbatch);
-    std::vector<int64_t> ai = broadcastIndex(abatch, batch), bi = broadcastIndex(bbatch, batch);
-    int64_t nb = numelOf(batch);
-    std::vector<double> out(static_cast<size_t>(nb * m * n), 0.0);
-    int64_t ar = ad[ad.size() - 2], ac = ad[ad.size() - 1], br = bd[bd.size() - 2], bc = bd[bd.size() - 1];
-    // One OpenBLAS GEMM per batch entry (fixed threads: reruns are bit-identical).
-    for (int64_t bt = 0; bt < nb; ++bt) {
-        const double* A = a.data() + ai[bt] * ar * ac;
-        const double* B = b.data() + bi[bt] * br * bc;
-        gemm(ta, tb, m, n, k, A, ac, B, bc, out.data() + bt * m * n, n);
+    g.aBatch = broadcastIndex(abatch, batch);  // one entry per batch, not per element
+    g.bBatch = broadcastIndex(bbatch, batch);
+    g.batches = numelOf(batch);
+    g.aRows = ad[ad.size() - 2]; g.aCols = ad[ad.size() - 1];
+    g.bRows = bd[bd.size() - 2]; g.bCols = bd[bd.size() - 1];
+    g.outDims = batch;
+    if (!aVec) g.outDims.push_back(g.m);
+    if (!bVec) g.outDims.push_back(g.n);
+    return g;
+}
+
+namespace {
+// One OpenBLAS GEMM per batch entry (fixed threads: reruns are bit-identical). W is the BLAS
+// type: T itself for f32/f64; other dtypes go through one batch entry of W at a time.
+template <class T, class W>
+void matmulBatches(const MatmulGeom& g, const T* a, const T* b, T* out) {
+    const int64_t aSize = g.aRows * g.aCols, bSize = g.bRows * g.bCols, oSize = g.m * g.n;
+    if constexpr (std::is_same_v<T, W>) {
+        for (int64_t bt = 0; bt < g.batches; ++bt)
+            gemm(g.ta, g.tb, g.m, g.n, g.k, a + g.aBatch[bt] * aSize, g.aCols, b + g.bBatch[bt] * bSize, g.bCols,
+                 out + bt * oSize, g.n);
+    } else {
+        std::vector<W> as(static_cast<size_t>(aSize)), bs(static_cast<size_t>(bSize)), os(static_cast<size_t>(oSize));
+        for (int64_t bt = 0; bt < g.batches; ++bt) {
+            const T* A = a + g.aBatch[bt] * aSize;
+            const T* B = b + g.bBatch[bt] * bSize;
+            for (int64_t i = 0; i < aSize; ++i) as[i] = static_cast<W>(loadElement(A[i]));
+            for (int64_t i = 0; i < bSize; ++i) bs[i] = static_cast<W>(loadElement(B[i]));
+            gemm(g.ta, g.tb, g.m, g.n, g.k, as.data(), g.aCols, bs.data(), g.bCols, os.data(), g.n);
+            T* O = out + bt * oSize;
+            for (int64_t i = 0; i < oSize; ++i) O[i] = storeElement<T>(static_cast<double>(os[i]));
+        }
     }
-    outDims = batch;
-    if (!aVec) outDims.push_back(m);
-    if (!bVec) outDims.push_back(n);
+}
+}  // namespace
+
+void matmulInto(const MatmulGeom& g, DType t, const uint8_t* a, const uint8_t* b, uint8_t* out) {
+    visitRealDType(t, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using W = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, T,
+                                     std::conditional_t<isHalfLike<T>, float, double>>;
+        matmulBatches<T, W>(g, reinterpret_cast<const T*>(a), reinterpret_cast<const T*>(b), reinterpret_cast<T*>(out));
+    }, [&] { throw Error(std::string("internal: matmul in dtype ") + std::string(dtypeShortName(t))); });
+}
+
+Tensor matmulTensor(const Context& c, const Tensor& a, bool ta, const Tensor& b, bool tb, DType t, const Dims* want) {
+    const MatmulGeom g = matmulGeometry(c, a.dims, ta, b.dims, tb);
+    auto compute = [&](const Tensor& A, const Tensor& B, bool metered) {
+        std::optional<ScopedStorageMeter> off;
+        if (!metered) off.emplace(nullptr);
+        Tensor out(t, g.outDims);
+        matmulInto(g, t, A.bytes.data(), B.bytes.data(), out.bytes.data());
+        return out;
+    };
+    const bool direct = !want || *want == g.outDims;
+    Tensor product;
+    if (a.dtype == t && b.dtype == t) {
+        product = compute(a, b, direct);
+    } else {
+        std::optional<Tensor> a2, b2;
+        {
+            ScopedStorageMeter off(nullptr);
+            if (a.dtype != t) a2 = mapElements(a, t, [](auto v) { return static_cast<double>(v); });
+            if (b.dtype != t) b2 = mapElements(b, t, [](auto v) { return static_cast<double>(v); });
+        }
+        product = compute(a2 ? *a2 : a, b2 ? *b2 : b, direct);
+    }
+    if (direct) return product;
+    return sumToShape(product, *want);
+}
+
+Tensor sumToShape(const Tensor& from, const Dims& to) {
+    Tensor out(from.dtype, to);
+    visitRealDType(from.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* in = from.data<T>();
+        T* o = out.data<T>();
+        forEachReduction(from.dims, to, [&](int64_t k, auto&& visit) {
+            decltype(loadElement(T{})) acc{};
+            visit([&](int64_t off) { acc += loadElement(in[off]); });
+            o[k] = storeElement<T>(acc);
+        });
+    }, [&] { throw Error(std::string("internal: sum in dtype ") + std::string(dtypeShortName(from.dtype))); });
     return out;
 }
 
@@ -237,8 +351,14 @@ Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis) {
     int64_t off = 0;
     for (const TensorPtr& t : l) {
         int64_t chunk = t->dims[axis] * inner;
-        for (int64_t o = 0; o < outer; ++o)
+        const size_t eb = static_cast<size_t>(dtypeBytes(out.dtype));
+        for (int64_t o = 0; o < outer; ++o) {
+            if (t->dtype == out.dtype && !isComplexDType(out.dtype)) {
+                std::memcpy(out.bytes.data() + (o * od[axis] * inner + off) * eb, t->bytes.data() + o * chunk * eb, chunk * eb);
+                continue;
+            }
             for (int64_t j = 0; j < chunk; ++j) out.set(o * od[axis] * inner + off + j, t->get(o * chunk + j));
+        }
         off += chunk;
     }
     return out;

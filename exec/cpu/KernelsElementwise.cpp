@@ -8,95 +8,132 @@
 
 namespace rx::exec::cpu {
 
+namespace {
+// out = fn(x) in place of the old double-vector round trip, for the unary kernels below.
+template <class Fn>
+void setMapped(Context& c, Fn&& fn) {
+    const Tensor& x = c.x(0);
+    c.setOut(0, mapElements(x, c.outDType(0), [&](auto e) { return fn(static_cast<double>(e)); }));
+}
+
+// A binary op over broadcast operands, computed in the operands' dtype (int64_t arithmetic for
+// integers and bool, double per element for the floating dtypes) and stored in the result's.
+void binaryKernel(Context& c, int op) {
+    const Tensor& a = c.x(0);
+    const Tensor& b = c.x(1);
+    const Dims od = broadcastDims(c, a.dims, b.dims);
+    const DType ot = c.outDType(0);
+    const bool integer = !isFloat(ot) && ot != DType::Bool;
+    Tensor out(ot, od);
+    const std::array<const Dims*, 2> ins{&a.dims, &b.dims};
+    auto generic = [&] {
+        forEachBroadcast(od, ins, [&](int64_t k, const auto& off) { out.set(k, binaryApply(op, a.get(off[0]), b.get(off[1]), integer)); });
+    };
+    auto typed = [&](auto inTag, auto outTag) {
+        using T = typename decltype(inTag)::type;
+        using O = typename decltype(outTag)::type;
+        const T* av = a.data<T>();
+        const T* bv = b.data<T>();
+        O* o = out.data<O>();
+        forEachBroadcast(od, ins, [&](int64_t k, const auto& off) {
+            if constexpr (std::is_integral_v<T>) o[k] = storeElement<O>(binaryApplyInt(op, loadElement(av[off[0]]), loadElement(bv[off[1]])));
+            else o[k] = storeElement<O>(binaryApply(op, loadElement(av[off[0]]), loadElement(bv[off[1]]), integer));
+        });
+    };
+    if (a.dtype != b.dtype || (ot != a.dtype && ot != DType::Bool)) generic();
+    else visitRealDType(a.dtype, [&](auto tag) {
+        if (ot == a.dtype) typed(tag, tag);
+        else typed(tag, std::type_identity<bool>{});
+    }, generic);
+    c.setOut(0, std::move(out));
+}
+}  // namespace
+
 void registerElementwiseKernels(KernelTable& table) {
     auto& k = table.kernels;
     // -- elementwise --
     for (const auto& [name, fn] : unaryTable()) {
         auto f = fn;
-        k[std::string(name)] = [f](Context& c) {
-            const Tensor& x = c.x(0);
-            std::vector<double> v = x.toDoubles();
-            for (double& e : v) e = f(e);
-            c.setOutDoubles(0, x.dims, v);
-        };
+        k[std::string(name)] = [f](Context& c) { setMapped(c, f); };
     }
     k["pd_op.gelu"] = [](Context& c) {
         bool approx = c.attrBool("approximate", false);
-        const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        for (double& e : v) e = gelu(e, approx);
-        c.setOutDoubles(0, x.dims, v);
+        setMapped(c, [approx](double e) { return gelu(e, approx); });
     };
     k["pd_op.pow"] = [](Context& c) {
         double y = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
-        const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        for (double& e : v) e = (y == 2.0) ? e * e : std::pow(e, y);
-        c.setOutDoubles(0, x.dims, v);
+        setMapped(c, [y](double e) { return (y == 2.0) ? e * e : std::pow(e, y); });
     };
     k["pd_op.scale"] = [](Context& c) {
         double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
         double b = c.attrFloat("bias", 0.0);
         bool after = c.attrBool("bias_after_scale", true);
-        const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        for (double& e : v) e = after ? e * s + b : (e + b) * s;
-        c.setOutDoubles(0, x.dims, v);
+        setMapped(c, [=](double e) { return after ? e * s + b : (e + b) * s; });
     };
     k["pd_op.clip"] = [](Context& c) {
         double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
         double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
-        const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        for (double& e : v) e = std::min(std::max(e, lo), hi);
-        c.setOutDoubles(0, x.dims, v);
+        setMapped(c, [=](double e) { return std::min(std::max(e, lo), hi); });
     };
     k["pd_op.cast"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        if (c.outDType(0) == DType::Bool) for (double& e : v) e = e != 0.0;
-        c.setOutDoubles(0, x.dims, v);
+        const bool toBool = c.outDType(0) == DType::Bool;
+        // Integers stay integers (exact past 2^53); anything to bool is "nonzero".
+        c.setOut(0, mapElements(x, c.outDType(0), [toBool](auto e) {
+            if constexpr (std::is_integral_v<decltype(e)>) return e;
+            else return toBool ? static_cast<double>(e != 0.0) : static_cast<double>(e);
+        }));
     };
-    for (int code = 0; code < static_cast<int>(std::size(kBinaryOps)); ++code) {
-        const int n = code;
-        k[kBinaryOps[code]] = [n](Context& c) {
-            const Tensor& a = c.x(0);
-            const Tensor& b = c.x(1);
-            Dims od = broadcastDims(c, a.dims, b.dims);
-            std::vector<double> av = a.toDoubles(), bv = b.toDoubles();
-            bool integer = !isFloat(c.outDType(0)) && c.outDType(0) != DType::Bool;
-            std::vector<double> out(static_cast<size_t>(numelOf(od)));
-            if (a.dims == od && b.dims == od) {  // no broadcasting: skip the index maps
-                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[i], bv[i], integer);
-            } else if (a.dims == od && b.numel() == 1) {
-                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[i], bv[0], integer);
-            } else {
-                std::vector<int64_t> ia = broadcastIndex(a.dims, od), ib = broadcastIndex(b.dims, od);
-                for (size_t i = 0; i < out.size(); ++i) out[i] = binaryApply(n, av[ia[i]], bv[ib[i]], integer);
-            }
-            c.setOutDoubles(0, od, out);
-        };
-    }
+    for (int code = 0; code < static_cast<int>(std::size(kBinaryOps)); ++code)
+        k[kBinaryOps[code]] = [code](Context& c) { binaryKernel(c, code); };
     k["pd_op.where"] = [](Context& c) {
         const Tensor& cond = c.x(0);
         const Tensor& a = c.x(1);
         const Tensor& b = c.x(2);
         Dims od = broadcastDims(c, broadcastDims(c, cond.dims, a.dims), b.dims);
-        auto ic = broadcastIndex(cond.dims, od), ia = broadcastIndex(a.dims, od), ib = broadcastIndex(b.dims, od);
-        std::vector<double> out(ic.size());
-        for (size_t i = 0; i < ic.size(); ++i) out[i] = cond.get(ic[i]) != 0 ? a.get(ia[i]) : b.get(ib[i]);
-        c.setOutDoubles(0, od, out);
+        Tensor out(c.outDType(0), od);
+        const std::array<const Dims*, 3> ins{&cond.dims, &a.dims, &b.dims};
+        auto generic = [&] {
+            forEachBroadcast(od, ins, [&](int64_t k, const auto& off) { out.set(k, cond.get(off[0]) != 0 ? a.get(off[1]) : b.get(off[2])); });
+        };
+        if (a.dtype != out.dtype || b.dtype != out.dtype) generic();
+        else visitRealDType(out.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* av = a.data<T>();
+            const T* bv = b.data<T>();
+            T* o = out.data<T>();
+            forEachBroadcast(od, ins, [&](int64_t k, const auto& off) { o[k] = cond.get(off[0]) != 0 ? av[off[1]] : bv[off[2]]; });
+        }, generic);
+        c.setOut(0, std::move(out));
     };
     k["pd_op.add_n"] = [](Context& c) {
         const auto& l = c.list(0);
         if (l.empty()) c.fail("add_n of nothing");
-        std::vector<double> acc = l[0]->toDoubles();
-        for (size_t i = 1; i < l.size(); ++i) {
+        for (size_t i = 1; i < l.size(); ++i)
             if (l[i]->dims != l[0]->dims) c.fail("add_n of different shapes");
-            std::vector<double> v = l[i]->toDoubles();
-            for (size_t j = 0; j < acc.size(); ++j) acc[j] += v[j];
-        }
-        c.setOutDoubles(0, l[0]->dims, acc);
+        Tensor out(c.outDType(0), l[0]->dims);
+        const int64_t n = out.numel();
+        bool sameType = true;
+        for (const TensorPtr& t : l) sameType = sameType && t->dtype == out.dtype;
+        // Each element summed in the order of the list, in double (int64_t for integers).
+        auto generic = [&] {
+            for (int64_t e = 0; e < n; ++e) {
+                double acc = l[0]->get(e);
+                for (size_t i = 1; i < l.size(); ++i) acc += l[i]->get(e);
+                out.set(e, acc);
+            }
+        };
+        if (!sameType) generic();
+        else visitRealDType(out.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            T* o = out.data<T>();
+            for (int64_t e = 0; e < n; ++e) {
+                auto acc = loadElement(l[0]->data<T>()[e]);
+                for (size_t i = 1; i < l.size(); ++i) acc += loadElement(l[i]->data<T>()[e]);
+                o[e] = storeElement<T>(acc);
+            }
+        }, generic);
+        c.setOut(0, std::move(out));
     };
     auto triKernel = [](bool lower) {
         return [lower](Context& c) {
@@ -104,13 +141,14 @@ void registerElementwiseKernels(KernelTable& table) {
             if (x.dims.size() < 2) c.fail("tril/triu need rank >= 2");
             int64_t diag = c.attrInt("diagonal", 0);
             int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
-            std::vector<double> v = x.toDoubles();
-            for (size_t e = 0; e < v.size(); ++e) {
-                int64_t j = static_cast<int64_t>(e) % cols, i = (static_cast<int64_t>(e) / cols) % rows;
+            Tensor out = mapElements(x, c.outDType(0), [](auto e) { return e; });
+            const int eb = dtypeBytes(out.dtype);
+            for (int64_t e = 0; e < out.numel(); ++e) {
+                int64_t j = e % cols, i = (e / cols) % rows;
                 bool keep = lower ? (j - i <= diag) : (j - i >= diag);
-                if (!keep) v[e] = 0;
+                if (!keep) std::memset(out.bytes.data() + e * eb, 0, static_cast<size_t>(eb));  // 0 in every dtype
             }
-            c.setOutDoubles(0, x.dims, v);
+            c.setOut(0, std::move(out));
         };
     };
     k["pd_op.tril"] = triKernel(true);
@@ -121,36 +159,45 @@ void registerElementwiseKernels(KernelTable& table) {
 
     k["pd_op.logit"] = [](Context& c) {
         double eps = c.attrFloat("eps", 0.0);
-        const Tensor& x = c.x(0);
-        std::vector<double> v = x.toDoubles();
-        for (double& e : v) {
+        setMapped(c, [eps](double e) {
             double p = eps > 0 ? std::clamp(e, eps, 1.0 - eps) : e;
-            e = std::log(p / (1.0 - p));
-        }
-        c.setOutDoubles(0, x.dims, v);
+            return std::log(p / (1.0 - p));
+        });
     };
     k["pd_op.swiglu"] = [](Context& c) {
         // silu(x) * y; with no y, x's last axis holds [x | y].
         const Tensor& x = c.x(0);
-        std::vector<double> xv = x.toDoubles(), out;
         Dims od = x.dims;
-        if (c.has(1)) {
-            if (c.x(1).dims != x.dims) c.fail("swiglu operands differ in shape");
-            std::vector<double> yv = c.x(1).toDoubles();
-            out.resize(xv.size());
-            for (size_t i = 0; i < xv.size(); ++i) out[i] = xv[i] * sigmoid(xv[i]) * yv[i];
-        } else {
-            if (od.empty() || od.back() % 2) c.fail("swiglu without y needs an even last axis");
-            int64_t h = od.back() / 2, rows = x.numel() / std::max<int64_t>(od.back(), 1);
-            od.back() = h;
-            out.resize(static_cast<size_t>(rows * h));
-            for (int64_t r = 0; r < rows; ++r)
-                for (int64_t j = 0; j < h; ++j) {
-                    double a = xv[r * 2 * h + j], b = xv[r * 2 * h + h + j];
-                    out[r * h + j] = a * sigmoid(a) * b;
-                }
-        }
-        c.setOutDoubles(0, od, out);
+        const bool hasY = c.has(1);
+        if (hasY && c.x(1).dims != x.dims) c.fail("swiglu operands differ in shape");
+        if (!hasY && (od.empty() || od.back() % 2)) c.fail("swiglu without y needs an even last axis");
+        const int64_t h = hasY ? 0 : od.back() / 2, rows = hasY ? 0 : x.numel() / std::max<int64_t>(od.back(), 1);
+        if (!hasY) od.back() = h;
+        Tensor out(c.outDType(0), od);
+        // (x index, y index) of output element i
+        auto at = [&](int64_t i) { return hasY ? std::pair{i, i} : std::pair{(i / h) * 2 * h + i % h, (i / h) * 2 * h + h + i % h}; };
+        const Tensor& yt = hasY ? c.x(1) : x;
+        (void)rows;
+        auto generic = [&] {
+            for (int64_t i = 0; i < out.numel(); ++i) {
+                auto [xi, yi] = at(i);
+                double a = x.get(xi);
+                out.set(i, a * sigmoid(a) * yt.get(yi));
+            }
+        };
+        if (x.dtype != out.dtype || yt.dtype != out.dtype) generic();
+        else visitRealDType(out.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* xv = x.data<T>();
+            const T* yv = yt.data<T>();
+            T* o = out.data<T>();
+            for (int64_t i = 0; i < out.numel(); ++i) {
+                auto [xi, yi] = at(i);
+                double a = static_cast<double>(loadElement(xv[xi]));
+                o[i] = storeElement<T>(a * sigmoid(a) * static_cast<double>(loadElement(yv[yi])));
+            }
+        }, generic);
+        c.setOut(0, std::move(out));
     };
 }
 

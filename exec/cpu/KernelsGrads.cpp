@@ -11,27 +11,35 @@ namespace rx::exec::cpu {
 void registerGradsKernels(KernelTable& table) {
     auto& k = table.kernels;
     // -- elementwise grads --
+    // Each grad is computed over out_grad's dims in the result's dtype, then summed down to
+    // the operand's dims where it was broadcast (that temporary is not tensor storage).
     auto binaryGrad = [](int kind) {  // 0 add, 1 subtract, 2 multiply, 3 divide
         return [kind](Context& c) {
             const Tensor& x = c.x(0);
             const Tensor& y = c.x(1);
             const Tensor& g = c.x(c.operandCount() - 1);
-            std::vector<double> gv = g.toDoubles();
-            Dims od = g.dims;
-            auto ix = broadcastIndex(x.dims, od), iy = broadcastIndex(y.dims, od);
-            std::vector<double> xv = x.toDoubles(), yv = y.toDoubles();
-            std::vector<double> dx(gv.size()), dy(gv.size());
-            for (size_t i = 0; i < gv.size(); ++i) {
-                double a = xv[ix[i]], b = yv[iy[i]];
-                switch (kind) {
-                case 0: dx[i] = gv[i]; dy[i] = gv[i]; break;
-                case 1: dx[i] = gv[i]; dy[i] = -gv[i]; break;
-                case 2: dx[i] = gv[i] * b; dy[i] = gv[i] * a; break;
-                default: dx[i] = gv[i] / b; dy[i] = -gv[i] * a / (b * b); break;
+            const Dims od = g.dims;
+            const std::array<const Tensor*, 3> ins{&g, &x, &y};
+            auto grad = [&](size_t result, const Dims& target, auto f) {
+                if (result >= c.outputs.size() || c.resultIsNull(result)) return;
+                if (target == od) { c.setOut(result, broadcastMap(c.outDType(result), od, ins, f)); return; }
+                std::optional<Tensor> full;
+                {
+                    ScopedStorageMeter off(nullptr);
+                    full.emplace(broadcastMap(c.outDType(result), od, ins, f));
                 }
+                c.setOut(result, sumToShape(*full, target));
+            };
+            using V = std::array<double, 3>;  // out_grad, x, y
+            switch (kind) {
+            case 0: grad(0, x.dims, [](const V& v) { return v[0]; }); grad(1, y.dims, [](const V& v) { return v[0]; }); break;
+            case 1: grad(0, x.dims, [](const V& v) { return v[0]; }); grad(1, y.dims, [](const V& v) { return -v[0]; }); break;
+            case 2: grad(0, x.dims, [](const V& v) { return v[0] * v[2]; }); grad(1, y.dims, [](const V& v) { return v[0] * v[1]; }); break;
+            default:
+                grad(0, x.dims, [](const V& v) { return v[0] / v[2]; });
+                grad(1, y.dims, [](const V& v) { return -v[0] * v[1] / (v[2] * v[2]); });
+                break;
             }
-            if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(dx, od, x.dims));
-            if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(dy, od, y.dims));
         };
     };
     k["pd_op.add_grad"] = binaryGrad(0);
@@ -44,9 +52,8 @@ void registerGradsKernels(KernelTable& table) {
             const Tensor& a = c.x(0);
             const Tensor& g = c.x(c.operandCount() - 1);
             if (a.dims != g.dims) c.fail("gradient shape differs from the input");
-            std::vector<double> av = a.toDoubles(), gv = g.toDoubles();
-            for (size_t i = 0; i < gv.size(); ++i) gv[i] = f(av[i], gv[i]);
-            c.setOutDoubles(0, a.dims, gv);
+            c.setOut(0, broadcastMap(c.outDType(0), a.dims, std::array<const Tensor*, 2>{&a, &g},
+                                     [f](const std::array<double, 2>& v) { return f(v[0], v[1]); }));
         };
     };
     k["pd_op.relu_grad"] = unaryGrad([](double out, double g) { return out > 0 ? g : 0.0; });
@@ -62,16 +69,13 @@ void registerGradsKernels(KernelTable& table) {
         bool approx = c.attrBool("approximate", false);
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
-        std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
-        for (size_t i = 0; i < gv.size(); ++i) gv[i] *= geluGrad(xv[i], approx);
-        c.setOutDoubles(0, x.dims, gv);
+        if (x.dims != g.dims) c.fail("gradient shape differs from the input");
+        c.setOut(0, broadcastMap(c.outDType(0), x.dims, std::array<const Tensor*, 2>{&x, &g},
+                                 [approx](const std::array<double, 2>& v) { return v[1] * geluGrad(v[0], approx); }));
     };
     k["pd_op.scale_grad"] = [](Context& c) {  // d(x*s + b) = g*s
         double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
-        const Tensor& g = c.x(0);
-        std::vector<double> v = g.toDoubles();
-        for (double& e : v) e *= s;
-        c.setOutDoubles(0, g.dims, v);
+        c.setOut(0, generatedTensorFrom(c.x(0), c.outDType(0), [s](int64_t, double e) { return e * s; }));
     };
     k["pd_op.reshape_grad"] = [](Context& c) {
         // (xshape, out_grad): x's dims are xshape's dims without the leading 0.
@@ -93,7 +97,13 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.expand_grad"] = [](Context& c) {  // (x, out_grad, shape)
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
-        c.setOutDoubles(0, x.dims, reduceToShape(g.toDoubles(), g.dims, x.dims));
+        if (g.dtype == c.outDType(0)) { c.setOut(0, sumToShape(g, x.dims)); return; }
+        std::optional<Tensor> sum;
+        {
+            ScopedStorageMeter off(nullptr);  // a temporary, not the result's storage
+            sum.emplace(sumToShape(g, x.dims));
+        }
+        c.setOut(0, mapElements(*sum, c.outDType(0), [](auto e) { return static_cast<double>(e); }));
     };
     k["pd_op.expand_as_grad"] = k["pd_op.expand_grad"];
     k["pd_op.slice_grad"] = [](Context& c) {  // (input, out_grad, starts, ends) {axes, decrease_axis}

@@ -18,17 +18,20 @@ void registerNormKernels(KernelTable& table) {
             int64_t n = x.dims.empty() ? 1 : x.dims[axis], inner = 1, outer = 1;
             for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
             for (int64_t i = 0; i < axis; ++i) outer *= x.dims[i];
-            std::vector<double> v = x.toDoubles();
+            // One lane along the axis at a time in double; storage stays in the dtype.
+            Tensor out(c.outDType(0), x.dims);
+            std::vector<double> lane(static_cast<size_t>(n));
             for (int64_t o = 0; o < outer; ++o)
                 for (int64_t in = 0; in < inner; ++in) {
-                    double* base = v.data() + o * n * inner + in;
+                    const int64_t base = o * n * inner + in;
+                    for (int64_t j = 0; j < n; ++j) lane[j] = x.get(base + j * inner);
                     double m = -INFINITY, s = 0;
-                    for (int64_t j = 0; j < n; ++j) m = std::max(m, base[j * inner]);
-                    for (int64_t j = 0; j < n; ++j) s += std::exp(base[j * inner] - m);
+                    for (int64_t j = 0; j < n; ++j) m = std::max(m, lane[j]);
+                    for (int64_t j = 0; j < n; ++j) s += std::exp(lane[j] - m);
                     for (int64_t j = 0; j < n; ++j)
-                        base[j * inner] = logSoftmax ? base[j * inner] - m - std::log(s) : std::exp(base[j * inner] - m) / s;
+                        out.set(base + j * inner, logSoftmax ? lane[j] - m - std::log(s) : std::exp(lane[j] - m) / s);
                 }
-            c.setOutDoubles(0, x.dims, v);
+            c.setOut(0, std::move(out));
         };
     };
     k["pd_op.softmax"] = softmaxLike(false);
@@ -40,15 +43,16 @@ void registerNormKernels(KernelTable& table) {
         int64_t n = y.dims.empty() ? 1 : y.dims[axis], inner = 1, outer = 1;
         for (size_t i = axis + 1; i < y.dims.size(); ++i) inner *= y.dims[i];
         for (int64_t i = 0; i < axis; ++i) outer *= y.dims[i];
-        std::vector<double> yv = y.toDoubles(), gv = g.toDoubles(), out(yv.size());
+        if (g.numel() != y.numel()) c.fail("out_grad " + dimsString(g.dims) + " does not match out " + dimsString(y.dims));
+        Tensor out(c.outDType(0), y.dims);
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t in = 0; in < inner; ++in) {
                 int64_t b = o * n * inner + in;
                 double dot = 0;
-                for (int64_t j = 0; j < n; ++j) dot += yv[b + j * inner] * gv[b + j * inner];
-                for (int64_t j = 0; j < n; ++j) out[b + j * inner] = yv[b + j * inner] * (gv[b + j * inner] - dot);
+                for (int64_t j = 0; j < n; ++j) dot += y.get(b + j * inner) * g.get(b + j * inner);
+                for (int64_t j = 0; j < n; ++j) out.set(b + j * inner, y.get(b + j * inner) * (g.get(b + j * inner) - dot));
             }
-        c.setOutDoubles(0, y.dims, out);
+        c.setOut(0, std::move(out));
     };
 
     // -- layer norm: out, mean, variance (Paddle's outputs) --
@@ -56,14 +60,17 @@ void registerNormKernels(KernelTable& table) {
         const Tensor& x = c.x(0);
         LnShape s = lnShape(c, x.dims);
         double eps = c.attrFloat("epsilon", 1e-5);
-        std::vector<double> v = x.toDoubles(), scale, bias;
+        std::vector<double> scale, bias;  // parameter-sized
         if (c.has(1)) scale = c.x(1).toDoubles();
         if (c.has(2)) bias = c.x(2).toDoubles();
         if ((!scale.empty() && static_cast<int64_t>(scale.size()) != s.cols) || (!bias.empty() && static_cast<int64_t>(bias.size()) != s.cols))
             c.fail("layer_norm scale/bias size differs from the normalized size");
-        std::vector<double> mean(s.rows), var(s.rows), out(v.size());
+        // One row at a time in double; the result is stored in its dtype as it is computed.
+        std::vector<double> mean(s.rows), var(s.rows), rowValues(static_cast<size_t>(s.cols));
+        Tensor out(c.outDType(0), x.dims);
         for (int64_t r = 0; r < s.rows; ++r) {
-            const double* row = v.data() + r * s.cols;
+            for (int64_t j = 0; j < s.cols; ++j) rowValues[j] = x.get(r * s.cols + j);
+            const double* row = rowValues.data();
             double m = 0;
             for (int64_t j = 0; j < s.cols; ++j) m += row[j];
             m /= static_cast<double>(s.cols);
@@ -76,10 +83,10 @@ void registerNormKernels(KernelTable& table) {
                 double y = (row[j] - m) * inv;
                 if (!scale.empty()) y *= scale[j];
                 if (!bias.empty()) y += bias[j];
-                out[r * s.cols + j] = y;
+                out.set(r * s.cols + j, y);
             }
         }
-        c.setOutDoubles(0, x.dims, out);
+        c.setOut(0, std::move(out));
         if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, statDims(c, 1, s.rows), mean);
         if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, statDims(c, 2, s.rows), var);
     };

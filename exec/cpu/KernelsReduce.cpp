@@ -11,28 +11,41 @@ namespace rx::exec::cpu {
 void registerReduceKernels(KernelTable& table) {
     auto& k = table.kernels;
     // -- reductions --
+    // Each output element accumulates its inputs in ascending order in double (int64_t for
+    // integers and bool), read and stored in the tensor's own dtype.
     auto reduceKernel = [](int kind) {  // 0 sum, 1 mean, 2 max, 3 min, 4 prod
         return [kind](Context& c) {
             const Tensor& x = c.x(0);
-            ReducePlan p = planReduce(c, x.dims, 1);
-            size_t on = static_cast<size_t>(numelOf(p.outDims));
-            double init = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
-            std::vector<double> acc(on, init);
-            std::vector<double> v = x.toDoubles();
-            for (size_t i = 0; i < v.size(); ++i) {
-                double& a = acc[p.target[i]];
-                switch (kind) {
-                case 0: case 1: a += v[i]; break;
-                case 2: a = std::max(a, v[i]); break;
-                case 3: a = std::min(a, v[i]); break;
-                default: a *= v[i]; break;
-                }
-            }
-            if (kind == 1 && on > 0) {
-                double count = static_cast<double>(v.size()) / static_cast<double>(on);
-                for (double& a : acc) a /= count;
-            }
-            c.setOutDoubles(0, p.resultDims(), acc);
+            const ReduceGeom g = reduceGeometry(c, x.dims, 1);
+            Tensor out(c.outDType(0), g.outDims());
+            const int64_t on = out.numel();
+            const double count = on > 0 ? static_cast<double>(x.numel()) / static_cast<double>(on) : 1.0;
+            auto reduceWith = [&](auto load, auto store) {
+                forEachReduction(x.dims, g.keptDims, [&](int64_t o, auto&& visit) {
+                    double a = kind == 2 ? -INFINITY : kind == 3 ? INFINITY : kind == 4 ? 1.0 : 0.0;
+                    visit([&](int64_t i) {
+                        const double v = load(i);
+                        switch (kind) {
+                        case 0: case 1: a += v; break;
+                        case 2: a = std::max(a, v); break;
+                        case 3: a = std::min(a, v); break;
+                        default: a *= v; break;
+                        }
+                    });
+                    if (kind == 1) a /= count;
+                    store(o, a);
+                });
+            };
+            auto generic = [&] { reduceWith([&](int64_t i) { return x.get(i); }, [&](int64_t o, double a) { out.set(o, a); }); };
+            if (x.dtype != out.dtype) generic();
+            else visitRealDType(x.dtype, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                const T* in = x.data<T>();
+                T* ov = out.data<T>();
+                reduceWith([&](int64_t i) { return static_cast<double>(loadElement(in[i])); },
+                           [&](int64_t o, double a) { ov[o] = storeElement<T>(a); });
+            }, generic);
+            c.setOut(0, std::move(out));
         };
     };
     for (const auto& [name, kind] : reductionKinds()) k[name] = reduceKernel(kind);
@@ -41,12 +54,22 @@ void registerReduceKernels(KernelTable& table) {
         return [mean](Context& c) {
             const Tensor& x = c.x(0);
             const Tensor& g = c.x(1);
-            ReducePlan p = planReduce(c, x.dims, 2);
-            if (numelOf(p.outDims) != g.numel()) c.fail("gradient does not match the reduced shape");
-            std::vector<double> gv = g.toDoubles(), out(static_cast<size_t>(x.numel()));
-            double scale = mean ? static_cast<double>(numelOf(p.outDims)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
-            for (size_t i = 0; i < out.size(); ++i) out[i] = gv[p.target[i]] * scale;
-            c.setOutDoubles(0, x.dims, out);
+            const ReduceGeom geom = reduceGeometry(c, x.dims, 2);
+            if (numelOf(geom.keptDims) != g.numel()) c.fail("gradient does not match the reduced shape");
+            double scale = mean ? static_cast<double>(numelOf(geom.keptDims)) / static_cast<double>(std::max<int64_t>(x.numel(), 1)) : 1.0;
+            Tensor out(c.outDType(0), x.dims);
+            const std::array<const Dims*, 1> ins{&geom.keptDims};
+            auto generic = [&] { forEachBroadcast(x.dims, ins, [&](int64_t k, const auto& off) { out.set(k, g.get(off[0]) * scale); }); };
+            if (g.dtype != out.dtype) generic();
+            else visitRealDType(out.dtype, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                const T* gv = g.data<T>();
+                T* o = out.data<T>();
+                forEachBroadcast(x.dims, ins, [&](int64_t k, const auto& off) {
+                    o[k] = storeElement<T>(static_cast<double>(loadElement(gv[off[0]])) * scale);
+                });
+            }, generic);
+            c.setOut(0, std::move(out));
         };
     };
     k["pd_op.sum_grad"] = reduceGrad(false);
@@ -55,14 +78,14 @@ void registerReduceKernels(KernelTable& table) {
     auto anyAll = [](bool any) {
         return [any](Context& c) {
             const Tensor& x = c.x(0);
-            ReducePlan p = planReduce(c, x.dims, 1);
-            std::vector<double> acc(static_cast<size_t>(numelOf(p.outDims)), any ? 0.0 : 1.0);
-            for (int64_t i = 0; i < x.numel(); ++i) {
-                bool b = x.get(i) != 0;
-                double& a = acc[p.target[i]];
-                a = any ? (a != 0 || b) : (a != 0 && b);
-            }
-            c.setOutDoubles(0, p.resultDims(), acc);
+            const ReduceGeom g = reduceGeometry(c, x.dims, 1);
+            Tensor out(c.outDType(0), g.outDims());
+            forEachReduction(x.dims, g.keptDims, [&](int64_t o, auto&& visit) {
+                bool a = !any;
+                visit([&](int64_t i) { bool b = x.get(i) != 0; a = any ? (a || b) : (a && b); });
+                out.set(o, a ? 1.0 : 0.0);
+            });
+            c.setOut(0, std::move(out));
         };
     };
     k["pd_op.any"] = anyAll(true);

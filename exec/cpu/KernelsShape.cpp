@@ -14,9 +14,7 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.full"] = [](Context& c) {
         Dims shape = fullShape(c);
         c.requireElements(shape);
-        double v = c.attrFloat("value", 0.0);
-        int64_t n = numelOf(shape);
-        c.setOutDoubles(0, shape, std::vector<double>(static_cast<size_t>(n), v));
+        c.setOut(0, filledTensor(c.outDType(0), shape, c.attrFloat("value", 0.0)));
     };
     k["pd_op.full_int_array"] = [](Context& c) {
         Dims v = c.attrInts("value");
@@ -26,14 +24,14 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.full_like"] = [](Context& c) {
         double v = c.has(1) ? c.scalar(1) : c.attrFloat("value", 0.0);
         const Tensor& x = c.x(0);
-        c.setOutDoubles(0, x.dims, std::vector<double>(static_cast<size_t>(x.numel()), v));
+        c.setOut(0, filledTensor(c.outDType(0), x.dims, v));
     };
     k["pd_op.full_with_tensor"] = [](Context& c) {
         // (value, shape) as Paddle prints it; fall back to the result type for the shape.
         double v = c.scalar(0);
         Dims shape = fullWithTensorShape(c);
         c.requireElements(shape);
-        c.setOutDoubles(0, shape, std::vector<double>(static_cast<size_t>(numelOf(shape)), v));
+        c.setOut(0, filledTensor(c.outDType(0), shape, v));
     };
     k["pd_op.arange"] = [](Context& c) {
         double start = c.scalar(0), end = c.scalar(1), step = c.scalar(2);

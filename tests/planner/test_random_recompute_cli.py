@@ -33,8 +33,9 @@ def best_within(report, flops_pct):
 
 with tempfile.TemporaryDirectory() as tmp:
     t = lambda name: os.path.join(tmp, name)
-    # A small generated transformer with dropout in every layer (primitive ops).
-    run("generate", "transformer", "--layers", "2", "--hidden", "32", "--heads", "2", "--seq", "8", "--batch", "2",
+    # A small generated transformer with dropout in every layer (primitive ops), attention large
+# enough (sequence 64) that recomputing its dropouts pays.
+    run("generate", "transformer", "--layers", "2", "--hidden", "32", "--heads", "2", "--seq", "64", "--batch", "2",
         "--dropout", "0.1", "-o", t("small.pir"))
 
     # Without the option and with "off": the same bytes (stdout, report) - the default mode.
@@ -64,8 +65,14 @@ with tempfile.TemporaryDirectory() as tmp:
         sys.exit("mask mode's lowest plan is above the default's: %d vs %d" % (lowest(m), lowest(a)))
     s = run("solve", t("small.pir"), "--budget", "0.0", "--recompute-random", "mask", "--report", t("s_mask.json"),
             "--rewritten", t("s_mask.pir"))
-    if json.load(open(t("s_mask.json"))).get("recompute_random") != "mask":
+    s_mask = json.load(open(t("s_mask.json")))
+    if s_mask.get("recompute_random") != "mask":
         sys.exit("the solve report lacks recompute_random: mask")
+    # At budget 0 the attention probabilities' dropouts are worth recomputing: lower than the default.
+    default_lowest = json.load(open(t("s_plain.json")))["activation_peak_bytes"]
+    if not s_mask["activation_peak_bytes"] < default_lowest:
+        sys.exit("solve --budget 0.0 --recompute-random mask is not below the default: %d vs %d"
+                 % (s_mask["activation_peak_bytes"], default_lowest))
     # A primitive program has no dropout_grad of its own: this one is a clone rebuilding a dropout from its mask.
     if not any('"pd_op.dropout_grad"' in line and "is_recompute_bw_op" in line for line in open(t("s_mask.pir"))):
         sys.exit("the rewritten program rebuilds no dropout from its mask")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""--recompute-random on the command line: pareto, solve --budget and profile --budget take it;
+"""--recompute-random on the command line: pareto, solve --budget, profile --budget and verify
+--budget take it;
 without it the output is the default's, byte for byte; profile proves a mask plan equivalent;
 a bad value is a usage error; and on the 12-layer stack of the torch-joint transformer layer
 (bench/stack_layers.py) the mask mode reaches -75% activation peak within +40% FLOPs, where
@@ -83,6 +84,15 @@ with tempfile.TemporaryDirectory() as tmp:
     if not prof["equivalent"] or prof["recomputed_ops"] == 0:
         sys.exit("profile --budget 0.0 --recompute-random mask: equivalent %s, %d recomputed ops"
                  % (prof["equivalent"], prof["recomputed_ops"]))
+
+    # verify proves the same plans equivalent (exit 0; 3 would mean they differ), at several budgets.
+    for budget in ("0.0", "0.3", "0.7"):
+        v = run("verify", t("small.pir"), "--budget", budget, "--recompute-random", "mask", "--json")
+        out = json.loads(v.stdout)
+        if not out["equivalent"] or not out["bitwise_equal"]:
+            sys.exit("verify --budget %s --recompute-random mask: not equivalent\n%s" % (budget, v.stdout))
+    if json.loads(run("verify", t("small.pir"), "--budget", "0.0", "--recompute-random", "mask", "--json").stdout)["recomputed_ops"] == 0:
+        sys.exit("verify --budget 0.0 --recompute-random mask recomputed nothing")
 
     # Usage errors: a bad value, or the option without --budget.
     bad = run("solve", t("small.pir"), "--budget", "0.5", "--recompute-random", "dice", expect=2)

@@ -8,6 +8,7 @@
 
 #include "algorithms/FlowNetwork.h"
 #include "algorithms/MinCut.h"
+#include "model/RandomRecompute.h"
 
 namespace rx {
 
@@ -45,6 +46,9 @@ struct Plan {
     std::vector<ValueReason> reasons;        // by ValueId
     std::vector<std::string> warnings;       // informational
     std::vector<std::string> hazards;        // seed behaviour worth flagging (see ALGORITHM.md §8)
+    // How recomputed random ops are cloned (model/RandomRecompute.h); Off everywhere but the
+    // budget planner's plans under --recompute-random (the seed never recomputes them).
+    RandomRecompute randomRecompute = RandomRecompute::Off;
 
     std::string cutValueText() const { return FlowNetwork::unitsText(cutValueUnits, scale); }
     std::string weightText(ValueId v) const { return FlowNetwork::unitsText(reasons[v].weightUnits, scale); }

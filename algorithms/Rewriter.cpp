@@ -86,6 +86,22 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan, std::shar
         }
         types.clear();
         for (ValueId r : o.results) types.push_back(orig.value(r).type);
+        // --recompute-random mask: a dropout's clone rebuilds its output from the saved mask
+        // (pd_op.dropout_grad(mask, x[, p]), the forward kernel's own expression); the mask
+        // itself is a subgraph input and keeps its original.
+        const bool applyMask = plan.randomRecompute == RandomRecompute::Mask &&
+                               randomCloneForm(orig, op, plan.randomRecompute) == RandomCloneForm::ApplyMask;
+        if (applyMask) {
+            const MaskApplication m = maskApplication(orig, op);
+            operands.assign({m.mask, operands[0]});
+            if (m.p != kNoId) operands.push_back(map[m.p] != kNoId ? map[m.p] : m.p);
+            if (map[m.mask] != m.mask) {
+                res.error = "cloning " + std::string(orig.opName(op)) + " (op " + std::to_string(a.opIndex(op)) +
+                            ") from its mask: the mask " + orig.value(m.mask).name + " is not saved";
+                return res;
+            }
+            types.resize(1);
+        }
         OpId first = kNoId;
         if (!o.results.empty())
             for (const Use& use : orig.uses(o.results[0])) {
@@ -93,9 +109,23 @@ RewriteResult partitionJointGraph(const Analysis& a, const Plan& plan, std::shar
                 if (u != kNoId && a.isBackwardRangeOp(u) && (first == kNoId || a.opIndex(u) < a.opIndex(first)))
                     first = u;
             }
-        const OpId clone = np.createOp(orig.opName(op), operands, types);
-        np.setOpAttributes(clone, cloneAttributes(o, first == kNoId ? nullptr : &orig.op(first)));
-        for (size_t k = 0; k < o.results.size(); ++k) map[o.results[k]] = np.op(clone).results[k];
+        const OpId clone = np.createOp(applyMask ? std::string_view("pd_op.dropout_grad") : orig.opName(op), operands, types);
+        const AttributeList& attributes = cloneAttributes(o, first == kNoId ? nullptr : &orig.op(first));
+        if (applyMask) {
+            // dropout_grad takes the dropout's is_test, mode and p; stop_gradient for its one result.
+            std::vector<NamedAttribute> kept;
+            for (const NamedAttribute& na : attributes) {
+                if (na.name == "fix_seed" || na.name == "seed") continue;
+                NamedAttribute copy = na;
+                if (copy.name == "stop_gradient" && copy.value.kind == Attribute::Kind::Array && copy.value.elements.size() > 1)
+                    copy.value.elements.resize(1);
+                kept.push_back(std::move(copy));
+            }
+            np.setOpAttributes(clone, AttributeList(std::move(kept)));
+        } else {
+            np.setOpAttributes(clone, attributes);
+        }
+        for (size_t k = 0; k < types.size(); ++k) map[o.results[k]] = np.op(clone).results[k];
         res.clones.push_back(clone);
         res.cloneOf.push_back(op);
         anchor.push_back(first);

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "model/Diagnostic.h"
+#include "model/RandomRecompute.h"
 
 namespace rx::exec {
 
@@ -385,6 +386,9 @@ uint64_t randomOpKey(const OpSite& s, uint64_t runSeed) {
     // randint has no seed attribute in the programs it comes from: a fixed salt keeps its
     // draws apart from a uniform's of the same name.
     if (s.program.opName(s.id) == "pd_op.randint") return hashString(s.resultName(0), runSeed ^ 0x7261ull);
+    // fix_seed (Paddle): the draws depend on the seed attribute alone, not on where the op
+    // sits, so a clone re-run under --recompute-random seed draws the same numbers.
+    if (carriesFixedSeed(s.program, s.id)) return hashString("fix_seed", runSeed ^ static_cast<uint64_t>(s.attrInt("seed", 0)));
     return hashString(s.resultName(0), runSeed ^ static_cast<uint64_t>(s.attrInt("seed", 0)));
 }
 

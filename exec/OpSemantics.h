@@ -133,7 +133,8 @@ std::optional<int64_t> inputIndexBound(const Program& p, OpId inputOp);
 // integers kept below inputIndexBound (so a 3-row embedding table is never indexed at 3).
 Tensor seededInputFor(const Program& p, OpId inputOp, uint64_t seed);
 // The key of a random op's draws: its first result's name and the run seed (and the op's seed
-// attribute, randint excepted), so a recomputed clone named alike draws the same numbers.
+// attribute, randint excepted), so a recomputed clone named alike draws the same numbers; an
+// op with fix_seed true is keyed by its seed alone (model/RandomRecompute.h), as in Paddle.
 uint64_t randomOpKey(const OpSite& s, uint64_t runSeed);
 
 // ---------- inputs and the ops a backend walks ----------

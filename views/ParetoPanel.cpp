@@ -3,6 +3,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineF>
 #include <QLineSeries>
@@ -75,6 +76,16 @@ ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
     slider_->setEnabled(false);
     slider_->setToolTip(tr("Budget: from the smallest feasible activation peak (left) to the original's (right)"));
     row->addWidget(slider_, 1);
+    randomBox_ = new QComboBox(this);
+    randomBox_->addItem(tr("Random ops: kept"), int(RandomRecompute::Off));
+    randomBox_->addItem(tr("Random ops: from masks"), int(RandomRecompute::Mask));
+    randomBox_->addItem(tr("Random ops: re-run fixed seeds"), int(RandomRecompute::Seed));
+    randomBox_->setToolTip(tr("--recompute-random: whether plans may recompute random ops. Kept (the seed's rule): "
+                              "never. From masks: a dropout output is rebuilt from its saved 1-byte mask, bitwise "
+                              "as the kernel computes it. Re-run fixed seeds: ops with fix_seed run again."));
+    connect(randomBox_, &QComboBox::currentIndexChanged, this,
+            [this](int) { setRandomRecompute(RandomRecompute(randomBox_->currentData().toInt())); });
+    row->addWidget(randomBox_);
     status_ = new QLabel(tr("No program"), this);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     row->addWidget(status_, 2);
@@ -157,6 +168,16 @@ void ParetoPanel::showEvent(QShowEvent* event) {
     }
 }
 
+void ParetoPanel::setRandomRecompute(RandomRecompute mode) {
+    if (randomBox_->currentData().toInt() != int(mode)) {
+        randomBox_->setCurrentIndex(randomBox_->findData(int(mode)));  // comes back here
+        return;
+    }
+    if (mode == randomRecompute_) return;
+    randomRecompute_ = mode;
+    if (program_) setProgram(program_, spec_, config_);
+}
+
 ParetoPanel::~ParetoPanel() {
     frontierWatcher_->waitForFinished();
     budgetWatcher_->waitForFinished();
@@ -177,12 +198,14 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
     auto prog = program_;
     auto sp = spec_;
     auto cfg = config_;
-    frontierWatcher_->setFuture(QtConcurrent::run([shared, prog, sp, cfg, gen]() {
+    planner::PlannerOptions options;
+    options.randomRecompute = randomRecompute_;
+    frontierWatcher_->setFuture(QtConcurrent::run([shared, prog, sp, cfg, gen, options]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
         std::lock_guard lock(shared->mutex);
         try {
-            shared->planner = std::make_unique<planner::BudgetPlanner>(prog, sp, cfg);
+            shared->planner = std::make_unique<planner::BudgetPlanner>(prog, sp, cfg, planner::CostModel{}, options);
             planner::BudgetPlanner& planner = *shared->planner;
             r->plans = planner.frontier(20);
             // Each point's gap to the LP relaxation's bound (small enough programs, 10 s at most).

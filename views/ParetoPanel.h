@@ -18,6 +18,7 @@ QT_BEGIN_NAMESPACE
 class QChartView;
 class QLabel;
 class QSlider;
+class QComboBox;
 QT_END_NAMESPACE
 
 namespace rx {
@@ -43,6 +44,11 @@ public:
 
     QChartView* chartView() const { return chartView_; }
     QSlider* budgetSlider() const { return slider_; }
+    // --recompute-random in the dock: whether the planner may recompute random ops (from their
+    // saved masks, or by re-running fixed seeds); a change re-plans the frontier.
+    QComboBox* randomRecomputeBox() const { return randomBox_; }
+    RandomRecompute randomRecompute() const { return randomRecompute_; }
+    void setRandomRecompute(RandomRecompute mode);
 
     // The planner behind the frontier, the slider and the applied plans (null before the
     // first frontier); lock its mutex to call it.
@@ -86,6 +92,7 @@ private:
     std::shared_ptr<SharedPlanner> planner_;  // of the current generation
     RecomputeSpec spec_;
     RecomputeConfig config_;
+    RandomRecompute randomRecompute_ = RandomRecompute::Off;
     std::vector<planner::BudgetPlan> plans_;
     size_t frontierCount_ = 0;
     int64_t minPeak_ = 0, originalPeak_ = 0;
@@ -94,6 +101,7 @@ private:
 
     QChartView* chartView_ = nullptr;
     QSlider* slider_ = nullptr;
+    QComboBox* randomBox_ = nullptr;
     QLabel* status_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* frontierWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* budgetWatcher_ = nullptr;

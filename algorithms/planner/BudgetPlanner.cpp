@@ -98,7 +98,7 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
     std::vector<uint32_t> cloneSlot(candidates_.size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c) cloneSlot[clones[c]] = c;
     auto producerSlot = [&](ValueId x) -> uint32_t {
-        if (x == kNoId || x >= p.values().size()) return kNoId;
+        if (x == kNoId || x >= p.values().size() || maskValue_[x]) return kNoId;  // a mask stays the original
         const OpId d = p.value(x).definingOp;
         if (d == kNoId || candidateIndex_[d] == kNoId) return kNoId;
         return cloneSlot[candidateIndex_[d]];
@@ -106,10 +106,10 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
     std::vector<uint32_t> anchor(nc);
     for (uint32_t c = 0; c < nc; ++c) anchor[c] = firstBackwardUse_[clones[c]];
     for (size_t c = nc; c-- > 0;)
-        for (ValueId x : p.op(candidates_[clones[c]]).operands) {
+        forCloneOperands(clones[c], [&](ValueId x) {
             const uint32_t s = producerSlot(x);
             if (s != kNoId && anchor[c] != kNoId) anchor[s] = std::min(anchor[s], anchor[c]);
-        }
+        });
     // Positions: clones sit before their anchor, same anchor in clone order.
     std::vector<uint32_t> before(n + 1, 0);
     for (uint32_t c = 0; c < nc; ++c) {
@@ -129,20 +129,20 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
     // Readers among the clones: of original values (subgraph inputs) and of clone results.
     std::vector<uint32_t> cloneRead(p.values().size(), kNoId), cloneResultRead(p.values().size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c)
-        for (ValueId x : p.op(candidates_[clones[c]]).operands) {
-            if (x == kNoId || x >= p.values().size()) continue;
+        forCloneOperands(clones[c], [&](ValueId x) {
+            if (x == kNoId || x >= p.values().size()) return;
             auto& last = producerSlot(x) != kNoId ? cloneResultRead[x] : cloneRead[x];
             last = last == kNoId ? clonePos[c] : std::max(last, clonePos[c]);
-        }
+        });
     // Clone results: alive from the clone to its last reader (clones and redirected backward uses).
     for (uint32_t c = 0; c < nc; ++c)
-        for (ValueId r : p.op(candidates_[clones[c]]).results) {
-            if (resident_[r]) continue;
+        forCloneResults(clones[c], [&](ValueId r) {
+            if (resident_[r]) return;
             uint32_t last = clonePos[c];
             if (neededByBackward_[r] && lastRedirectedUse_[r] != kNoId) last = std::max(last, pos(lastRedirectedUse_[r]));
             if (cloneResultRead[r] != kNoId) last = std::max(last, cloneResultRead[r]);
             live(clonePos[c], last, ownedBytes_[r]);
-        }
+        });
     // Original values.
     for (size_t i = 0; i < n; ++i) {
         for (ValueId r : p.op(gops[i]).results) {
@@ -150,7 +150,7 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
             const int64_t b = ownedBytes_[r];
             if (!b) continue;
             const uint32_t s = candidateIndex_[gops[i]] == kNoId ? kNoId : cloneSlot[candidateIndex_[gops[i]]];
-            uint32_t last = (s != kNoId && neededByBackward_[r]) ? lastFixedUse_[r] : lastUse_[r];
+            uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? lastFixedUse_[r] : lastUse_[r];
             last = std::max<uint32_t>(pos(uint32_t(i)), pos(std::max<uint32_t>(last, uint32_t(i))));
             if (cloneRead[r] != kNoId) last = std::max(last, cloneRead[r]);
             live(pos(uint32_t(i)), last, b);
@@ -207,12 +207,16 @@ void BudgetPlanner::buildCandidates() {
             if (isForwardDef(x) && !seen[x]) { seen[x] = 1; stack.push_back(x); }
     }
     candidateIndex_.assign(p.ops().size(), kNoId);
+    maskValue_.assign(p.values().size(), 0);
     for (OpId op : gops) {
         if (!inCone[op]) continue;
         coneOps_.push_back(op);
         const Operation& o = p.op(op);
         const std::string_view name = p.opName(op);
-        bool ok = o.regions.empty() && !o.results.empty() && !sideEffecting(name) && !contains(random, name);
+        // --recompute-random lifts the random ban for the ops it can recompute faithfully.
+        const RandomCloneForm form = randomCloneForm(p, op, options_.randomRecompute);
+        bool ok = o.regions.empty() && !o.results.empty() &&
+                  (form != RandomCloneForm::Never || (!sideEffecting(name) && !contains(random, name)));
         for (ValueId r : o.results) ok = ok && !resident_[r];
         // Operands must be reachable by the clone: global values (nested ones cannot be).
         for (ValueId x : o.operands)
@@ -221,13 +225,19 @@ void BudgetPlanner::buildCandidates() {
         recomputable_[op] = 1;
         candidateIndex_[op] = uint32_t(candidates_.size());
         candidates_.push_back(op);
+        ValueId mask = kNoId;
+        if (form == RandomCloneForm::ApplyMask) {
+            mask = maskApplication(p, op).mask;
+            maskValue_[mask] = 1;
+        }
+        cloneMask_.push_back(mask);
     }
 
     net_ = buildNetwork(nullptr);
 
     resultBytes_.assign(candidates_.size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k)
-        for (ValueId r : p.op(candidates_[k]).results) resultBytes_[k] += p.valueBytes(r);
+        forCloneResults(k, [&](ValueId r) { resultBytes_[k] += p.valueBytes(r); });
     int64_t neededBytes = 0;
     double candidateCost = 0;
     for (ValueId v = 0; v < p.values().size(); ++v)
@@ -280,8 +290,9 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
         std::vector<uint32_t> stack;
         for (uint32_t k = 0; k < nc; ++k) {
             if (!wanted[k]) continue;
-            for (ValueId r : p.op(candidates_[k]).results)
-                if (neededByBackward_[r]) { inR[k] = 1; stack.push_back(k); break; }
+            bool needed = false;
+            forCloneResults(k, [&](ValueId r) { needed = needed || neededByBackward_[r]; });
+            if (needed) { inR[k] = 1; stack.push_back(k); }
         }
         while (!stack.empty()) {
             const uint32_t k = stack.back();
@@ -303,6 +314,7 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
                 if (use.ancestor != kNoId && a.isBackwardRangeOp(use.ancestor)) { ok = true; break; }
             for (size_t r = 0; r < o.results.size() && !ok; ++r)
                 for (const Use& use : p.uses(o.results[r])) {
+                    if (maskValue_[o.results[r]]) break;  // a saved mask: its readers read the original
                     const uint32_t c = use.ancestor == kNoId ? kNoId : candidateIndex_[use.ancestor];
                     if (c != kNoId && inR[c] && anchored[c]) { ok = true; break; }
                 }
@@ -316,20 +328,24 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
 Plan BudgetPlanner::rxPlan(const std::vector<uint8_t>& inR) const {
     const Program& p = *program_;
     Plan plan;
+    plan.randomRecompute = options_.randomRecompute;
     std::vector<uint8_t> produced(p.values().size(), 0), input(p.values().size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k)
         if (inR[k]) {
             plan.recomputeOps.push_back(candidates_[k]);
-            for (ValueId r : p.op(candidates_[k]).results) produced[r] = 1;
+            forCloneResults(k, [&](ValueId r) { produced[r] = 1; });
         }
     for (OpId op : plan.recomputeOps) {
-        for (ValueId x : p.op(op).operands)
+        const uint32_t k = candidateIndex_[op];
+        forCloneOperands(k, [&](ValueId x) {
             if (x != kNoId && !produced[x] && !input[x]) { input[x] = 1; plan.subgraphInputs.push_back(x); }
-        for (ValueId r : p.op(op).results)
+        });
+        forCloneResults(k, [&](ValueId r) {
             if (neededByBackward_[r]) {
                 plan.midHoldValues.push_back(r);
                 plan.memorySavedBytes += p.valueBytes(r);
             }
+        });
     }
     for (ValueId x : plan.subgraphInputs)
         if (!resident_[x]) plan.savedValues.push_back(x);
@@ -371,8 +387,7 @@ BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::s
     out.recomputedValues = out.plan.midHoldValues;
     // Saved: needed values the forward keeps, plus the clones' non-resident inputs.
     std::vector<uint8_t> produced(p.values().size(), 0), saved(p.values().size(), 0);
-    for (OpId op : out.recomputeOps)
-        for (ValueId r : p.op(op).results) produced[r] = 1;
+    for (OpId op : out.recomputeOps) forCloneResults(candidateIndex_[op], [&](ValueId r) { produced[r] = 1; });
     for (ValueId v = 0; v < p.values().size(); ++v)
         if (neededByBackward_[v] && !produced[v]) saved[v] = 1;
     for (ValueId x : out.plan.savedValues) saved[x] = 1;
@@ -394,8 +409,7 @@ int64_t BudgetPlanner::savedBytes(const std::vector<uint8_t>& inR) const {
     const Program& p = *program_;
     const Plan plan = rxPlan(inR);
     std::vector<uint8_t> produced(p.values().size(), 0);
-    for (OpId op : plan.recomputeOps)
-        for (ValueId r : p.op(op).results) produced[r] = 1;
+    for (OpId op : plan.recomputeOps) forCloneResults(candidateIndex_[op], [&](ValueId r) { produced[r] = 1; });
     int64_t bytes = 0;
     for (ValueId v = 0; v < p.values().size(); ++v)
         if (neededByBackward_[v] && !produced[v]) bytes += p.valueBytes(v);
@@ -429,7 +443,7 @@ int64_t BudgetPlanner::activationLowerBound() const {
         if (!b) continue;
         uint32_t end = std::max(d, lastUse_[v]);
         const OpId def = p.value(v).definingOp;
-        if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId &&
+        if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId && !maskValue_[v] &&
             lastRedirectedUse_[v] != kNoId) {
             end = std::max(d, lastFixedUse_[v]);
             // An op is cloned once: original or clone holds the value from its first

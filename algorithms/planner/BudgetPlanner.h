@@ -34,6 +34,7 @@
 #include "algorithms/MemoryModel.h"
 #include "algorithms/Plan.h"
 #include "algorithms/planner/CostModel.h"
+#include "model/RandomRecompute.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
@@ -103,6 +104,10 @@ struct PlannerOptions {
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
     int sharedBudgets = 20;      // budgets whose search results every search starts from
     size_t sharedBudgetsUpTo = 5000;  // candidate ops above which there are none (one budget's cost)
+    // --recompute-random: random ops the planner may recompute (model/RandomRecompute.h):
+    // Off (the default, as the seed) none; Mask: dropout outputs, rebuilt from their saved
+    // masks; Seed: ops that carry a fixed seed, run again.
+    RandomRecompute randomRecompute = RandomRecompute::Off;
 };
 
 class BudgetPlanner {
@@ -118,6 +123,7 @@ public:
     int64_t originalActivationPeak() const { return original_.peakBytes - original_.residentBytes; }
     double totalFlops() const { return totalFlops_; }  // whole original program
     size_t candidateOpCount() const { return candidates_.size(); }  // recomputable ops that matter
+    RandomRecompute randomRecompute() const { return options_.randomRecompute; }  // --recompute-random
 
     // The smallest activation peak among the plans this planner can reach (explores the λ grid).
     int64_t minimumActivationPeak();
@@ -276,9 +282,23 @@ private:
     std::vector<uint32_t> candidateIndex_;   // by OpId, kNoId if not a candidate
     std::vector<int64_t> resultBytes_;        // by candidate: bytes of its results
     std::vector<OpId> coneOps_;              // forward ops some needed value depends on
+    // --recompute-random mask: the mask a candidate's clone reads instead of recomputing it
+    // (by candidate, kNoId for every other op), and those masks by ValueId: results of a
+    // candidate that its clone does not redefine (saved; read by the clone).
+    std::vector<ValueId> cloneMask_;
+    std::vector<uint8_t> maskValue_;
     std::vector<ValueId> layerInputs_;
     std::vector<uint8_t> inLayer_;           // by candidate: its op lies in a detected layer
     bool layersDone_ = false;
+    // The values candidate k's clone defines (every result but a saved mask), and reads.
+    template <class F> void forCloneResults(uint32_t k, F&& f) const {
+        for (ValueId r : program_->op(candidates_[k]).results)
+            if (!maskValue_[r]) f(r);
+    }
+    template <class F> void forCloneOperands(uint32_t k, F&& f) const {
+        for (ValueId x : program_->op(candidates_[k]).operands) f(x);
+        if (cloneMask_[k] != kNoId) f(cloneMask_[k]);
+    }
     double lambdaScale_ = 1;
 
     // Simulation tables (by ValueId / candidate index), see simulatePeak.

@@ -54,9 +54,13 @@ std::shared_ptr<BudgetPlanner::Network> BudgetPlanner::buildNetwork(const std::v
             if (resident_[r]) continue;
             valueNode[r] = f.ensureOut(r);
             n.valueArcs.push_back({uint32_t(f.arcs.size()), r});
-            f.addArc(from, valueNode[r], 0, false, FlowNetwork::Weight);
+            // A mask the clone reads (--recompute-random mask) is never recomputed: it hangs
+            // off the source like a banned op's result, and the op's clone consumes it.
+            f.addArc(maskValue_[r] ? FlowNetwork::kSource : from, valueNode[r], 0, false, FlowNetwork::Weight);
             if (neededByBackward_[r]) f.addArc(valueNode[r], FlowNetwork::kSink, 0, true, FlowNetwork::BackwardSink);
         }
+        if (k != kNoId && n.opNode[k] != kNoId && cloneMask_[k] != kNoId && valueNode[cloneMask_[k]] != kNoId)
+            f.addArc(valueNode[cloneMask_[k]], n.opNode[k], 0, true, FlowNetwork::User);
     }
     return net;
 }

@@ -58,7 +58,8 @@ std::vector<SideChange> BudgetPlanner::explain(const BudgetPlan& plan, const Bud
         for (ValueId v : b.savedValues) s[v] = ValueSide::Saved;
         for (OpId op : b.recomputeOps) {
             inR[op] = 1;
-            for (ValueId r : p.op(op).results) s[r] = ValueSide::Recomputed;
+            for (ValueId r : p.op(op).results)
+                if (!maskValue_[r]) s[r] = ValueSide::Recomputed;  // a mask a clone reads stays saved
         }
         return s;
     };

@@ -101,6 +101,12 @@ void contextFields(Writer& w, const ReportContext& c) {
     key(w, "costs"); str(w, c.costsSource.empty() ? "types" : c.costsSource);
 }
 
+// --recompute-random, where it is on (a report without it is the default's, byte for byte).
+void randomRecomputeField(Writer& w, const BudgetPlanner& planner) {
+    if (planner.randomRecompute() == RandomRecompute::Off) return;
+    key(w, "recompute_random"); str(w, std::string(randomRecomputeName(planner.randomRecompute())));
+}
+
 }  // namespace
 
 std::string paretoJson(const BudgetPlanner& planner, const std::vector<BudgetPlan>& plans, const BudgetPlan* seed,
@@ -109,6 +115,7 @@ std::string paretoJson(const BudgetPlanner& planner, const std::vector<BudgetPla
     Writer w(buf);
     w.StartObject();
     contextFields(w, context);
+    randomRecomputeField(w, planner);
     original(w, planner);
     key(w, "plans");
     w.StartArray();
@@ -146,6 +153,7 @@ std::string budgetSolveJson(const BudgetPlanner& planner, const BudgetPlan& plan
     Writer w(buf);
     w.StartObject();
     contextFields(w, context);
+    randomRecomputeField(w, planner);
     key(w, "mode"); str(w, plan.source == "exact" ? "budget-exact" : "budget");
     planFields(w, planner, plan);
     key(w, "mid_hold_values"); names(w, planner.program(), plan.recomputedValues);

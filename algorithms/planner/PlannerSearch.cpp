@@ -33,6 +33,14 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
         for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step)
             gridLambdas_.push_back(lambdaScale_ * std::ldexp(1.0, k));
         for (double lambda : gridLambdas_) pool.add(evaluateLambda(lambda));
+        // --recompute-random: the default mode's grid too (random ops banned), so the option
+        // never answers worse than the default where recomputing them does not pay.
+        if (options_.randomRecompute != RandomRecompute::Off) {
+            std::vector<uint8_t> randomBanned(candidates_.size(), 0);
+            for (uint32_t k = 0; k < candidates_.size(); ++k)
+                randomBanned[k] = hasOpTrait(program_->opName(candidates_[k]), OpTrait::Random);
+            for (double lambda : gridLambdas_) pool.add(evaluate(cutRecomputeSet(lambda, &randomBanned, nullptr)));
+        }
     }
     // The reference plans: the search is never above them at equal or lower cost.
     for (const BudgetPlan& r : referencePlans().plans)

@@ -53,6 +53,7 @@ std::vector<uint8_t> BudgetPlanner::bansForPyTorch(bool allowlist) const {
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
         const std::string_view name = p.opName(candidates_[k]);
         if (contains(config_.computeIntensiveOps, name)) banned[k] = 1;
+        if (hasOpTrait(name, OpTrait::Random)) banned[k] = 1;  // PyTorch never recomputes random ops (--recompute-random lifts only our ban)
         if (allowlist && !contains(allowed, name) && !name.starts_with("builtin.")) banned[k] = 1;
     }
     return banned;
@@ -110,8 +111,10 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
     const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
     if (f >= 1) return finish(runtimeOptimized);
     if (f <= 0) {
-        // Budget 0: save only what cannot be recomputed (PyTorch: the inputs).
-        const std::vector<uint8_t> none(candidates_.size(), 0);
+        // Budget 0: save only what cannot be recomputed (PyTorch: the inputs, and random ops'
+        // results, which it never recomputes).
+        std::vector<uint8_t> none(candidates_.size(), 0);
+        for (uint32_t k = 0; k < candidates_.size(); ++k) none[k] = hasOpTrait(p.opName(candidates_[k]), OpTrait::Random);
         return finish(cutRecomputeSet(0.0, &none, &weights));
     }
     const double maxAct = double(savedBytes(runtimeOptimized)), minAct = 0;
@@ -123,7 +126,7 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
     // runtime per normalised byte while they fit the budget; the rest may be recomputed.
     std::vector<uint32_t> items;
     for (uint32_t k = 0; k < candidates_.size(); ++k)
-        if (banAggressive[k]) items.push_back(k);
+        if (banAggressive[k] && !hasOpTrait(p.opName(candidates_[k]), OpTrait::Random)) items.push_back(k);
     auto memory = [&](uint32_t k) {
         int64_t b = 0;
         for (ValueId r : p.op(candidates_[k]).results) b += p.valueBytes(r);

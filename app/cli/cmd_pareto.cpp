@@ -33,7 +33,7 @@ struct Loaded {
 
 // Program, spec, config and costs: what both commands read. Empty strings are absent options.
 Loaded load(const std::string& path, const std::string& specPath, const std::string& configPath,
-            const std::string& costsPath) {
+            const std::string& costsPath, const std::string& recomputeRandom) {
     Loaded l;
     l.program = std::make_shared<Program>(loadProgram(path));
     keepUntilExit(l.program);
@@ -44,7 +44,9 @@ Loaded load(const std::string& path, const std::string& specPath, const std::str
     if (!configPath.empty()) config = readConfigFile(configPath);
     CostModel costs = CostModel::fromTypes(*l.program);
     if (!costsPath.empty()) costs.loadProfile(costsPath, *l.program);
-    l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs));
+    PlannerOptions options;
+    options.randomRecompute = parseRecomputeRandomOption(recomputeRandom);
+    l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs), options);
     // Every plan is measured against these figures: without them a plan's peak would print as 0.
     if (!l.planner->originalMemory().ok())
         throw Error(path + ": the program's memory figures do not fit in 64 bits, so no plan can be measured: " +
@@ -96,6 +98,16 @@ void checkPaths(const std::string& program, const std::string& spec, const std::
 
 // Exact mode and bounds within `seconds`; above 1000 candidate ops the model (candidates ×
 // live ranges) costs more than the frontier itself, so plans carry no bound there.
+// ", random ops recomputed from their masks" where --recompute-random is on; nothing by default.
+std::string randomRecomputeNote(const BudgetPlanner& planner) {
+    switch (planner.randomRecompute()) {
+    case RandomRecompute::Mask: return ", random ops recomputed from their masks (--recompute-random mask)";
+    case RandomRecompute::Seed: return ", random ops with a fixed seed re-run (--recompute-random seed)";
+    case RandomRecompute::Off: break;
+    }
+    return "";
+}
+
 ExactOptions exactOptions(double seconds) {
     ExactOptions o;
     o.timeLimitSeconds = seconds;
@@ -105,6 +117,7 @@ ExactOptions exactOptions(double seconds) {
 
 struct ParetoArgs {
     std::string program, spec, config, costs, report;
+    std::string recomputeRandom;  // mask | seed | off (empty: off)
     int points = 20;
     bool exact = false;
     double exactSeconds = 60;
@@ -115,7 +128,7 @@ int runPareto(const ParetoArgs& a) {
     const int points = a.points;
     const std::optional<std::string> report = a.report.empty() ? std::nullopt : std::optional(a.report);
     checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}});
-    Loaded l = load(path, a.spec, a.config, a.costs);
+    Loaded l = load(path, a.spec, a.config, a.costs, a.recomputeRandom);
     BudgetPlanner& planner = *l.planner;
 
     // The reference plans (assembled once by the planner; its searches measure them too).
@@ -130,7 +143,8 @@ int runPareto(const ParetoArgs& a) {
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << ", "
               << planner.candidateOpCount() << " recomputable ops, costs "
-              << (planner.costs().measured() ? planner.costs().source() : std::string("by types")) << "\n";
+              << (planner.costs().measured() ? planner.costs().source() : std::string("by types"))
+              << randomRecomputeNote(planner) << "\n";
     std::cout << "  original: peak " << humanBytes(planner.originalMemory().peakBytes) << ", activation peak "
               << humanBytes(planner.originalActivationPeak()) << ", " << humanFlops(total) << "\n";
     std::cout << "  " << frontierCount << " frontier plans" << (a.exact ? " (exact)" : "") << ":\n";
@@ -204,17 +218,33 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                                      "optimal by a MILP (GLPK) or given its gap to the LP relaxation's bound");
                         app.add_option("--exact-seconds", a->exactSeconds, "exact mode's time limit (default 60)")
                             ->check(CLI::Range(0.0, 86400.0));
+                        addRecomputeRandomOption(app, a->recomputeRandom);
                         return [a] { return runPareto(*a); };
                     });
 
 }  // namespace
+
+RandomRecompute parseRecomputeRandomOption(const std::string& text) {
+    if (text.empty()) return RandomRecompute::Off;
+    if (auto mode = parseRandomRecompute(text)) return *mode;
+    throw Error("--recompute-random: expected mask, seed or off, found '" + text + "'");
+}
+
+CLI::Option* addRecomputeRandomOption(CLI::App& app, std::string& target) {
+    return app
+        .add_option("--recompute-random", target,
+                    "let the budget planner recompute random ops: mask (a dropout output from its saved mask, "
+                    "bitwise as the kernel computes it) or seed (re-run ops that carry a fixed seed); default off, "
+                    "as the seed")
+        ->check(CLI::IsMember({"mask", "seed", "off"}));
+}
 
 // solve PROGRAM --budget B [--exact] [--costs PROFILE.json] [--report R.json] [--rewritten OUT.pir]
 int runBudgetSolve(const BudgetSolveArgs& a) {
     const std::string& path = a.program;
     const BudgetSpec budget = parseBudget(a.budget);
     checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}, {"--rewritten", a.rewritten}});
-    Loaded l = load(path, a.spec, a.config, a.costs);
+    Loaded l = load(path, a.spec, a.config, a.costs, a.recomputeRandom);
     BudgetPlanner& planner = *l.planner;
     const int64_t bytes = budget.isFraction ? planner.budgetFromFraction(budget.fraction) : budget.bytes;
     BudgetPlan plan;
@@ -245,7 +275,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << "\n";
     std::cout << "  budget: " << humanBytes(bytes) << " (" << bytes << " bytes"
               << (budget.isFraction ? ", fraction " + std::to_string(budget.fraction) : std::string()) << ")"
-              << (a.exact ? ", exact" : "") << "\n";
+              << (a.exact ? ", exact" : "") << randomRecomputeNote(planner) << "\n";
     std::cout << "  activation peak: " << humanBytes(planner.originalActivationPeak()) << " -> "
               << humanBytes(plan.activationPeakBytes) << "; peak " << humanBytes(planner.originalMemory().peakBytes)
               << " -> " << humanBytes(plan.peakBytes) << "\n";

@@ -20,6 +20,7 @@
 #include "model/RecomputeSpec.h"
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/BudgetPlanner.h"
+#include "app/cli/BudgetSolve.h"
 #include "algorithms/planner/PlanResult.h"
 #ifdef RX_HAVE_CUDA
 #include "cuda/CudaExecutor.h"
@@ -33,6 +34,7 @@ using namespace rx;
 struct ProfileArgs {
     std::string program;
     std::optional<std::string> spec, config, report, trace, budget;
+    std::string recomputeRandom;  // with --budget: mask | seed | off
     std::string device = "cpu";
     uint64_t seed = 0;
     double rtol = 0, atol = 0;
@@ -90,7 +92,9 @@ int runProfile(const ProfileArgs& a) {
     std::shared_ptr<SolveResult> budgetSolve;
     if (a.budget) {  // the budget planner's plan instead of the seed's (solve --budget)
         const planner::BudgetSpec b = planner::parseBudget(*a.budget);
-        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program));
+        planner::PlannerOptions options;
+        options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
+        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
         const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
         try {
             budgetSolve = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolve);
@@ -177,6 +181,7 @@ rx::cli::RegisterCommand reg(
                                       "profile the budget planner's plan instead: bytes (512MiB, 2GB) or a fraction 0-1")
                            ->check(CLI::Validator(checkBudget, "BUDGET", "budget"));
         config->excludes(budget);
+        rx::cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
         app.add_option("--device", a->device, "executor: cpu, cuda or cuda:N (default cpu)")
             ->check(CLI::Validator(checkDevice, "DEVICE", "device"));
         app.add_option("--report", a->report, "profile report JSON to write")->check(cli::kNonEmpty);

@@ -30,13 +30,15 @@ struct SolveArgs {
     std::string program, spec, config, report, rewritten, network;
     std::string budget, costs;  // --budget selects the budget planner (cmd_pareto.cpp)
     bool unreduced = false, exact = false;
+    std::string recomputeRandom;  // with --budget: mask | seed | off
 };
 
 // The budget planner (cmd_pareto.cpp) with the options solve parsed.
 int runBudget(const SolveArgs& a) {
     if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
     if (a.unreduced) throw Error("--unreduced is not available with --budget");
-    return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.exact});
+    return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.exact,
+                                 a.recomputeRandom});
 }
 
 std::string mib(int64_t bytes) {
@@ -222,6 +224,7 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                  ->needs(budget);
                              app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a GLPK MILP proves it "
                                           "optimal or bounds its gap)")->needs(budget);
+                             cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
                              return [a] { return runSolve(*a); };
                          });
 

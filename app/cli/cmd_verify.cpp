@@ -1,6 +1,8 @@
 // recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]
-// Solves with the seed's algorithm (or the given config), then runs the original and the
-// rewritten program on the CPU with the same seeded inputs and compares every fetched value.
+//                              [--budget B [--recompute-random mask|seed]]
+// Solves with the seed's algorithm (or the given config; or the budget planner's plan at
+// budget B), then runs the original and the rewritten program on the CPU with the same
+// seeded inputs and compares every fetched value.
 #include "algorithms/Solver.h"
 
 #include <rapidjson/ostreamwrapper.h>
@@ -12,6 +14,10 @@
 
 #include "exec/cpu/CpuExecutor.h"
 #include "exec/Verify.h"
+#include "algorithms/planner/Budget.h"
+#include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/PlanResult.h"
+#include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"
 #include "model/JsonWriter.h"
@@ -25,6 +31,7 @@ using namespace rx;
 
 struct VerifyArgs {
     std::string program, spec, config;
+    std::string budget, recomputeRandom;  // --budget: the budget planner's plan instead of the seed's
     uint64_t seed = 0;
     double rtol = 0, atol = 0;
     bool json = false;
@@ -62,8 +69,23 @@ int runVerify(const VerifyArgs& a) {
     vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
 
     RecomputeSolver solver(program, spec);
-    const SolveResult& solved = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config)));
-    if (!solved.ok()) throw Error(path + ": the solver failed: " + solved.error);
+    const SolveResult& seedSolved = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config)));
+    if (!seedSolved.ok()) throw Error(path + ": the solver failed: " + seedSolved.error);
+    std::shared_ptr<SolveResult> budgetSolved;
+    if (!a.budget.empty()) {  // the plan solve --budget B (and its --recompute-random) writes
+        const planner::BudgetSpec b = planner::parseBudget(a.budget);
+        planner::PlannerOptions options;
+        options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
+        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
+        const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
+        try {
+            budgetSolved = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
+            cli::keepUntilExit(budgetSolved);
+        } catch (const Error& e) {
+            throw Error(path + ": " + e.what());
+        }
+    }
+    const SolveResult& solved = budgetSolved ? *budgetSolved : seedSolved;
     exec::VerifyReport report = exec::verifyPrograms(*program, *solved.rewritten, vo, &cpu);
 
     if (a.json) {
@@ -122,6 +144,11 @@ rx::cli::RegisterCommand reg("verify", "Solve, then run the original and rewritt
                                  app.add_option("--rtol", a->rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
                                  app.add_option("--atol", a->atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
                                  app.add_flag("--json", a->json, "one JSON object on stdout");
+                                 auto* budget = app.add_option("--budget", a->budget,
+                                                               "verify the budget planner's plan at this budget (as solve --budget) "
+                                                               "instead of the seed's")
+                                                    ->check(cli::kNonEmpty);
+                                 cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
                                  return [a] { return runVerify(*a); };
                              });
 }  // namespace

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <QChart>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -104,6 +105,37 @@ private Q_SLOTS:
         QVERIFY(planned.wait(30000));
         const auto tight = planned.last().at(0).value<planner::BudgetPlan>();
         QCOMPARE(tight.activationPeakBytes, panel.plans()[panel.frontierCount() - 1].activationPeakBytes);
+    }
+
+    void randomRecomputeControlReplans() {
+        // The dock's --recompute-random: choosing "from masks" re-plans with dropout outputs
+        // recomputable (attention large enough that it pays), and its plans carry the mode.
+        zoo::ZooOptions o;
+        o.layers = 2;
+        o.hidden = 32;
+        o.heads = 2;
+        o.seq = 64;
+        o.batch = 2;
+        const auto g = zoo::generateModel(o);
+        ParetoPanel panel;
+        panel.resize(640, 480);
+        panel.show();
+        QSignalSpy ready(&panel, &ParetoPanel::frontierReady);
+        panel.setProgram(g.program, g.spec);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(panel.randomRecompute(), RandomRecompute::Off);
+        const int64_t keptFloor = panel.minimumActivationPeak();
+        QComboBox* box = panel.randomRecomputeBox();
+        QVERIFY(box && box->count() == 3);
+        box->setCurrentIndex(box->findData(int(RandomRecompute::Mask)));
+        QCOMPARE(panel.randomRecompute(), RandomRecompute::Mask);
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(panel.sharedPlanner()->planner->randomRecompute(), RandomRecompute::Mask);
+        QVERIFY2(panel.minimumActivationPeak() < keptFloor, "masks did not lower the floor");
+        QSignalSpy chosen(&panel, &ParetoPanel::planChosen);
+        panel.choosePlan(panel.frontierCount() - 1);
+        QCOMPARE(chosen.size(), 1);
+        QCOMPARE(chosen.at(0).at(0).value<planner::BudgetPlan>().plan.randomRecompute, RandomRecompute::Mask);
     }
 
     void frontierReadableAndClickableInTheDefaultLayout_data() {

@@ -43,6 +43,8 @@ public:
 
     QChartView* chartView() const { return chartView_; }
     QSlider* budgetSlider() const { return slider_; }
+    // The plan the document shows, in the Summary's words and figures (planPeaksText).
+    QLabel* shownPeaksLabel() const { return shownPeaks_; }
 
     // The planner behind the frontier, the slider and the applied plans (null before the
     // first frontier); lock its mutex to call it.
@@ -95,6 +97,7 @@ private:
     QChartView* chartView_ = nullptr;
     QSlider* slider_ = nullptr;
     QLabel* status_ = nullptr;
+    QLabel* shownPeaks_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* frontierWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* budgetWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<const SolveResult>>* applyWatcher_ = nullptr;

@@ -878,6 +878,8 @@ void SummaryPanel::recordChanges(std::vector<ValueId> changed) {
     if (counts.newlyRecomputed) moved << tr("%1 newly recomputed").arg(counts.newlyRecomputed);
     if (counts.toNeither) moved << tr("%1 neither").arg(counts.toNeither);
     top->setText(1, moved.isEmpty() ? tr("nothing moved") : moved.join(QStringLiteral(" · ")));
+    // The edit's row spans the columns so its name and what moved read whole in a narrow dock.
+    top->setText(0, QStringLiteral("%1 — %2 · held %3 · recompute %4").arg(top->text(0), top->text(1), signedBytes(held), signedFlops(flops)));
     top->setToolTip(0, tr("%1, against the plan shown before it").arg(top->text(0)));
     top->setData(1, Qt::UserRole, QVariantList{qulonglong(counts.newlySaved), qulonglong(counts.newlyRecomputed), qulonglong(counts.toNeither)});
     top->setText(2, signedBytes(held));
@@ -898,6 +900,7 @@ void SummaryPanel::recordChanges(std::vector<ValueId> changed) {
     if (lastChanges_.size() > kShown) new QTreeWidgetItem(top, {tr("… and %1 more").arg(lastChanges_.size() - kShown)});
     for (int i = 0; i < changes_->topLevelItemCount(); ++i) changes_->topLevelItem(i)->setExpanded(false);
     changes_->insertTopLevelItem(0, top);
+    top->setFirstColumnSpanned(true);
     top->setExpanded(true);
     constexpr int kEditsKept = 50;
     while (changes_->topLevelItemCount() > kEditsKept) delete changes_->takeTopLevelItem(kEditsKept);

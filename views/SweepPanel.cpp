@@ -233,10 +233,25 @@ void SweepPanel::redraw() {
     flopsLine_->clear();
     peakPoints_->clear();
     flopsPoints_->clear();
+    // FLOPs in the unit their largest value reads in (a small program's clones are kFLOPs).
+    double maxFlopsRaw = 0;
+    for (const SweepPoint& p : points_)
+        if (p.ok) maxFlopsRaw = std::max(maxFlopsRaw, p.recomputeFlops);
+    static const std::pair<double, const char*> units[] = {{1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1e3, "kFLOP"}, {1, "FLOP"}};
+    flopScale_ = 1;
+    QString flopUnit = QStringLiteral("FLOP");
+    for (const auto& [scale, name] : units)
+        if (maxFlopsRaw >= scale) {
+            flopScale_ = scale;
+            flopUnit = QString::fromLatin1(name);
+            break;
+        }
+    flopsLine_->setName(tr("recompute (%1)").arg(flopUnit));
+    flopsAxis_->setTitleText(tr("recompute (%1)").arg(flopUnit));
     double maxPeak = 0, maxFlops = 0, minX = std::numeric_limits<double>::infinity(), maxX = -minX;
     for (const SweepPoint& p : points_) {
         if (!p.ok) continue;
-        const double peak = double(p.peakBytes) / kMiB, flops = p.recomputeFlops / 1e9;
+        const double peak = double(p.peakBytes) / kMiB, flops = p.recomputeFlops / flopScale_;
         peakLine_->append(p.knobValue, peak);
         peakPoints_->append(p.knobValue, peak);
         flopsLine_->append(p.knobValue, flops);
@@ -251,10 +266,17 @@ void SweepPanel::redraw() {
         minX = 0;
         maxX = 1;
     }
-    const double pad = std::max(1e-9, (maxX - minX) * 0.04);
-    xAxis_->setRange(minX - pad, maxX + pad);
+    // Round ticks on every axis; the knobs are never negative.
+    xAxis_->setRange(std::max(0.0, minX), std::max(maxX, minX + 1e-9));
+    xAxis_->setTickCount(6);
+    xAxis_->applyNiceNumbers();
+    xAxis_->setLabelFormat(sweptKnob_ == SweepKnob::MaxDistFromBw ? "%.0f" : "%.3g");
     peakAxis_->setRange(0, std::max(1e-9, maxPeak) * 1.1);
     flopsAxis_->setRange(0, std::max(1e-9, maxFlops) * 1.1);
+    for (QValueAxis* axis : {peakAxis_, flopsAxis_}) {
+        axis->setTickCount(5);
+        axis->applyNiceNumbers();
+    }
 }
 
 void SweepPanel::pointClicked(const QPointF& point) {
@@ -267,7 +289,7 @@ void SweepPanel::pointClicked(const QPointF& point) {
     double bestDistance = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < points_.size(); ++i) {
         if (!points_[i].ok) continue;
-        const double y = series == peakPoints_ ? double(points_[i].peakBytes) / kMiB : points_[i].recomputeFlops / 1e9;
+        const double y = series == peakPoints_ ? double(points_[i].peakBytes) / kMiB : points_[i].recomputeFlops / flopScale_;
         const double d = QLineF(chart->mapToPosition(QPointF(points_[i].knobValue, y), const_cast<QScatterSeries*>(series)), click).length();
         if (d < bestDistance) {
             bestDistance = d;

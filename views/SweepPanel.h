@@ -86,6 +86,7 @@ private:
     RecomputeConfig sweptConfig_;
     bool canceled_ = false;
     bool sweeping_ = false;
+    double flopScale_ = 1;  // FLOPs per unit of the recompute axis
 };
 
 }  // namespace rx

@@ -879,8 +879,11 @@ void SummaryPanel::recordChanges(std::vector<ValueId> changed) {
     if (counts.toNeither) moved << tr("%1 neither").arg(counts.toNeither);
     top->setText(1, moved.isEmpty() ? tr("nothing moved") : moved.join(QStringLiteral(" · ")));
     // The edit's row spans the columns so its name and what moved read whole in a narrow dock.
-    top->setText(0, QStringLiteral("%1 — %2 · held %3 · recompute %4").arg(top->text(0), top->text(1), signedBytes(held), signedFlops(flops)));
-    top->setToolTip(0, tr("%1, against the plan shown before it").arg(top->text(0)));
+    // What moved first: a narrow dock cuts the end of the row, and the name is in the tooltip.
+    top->setText(0, QStringLiteral("Edit %1: %2 · held %3 · recompute %4 — %5")
+                        .arg(editCount_)
+                        .arg(top->text(1), signedBytes(held), signedFlops(flops), edit.isEmpty() ? tr("re-solve") : edit));
+
     top->setData(1, Qt::UserRole, QVariantList{qulonglong(counts.newlySaved), qulonglong(counts.newlyRecomputed), qulonglong(counts.toNeither)});
     top->setText(2, signedBytes(held));
     top->setText(3, signedFlops(flops));
@@ -899,6 +902,7 @@ void SummaryPanel::recordChanges(std::vector<ValueId> changed) {
     }
     if (lastChanges_.size() > kShown) new QTreeWidgetItem(top, {tr("… and %1 more").arg(lastChanges_.size() - kShown)});
     for (int i = 0; i < changes_->topLevelItemCount(); ++i) changes_->topLevelItem(i)->setExpanded(false);
+    top->setToolTip(0, tr("%1, against the plan shown before it").arg(top->text(0)));
     changes_->insertTopLevelItem(0, top);
     top->setFirstColumnSpanned(true);
     top->setExpanded(true);

@@ -323,9 +323,11 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
         if (g < 0) continue;
         for (ValueId r : program.op(ops[i]).results) {
             const int64_t b = program.valueBytes(r);
-            if (readByBackward[r]) out[size_t(g)].heldForBackward += b;
-            if (saved[r]) out[size_t(g)].saved += b;
-            if (recomputed[r]) out[size_t(g)].recomputed += b;
+            LayerBytes& l = out[size_t(g)];
+            if (readByBackward[r]) l.heldForBackward += b;
+            if (saved[r]) l.saved += b, ++l.savedValues;
+            if (recomputed[r]) l.recomputed += b, ++l.recomputedValues;
+            if (saved[r] || (readByBackward[r] && !recomputed[r])) l.held += b;
         }
     }
     return out;

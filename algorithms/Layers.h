@@ -37,9 +37,13 @@ struct LayerPartition {
 LayerPartition detectLayers(const Program& program, int64_t fwdOpEndIdx, int64_t backwardOpStartIdx);
 
 // Per group, under a plan: bytes of forward values the backward reads (held without
-// recompute), of those the plan saves, and of those it recomputes (mid-hold).
+// recompute), of those the plan saves, and of those it recomputes (mid-hold); `held`: what
+// the backward keeps under the plan (saved, or read by it and not recomputed), with the
+// value counts of the saved and recomputed.
 struct LayerBytes {
     int64_t heldForBackward = 0, saved = 0, recomputed = 0;
+    int64_t held = 0;
+    uint32_t savedValues = 0, recomputedValues = 0;
 };
 std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition& layers, const Plan& plan,
                                    int64_t backwardOpStartIdx);

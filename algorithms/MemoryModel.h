@@ -22,6 +22,9 @@ struct MemoryProfile {
     // profile is then empty rather than wrong. Names the value or op where it happened.
     std::string error;
     bool ok() const { return error.empty(); }
+    // The peak less what is resident throughout: what a recompute plan can change. The
+    // explorer's Summary and Memory Budget dock both show it beside peakBytes.
+    int64_t activationPeakBytes() const { return peakBytes - residentBytes; }
 };
 
 // `resident`: values alive throughout (spec inputs; feeds and parameters are added).

@@ -220,9 +220,7 @@ Plan buildPlan(const Analysis& a, const RecomputeConfig& config, const OpClasses
         r.pin = f.pin;
         r.midHold = midHold[v];
         const OpId def = p.value(v).definingOp;
-        r.side = saved[v] ? ValueSide::Saved
-                 : (def != kNoId && recomputed[def]) ? ValueSide::Recomputed
-                                                     : ValueSide::Neither;
+        r.side = valueSideOf(saved[v], def != kNoId && recomputed[def]);
     }
 
     // Hazards (ALGORITHM.md §8).

@@ -14,6 +14,12 @@ namespace rx {
 
 enum class ValueSide : uint8_t { Neither, Saved, Recomputed };
 std::string_view valueSideName(ValueSide s);  // "saved", "recomputed", "neither"
+// The one rule for a value's side: saved if the cut saves it, recomputed if its producer is
+// cloned, else neither. Every plan (a solve's, a budget plan's) assigns sides with it, so two
+// plans compare value by value.
+inline ValueSide valueSideOf(bool saved, bool producerRecomputed) {
+    return saved ? ValueSide::Saved : producerRecomputed ? ValueSide::Recomputed : ValueSide::Neither;
+}
 
 // Why a value ended where it did.
 struct ValueReason {

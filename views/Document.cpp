@@ -389,8 +389,8 @@ public:
     PlanCommand(Document* doc, std::shared_ptr<const SolveResult> before, std::shared_ptr<const SolveResult> after,
                 const QString& text, qint64 mergeKey)
         : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)), mergeKey_(mergeKey) {}
-    void undo() override { doc_->showPlan(before_, QObject::tr("the plan before %1").arg(text())); }
-    void redo() override { doc_->showPlan(after_, text()); }
+    void undo() override { show(before_, QObject::tr("the plan before %1").arg(text()), true); }
+    void redo() override { show(after_, text(), false); }
     static constexpr int kId = 0x504c414e;  // "PLAN": apart from ConfigCommand's knob ids
     int id() const override { return mergeKey_ >= 0 ? kId : -1; }
     bool mergeWith(const QUndoCommand* other) override {
@@ -403,6 +403,11 @@ public:
     }
 
 private:
+    void show(const std::shared_ptr<const SolveResult>& result, const QString& description, bool undo) {
+        doc_->setPlanStep({true, undo, text(), mergeKey_});
+        doc_->showPlan(result, description);
+        doc_->setPlanStep({});
+    }
     Document* doc_;
     std::shared_ptr<const SolveResult> before_, after_;
     qint64 mergeKey_;

@@ -45,6 +45,9 @@ public:
     bool specDetected() const { return specDetected_; }
     const RecomputeConfig& config() const { return config_; }
     const RecomputeSolver* solver() const { return solver_.get(); }
+    // For work off the UI thread: the solver stays alive while a job holds it (a new spec
+    // builds a new solver; this one is never changed).
+    std::shared_ptr<const RecomputeSolver> solverPtr() const { return solver_; }
     std::shared_ptr<const SolveResult> result() const { return result_; }
     const QString& lastError() const { return lastError_; }
     double lastParseMs() const { return parseMs_; }
@@ -71,6 +74,17 @@ public:
     // The same as one undo step: Ctrl+Z shows the plan shown before. Consecutive calls with
     // the same `mergeKey` >= 0 (one drag of the budget slider) merge into one step.
     void applyPlan(std::shared_ptr<const SolveResult> result, const QString& description, qint64 mergeKey = -1);
+    // While a plan's undo step runs (its redo or undo, inside which showPlan emits
+    // resultChanged), what the history calls it and the gesture it belongs to: the views name
+    // the change after it and fold one slider drag's steps into one entry.
+    struct PlanStep {
+        bool active = false;
+        bool undo = false;
+        QString text;
+        qint64 mergeKey = -1;
+    };
+    const PlanStep& planStep() const { return planStep_; }
+    void setPlanStep(PlanStep step) { planStep_ = std::move(step); }
     bool isSolving() const { return solving_; }
     bool waitForSolve(int timeoutMs); // for tests and the CLI-like measurement mode
 
@@ -127,6 +141,7 @@ private:
     bool solving_ = false;
     bool rerunAfter_ = false;
     QString shownPlan_;
+    PlanStep planStep_;
     std::shared_ptr<const SolveResult> failed_;
 };
 

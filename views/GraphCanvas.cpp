@@ -368,19 +368,7 @@ void GraphCanvas::build(const LayoutResult& result) {
         setTransform(oldTransform);
         centerOn(oldCenter);
     } else {
-        fit();
-        // A graph that only fits as a sliver opens readable instead, at its focus (the
-        // first node flagged as focus-worthy: saved, cut, recomputed), the minimap shows the rest.
-        if (transform().m11() < 0.45) {
-            setTransform(QTransform::fromScale(0.85, 0.85));
-            QPointF focus = bounds.topLeft() + QPointF(bounds.width() / 2, 0);
-            for (NodeItem* item : nodeItems_)
-                if (item->node().flags & (kFlagSaved | kFlagRecomputed)) {
-                    focus = item->pos();
-                    break;
-                }
-            centerOn(focus);
-        }
+        fitReadable();
     }
     if (previous.valid()) selectKey(previous, keepViewPending_);
     minimap_->rebuild();
@@ -485,6 +473,40 @@ void GraphCanvas::fit() {
     // Never magnify a tiny graph past 1.6x: it looks like a toy.
     if (transform().m11() > 1.6) setTransform(QTransform::fromScale(1.6, 1.6));
     centerOn(b.center());
+    Q_EMIT viewChanged();
+}
+
+double GraphCanvas::nodeTitlePixels() const {
+    return kNodeTitlePointSize * viewport()->logicalDpiY() / 72.0 * transform().m11();
+}
+
+void GraphCanvas::fitReadable() {
+    const QRectF b = sceneBounds();
+    if (b.isEmpty()) return;
+    fit();
+    if (nodeTitlePixels() >= kMinReadablePixels) return;  // the whole graph reads: keep it whole
+    const double unit = nodeTitlePixels() / transform().m11();  // title pixels at zoom 1
+    const double readable = kMinReadablePixels / unit;
+    const double widthFit = (viewport()->width() - 8) / (b.width() + 40);
+    if (widthFit >= readable) {
+        // Fit the width, scroll the height: the top of the graph (its first layers) first.
+        setTransform(QTransform::fromScale(std::min(widthFit, 1.6), std::min(widthFit, 1.6)));
+        const double s = transform().m11();
+        centerOn(QPointF(b.center().x(), b.top() - 20 + viewport()->height() / 2.0 / s));
+    } else {
+        // Too wide to read whole: a readable zoom at the focus (the first saved or recomputed
+        // node); the minimap shows the rest.
+        const double s = std::max(readable, 0.85);
+        setTransform(QTransform::fromScale(s, s));
+        QPointF focus = b.topLeft() + QPointF(b.width() / 2, 0);
+        for (NodeItem* item : nodeItems_)
+            if (item->node().flags & (kFlagSaved | kFlagRecomputed)) {
+                focus = item->pos();
+                break;
+            }
+        centerOn(focus);
+    }
+    minimap_->update();
     Q_EMIT viewChanged();
 }
 

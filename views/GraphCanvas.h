@@ -41,6 +41,13 @@ public:
     int search(const QString& text);
 
     void fit();
+    // The first picture of a graph: fit the whole when its node titles read at that zoom,
+    // else fit the width and scroll the height, else a readable zoom at the focus; never
+    // titles under kMinReadablePixels on screen.
+    void fitReadable();
+    static constexpr double kMinReadablePixels = 9.0;
+    // A node title's em height on screen at the current zoom, in device-independent pixels.
+    double nodeTitlePixels() const;
     // After a palette change: repaint items, minimap and legend in the new colours.
     void refreshPalette();
     QWidget* legendWidget() const;

@@ -258,7 +258,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
     QColor textColor = readableOn(fill);
     if (f & kFlagDimmed) textColor.setAlphaF(0.45);
     QFont font = painter->font();
-    font.setPointSizeF(8.5);
+    font.setPointSizeF(kNodeTitlePointSize);
     font.setBold(node_.shape != NodeShape::Ellipse || (f & kFlagSaved));
     painter->setFont(font);
     painter->setPen(textColor);

@@ -10,6 +10,9 @@
 
 namespace rx {
 
+// Point size of a node's title: the canvas sizes its first zoom so this reads on screen.
+inline constexpr double kNodeTitlePointSize = 8.5;
+
 // Colours with meaning, shared by items and legends.
 struct GraphPalette {
     QColor background, text, mutedText;

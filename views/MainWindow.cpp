@@ -1,6 +1,8 @@
 #include "views/MainWindow.h"
 #include "views/ProfilePanel.h"
 #include "views/ParetoPanel.h"
+#include "views/LayerTable.h"
+#include "views/SweepPanel.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -438,6 +440,15 @@ void MainWindow::buildDocks() {
     QDockWidget* dPareto = dock(tr("Memory Budget"), "paretoDock", pareto, Qt::BottomDockWidgetArea);
     tabifyDockWidget(dSummary, dPareto);
     addDockTab(dPareto, "pareto");
+    // Per-layer figures beside the overview, with the compare-with choice (issue 23 items 5, 9).
+    auto* layerTable = new LayerTable(doc_, this);
+    QDockWidget* dLayers = dock(tr("Layers"), "layersDock", layerTable, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(dSummary, dLayers);
+    addDockTab(dLayers, "layers");
+    QDockWidget* dSweep = dock(tr("Knob Sweep"), "sweepDock", new SweepPanel(doc_, this), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(dSummary, dSweep);
+    addDockTab(dSweep, "sweep");
+    addDockTab(dSummary, "summary");
     dSummary->raise();
     resizeDocks({dOutline}, {250}, Qt::Horizontal);
     resizeDocks({dInspector}, {360}, Qt::Horizontal);

@@ -195,6 +195,17 @@ void MemoryChart::paintEvent(QPaintEvent*) {
                     if (s.value != kNoId && s.value < pane.originalOf.size() && pane.originalOf[s.value] == selected_)
                         p.drawRect(QRectF(c.x0, s.y0, c.x1 - c.x0, std::max(1.0f, s.y1 - s.y0)));
         }
+        // What is new at the rewritten peak: hatched and outlined in amber wherever it is live.
+        if (int(pi) == highlightedPane_ && !highlighted_.empty()) {
+            const QColor amber("#f59e0b");
+            p.setPen(QPen(amber, 1.5));
+            p.setBrush(QBrush(amber, Qt::BDiagPattern));
+            for (const Column& c : g.columns)
+                for (const Slice& s : c.slices)
+                    if (s.value != kNoId && std::binary_search(highlighted_.begin(), highlighted_.end(), s.value))
+                        p.drawRect(QRectF(c.x0, s.y0, c.x1 - c.x0, std::max(1.0f, s.y1 - s.y0)));
+            p.setBrush(Qt::NoBrush);
+        }
         p.setPen(QPen(pal.mutedText, 1));
         p.drawLine(plot.bottomLeft(), plot.bottomRight());
         p.drawLine(plot.bottomLeft(), plot.topLeft());
@@ -226,6 +237,13 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     }
     p.setPen(pal.mutedText);
     p.drawText(QRect(0, height() - 14, width(), 14), Qt::AlignHCenter, tr("op index (global block)"));
+}
+
+void MemoryChart::setHighlighted(int pane, std::vector<ValueId> values) {
+    std::sort(values.begin(), values.end());
+    highlightedPane_ = values.empty() ? -1 : pane;
+    highlighted_ = std::move(values);
+    update();
 }
 
 ValueId MemoryChart::valueAt(QPoint pos) const {
@@ -286,7 +304,11 @@ MemoryView::MemoryView(Document* doc, QWidget* parent) : QWidget(parent), doc_(d
     sl->setContentsMargins(4, 4, 4, 4);
     which_ = new QComboBox(side);
     which_->setObjectName("memoryPeakOf");
-    which_->addItems({tr("Live at the peak: with recompute"), tr("Live at the peak: original")});
+    which_->addItems({tr("Live at the peak: with recompute"), tr("Live at the peak: original"),
+                      tr("New at the rewritten peak (not live at the original's)")});
+    which_->setItemData(2, tr("Values live at the rewritten program's peak whose original was not live at the original "
+                              "program's peak: what recompute brought there. Hatched amber in the chart."),
+                        Qt::ToolTipRole);
     tableTitle_ = new QLabel(side);
     tableTitle_->setWordWrap(true);
     table_ = new QTreeWidget(side);
@@ -367,24 +389,57 @@ void MemoryView::rebuild() {
     fillTable();
 }
 
+std::vector<ValueLifetime> MemoryView::newAtRewrittenPeak() const {
+    const auto& panes = chart_->panes();
+    if (panes.size() < 2) return {};
+    const MemoryPane& original = panes[0];
+    const MemoryPane& rewritten = panes[1];
+    std::vector<uint8_t> liveBefore(original.program->values().size(), 0);
+    for (const ValueLifetime& lt : original.lifetimes.liveAt(original.peakOp)) liveBefore[lt.value] = 1;
+    std::vector<ValueLifetime> out;
+    for (const ValueLifetime& lt : rewritten.lifetimes.liveAt(rewritten.peakOp)) {
+        const ValueId orig = rewritten.originalOf[lt.value];
+        if (orig >= liveBefore.size() || !liveBefore[orig]) out.push_back(lt);
+    }
+    return out;
+}
+
 void MemoryView::fillTable() {
     syncing_ = true;
     table_->clear();
     syncing_ = false;
     const auto& panes = chart_->panes();
     if (panes.empty()) return;
-    const size_t which = which_->currentIndex() == 0 && panes.size() > 1 ? 1 : 0;
+    const bool newOnly = which_->currentIndex() == 2 && panes.size() > 1;
+    const size_t which = (which_->currentIndex() == 0 || newOnly) && panes.size() > 1 ? 1 : 0;
     const MemoryPane& pane = panes[which];
     const Program& p = *pane.program;
     auto r = doc_->result();
-    const std::vector<ValueLifetime> live = pane.lifetimes.liveAt(pane.peakOp);
+    const std::vector<ValueLifetime> live = newOnly ? newAtRewrittenPeak() : pane.lifetimes.liveAt(pane.peakOp);
     const OpId peakOp = pane.peakOp < p.globalBlock().ops.size() ? p.globalBlock().ops[pane.peakOp] : kNoId;
-    tableTitle_->setText(tr("<b>%1</b> live at op #%2 (%3): %4 values + %5 resident")
-                             .arg(formatBytes(double(pane.peakBytes)))
-                             .arg(pane.peakOp)
-                             .arg(peakOp == kNoId ? QString() : shortOpName(p.opName(peakOp)))
-                             .arg(live.size())
-                             .arg(formatBytes(double(pane.lifetimes.residentBytes))));
+    std::vector<ValueId> highlight;
+    int64_t newBytes = 0;
+    if (newOnly)
+        for (const ValueLifetime& lt : live) {
+            highlight.push_back(lt.value);
+            newBytes += lt.bytes;
+        }
+    chart_->setHighlighted(1, std::move(highlight));
+    if (newOnly)
+        tableTitle_->setText(tr("<b>%1</b> in %2 values live at the rewritten peak (op #%3, %4) that were not live at the "
+                                "original's (op #%5), hatched amber")
+                                 .arg(formatBytes(double(newBytes)))
+                                 .arg(live.size())
+                                 .arg(pane.peakOp)
+                                 .arg(peakOp == kNoId ? QString() : shortOpName(p.opName(peakOp)))
+                                 .arg(panes[0].peakOp));
+    else
+        tableTitle_->setText(tr("<b>%1</b> live at op #%2 (%3): %4 values + %5 resident")
+                                 .arg(formatBytes(double(pane.peakBytes)))
+                                 .arg(pane.peakOp)
+                                 .arg(peakOp == kNoId ? QString() : shortOpName(p.opName(peakOp)))
+                                 .arg(live.size())
+                                 .arg(formatBytes(double(pane.lifetimes.residentBytes))));
     QList<QTreeWidgetItem*> items;
     for (const ValueLifetime& lt : live) {
         const ValueId orig = pane.originalOf[lt.value];

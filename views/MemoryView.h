@@ -35,6 +35,11 @@ public:
     void setPanes(std::vector<MemoryPane> panes);
     const std::vector<MemoryPane>& panes() const { return panes_; }
     void setSelectedValue(ValueId originalValue);  // highlighted in both panes
+    // Values of pane `pane`'s program drawn hatched and outlined (what is new at the
+    // rewritten peak); empty: none.
+    void setHighlighted(int pane, std::vector<ValueId> values);
+    const std::vector<ValueId>& highlighted() const { return highlighted_; }
+    int highlightedPane() const { return highlightedPane_; }
     // The original-program value whose band is under `pos` (widget coordinates), or kNoId.
     ValueId valueAt(QPoint pos) const;
     // Where the band of `originalValue` is drawn in pane `pane` at its widest, for tests.
@@ -62,6 +67,8 @@ private:
     mutable std::vector<PaneGeometry> geometry_;
     mutable bool dirty_ = true;
     ValueId selected_ = kNoId;
+    int highlightedPane_ = -1;
+    std::vector<ValueId> highlighted_;      // sorted
 };
 
 class MemoryView : public QWidget {
@@ -71,6 +78,10 @@ public:
     MemoryChart* chart() const { return chart_; }
     QTreeWidget* peakTable() const { return table_; }
     QString peakTitle() const;
+    QComboBox* peakChoice() const { return which_; }
+    // Values live at the rewritten program's peak whose original was not live at the
+    // original program's peak (the rewritten pane's ids), largest first.
+    std::vector<ValueLifetime> newAtRewrittenPeak() const;
 
 private:
     void rebuild();

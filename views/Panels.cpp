@@ -768,6 +768,8 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
     });
     connect(doc_, &Document::programChanged, this, [this] {
         previous_.reset();
+        mergeBase_.reset();
+        mergeKey_ = -1;
         changesBase_.reset();
         changes_->clear();
         lastChanges_.clear();
@@ -777,6 +779,11 @@ SummaryPanel::SummaryPanel(Document* doc, QWidget* parent) : QWidget(parent), do
     // Name each edit after what the undo stack did last (a knob, a pin, an undo).
     connect(doc_->undoStack(), &QUndoStack::indexChanged, this, [this](int index) {
         QUndoStack* stack = doc_->undoStack();
+        // A plan step shows its plan inside the push (or undo): it already named its change.
+        if (std::exchange(planStepRecorded_, false)) {
+            undoIndex_ = index;
+            return;
+        }
         pendingEdit_ = index < undoIndex_ ? tr("Undo %1").arg(stack->text(index)) : stack->text(index - 1);
         undoIndex_ = index;
     });
@@ -814,12 +821,46 @@ std::vector<SideChange> sideChanges(const Program& program, const Plan& before, 
     return out;
 }
 
-void SummaryPanel::recordChanges(const std::vector<ValueId>& changed) {
+QString planPeaksText(const PlanPeaks& p) {
+    if (!p.known) return {};
+    return QObject::tr("peak %1 → %2 · activation peak %3 → %4")
+        .arg(formatBytes(double(p.peakBefore)), formatBytes(double(p.peakAfter)), formatBytes(double(p.activationBefore)),
+             formatBytes(double(p.activationAfter)));
+}
+
+ChangeCounts countChanges(const std::vector<SideChange>& changes) {
+    ChangeCounts c;
+    for (const SideChange& s : changes)
+        (s.after == ValueSide::Saved ? c.newlySaved : s.after == ValueSide::Recomputed ? c.newlyRecomputed : c.toNeither)++;
+    return c;
+}
+
+void SummaryPanel::recordChanges(std::vector<ValueId> changed) {
     auto r = doc_->result();
     if (!r || !r->ok()) return;
     auto base = std::exchange(changesBase_, r);
-    const QString edit = std::exchange(pendingEdit_, QString());
+    QString edit = std::exchange(pendingEdit_, QString());
+    const Document::PlanStep& step = doc_->planStep();
+    bool replaceTop = false;
+    if (step.active) {
+        planStepRecorded_ = true;
+        edit = step.undo ? tr("Undo %1").arg(step.text) : step.text;
+        // One slider drag is one undo step: its entry is replaced, against the plan before the drag.
+        replaceTop = !step.undo && step.mergeKey >= 0 && step.mergeKey == mergeKey_ && mergeBase_ && changes_->topLevelItemCount() > 0;
+        if (replaceTop) base = mergeBase_;
+    }
+    mergeKey_ = step.active && !step.undo ? step.mergeKey : -1;
+    if (!replaceTop) mergeBase_ = base;
     if (!base || !base->ok()) return;  // the first solve of a program is not an edit
+    if (replaceTop) {
+        changed.clear();  // recounted against the drag's base
+        const auto& a = base->plan.reasons;
+        const auto& b = r->plan.reasons;
+        for (size_t v = 0; v < std::min(a.size(), b.size()); ++v)
+            if (a[v].side != b[v].side) changed.push_back(ValueId(v));
+        delete changes_->takeTopLevelItem(0);
+        --editCount_;
+    }
     lastChanges_ = sideChanges(doc_->program(), base->plan, r->plan, changed);
     int64_t held = 0;
     double flops = 0;
@@ -831,7 +872,19 @@ void SummaryPanel::recordChanges(const std::vector<ValueId>& changed) {
     auto signedFlops = [](double f) { return f == 0 ? QStringLiteral("0") : (f > 0 ? "+" : "−") + formatFlops(std::abs(f)); };
     auto* top = new QTreeWidgetItem();
     top->setText(0, tr("Edit %1 · %2").arg(++editCount_).arg(edit.isEmpty() ? tr("re-solve") : edit));
-    top->setText(1, tr("%n value(s)", nullptr, int(lastChanges_.size())));
+    const ChangeCounts counts = countChanges(lastChanges_);
+    QStringList moved;
+    if (counts.newlySaved) moved << tr("%1 newly saved").arg(counts.newlySaved);
+    if (counts.newlyRecomputed) moved << tr("%1 newly recomputed").arg(counts.newlyRecomputed);
+    if (counts.toNeither) moved << tr("%1 neither").arg(counts.toNeither);
+    top->setText(1, moved.isEmpty() ? tr("nothing moved") : moved.join(QStringLiteral(" · ")));
+    // The edit's row spans the columns so its name and what moved read whole in a narrow dock.
+    // What moved first: a narrow dock cuts the end of the row, and the name is in the tooltip.
+    top->setText(0, QStringLiteral("Edit %1: %2 · held %3 · recompute %4 — %5")
+                        .arg(editCount_)
+                        .arg(top->text(1), signedBytes(held), signedFlops(flops), edit.isEmpty() ? tr("re-solve") : edit));
+
+    top->setData(1, Qt::UserRole, QVariantList{qulonglong(counts.newlySaved), qulonglong(counts.newlyRecomputed), qulonglong(counts.toNeither)});
     top->setText(2, signedBytes(held));
     top->setText(3, signedFlops(flops));
     constexpr size_t kShown = 200;  // a big program's edit can move thousands; the rest is a count
@@ -849,7 +902,9 @@ void SummaryPanel::recordChanges(const std::vector<ValueId>& changed) {
     }
     if (lastChanges_.size() > kShown) new QTreeWidgetItem(top, {tr("… and %1 more").arg(lastChanges_.size() - kShown)});
     for (int i = 0; i < changes_->topLevelItemCount(); ++i) changes_->topLevelItem(i)->setExpanded(false);
+    top->setToolTip(0, tr("%1, against the plan shown before it").arg(top->text(0)));
     changes_->insertTopLevelItem(0, top);
+    top->setFirstColumnSpanned(true);
     top->setExpanded(true);
     constexpr int kEditsKept = 50;
     while (changes_->topLevelItemCount() > kEditsKept) delete changes_->takeTopLevelItem(kEditsKept);
@@ -930,6 +985,9 @@ void SummaryPanel::refresh() {
         headline_ = tr("Peak unknown: %1").arg(QString::fromStdString(why));
         h = QStringLiteral("<div style='font-size:14pt'><b>%1</b></div>").arg(headline_.toHtmlEscaped());
     }
+    if (peaksKnown)
+        h += QStringLiteral("<div style='color:#57606a'>%1</div>")
+                 .arg(planPeaksText(planPeaks(r->originalMemory, r->rewrittenMemory)).toHtmlEscaped());
     if (peaksKnown && after > before && r->rewritten) {
         // Why: the rewritten program's peak op and the biggest values live there.
         const Program& rp = *r->rewritten;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "views/Document.h"
+#include "views/PlanFigures.h"
 
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -125,6 +126,17 @@ struct SideChange {
 // The side changes between two plans of `program`, largest byte move first.
 std::vector<SideChange> sideChanges(const Program& program, const Plan& before, const Plan& after,
                                     const std::vector<ValueId>& changed);
+// What moved between two plans, counted: values newly saved, newly recomputed, and those
+// that went back to neither side.
+struct ChangeCounts {
+    size_t newlySaved = 0, newlyRecomputed = 0, toNeither = 0;
+    size_t total() const { return newlySaved + newlyRecomputed + toNeither; }
+};
+ChangeCounts countChanges(const std::vector<SideChange>& changes);
+
+// "peak 1.2 GiB → 1.0 GiB · activation peak 400 MiB → 210 MiB": the Summary's and the Memory
+// Budget dock's one wording of PlanPeaks (empty when the peaks are unknown).
+QString planPeaksText(const PlanPeaks& peaks);
 
 class SummaryPanel : public QWidget {
     Q_OBJECT
@@ -142,13 +154,14 @@ public:
     // After every edit, the values that changed side (newest edit first; click selects).
     QTreeWidget* changesTree() const { return changes_; }
     const std::vector<SideChange>& lastChanges() const { return lastChanges_; }
+    ChangeCounts lastChangeCounts() const { return countChanges(lastChanges_); }
 
 protected:
     void changeEvent(QEvent* event) override;
 
 private:
     void refresh();
-    void recordChanges(const std::vector<ValueId>& changed);
+    void recordChanges(std::vector<ValueId> changed);
     void styleChart(QChart* chart);
     Document* doc_;
     QLabel* numbers_;
@@ -163,6 +176,9 @@ private:
     std::shared_ptr<const SolveResult> changesBase_;  // the result the next edit is compared with
     std::vector<SideChange> lastChanges_;
     QString pendingEdit_;                             // what the undo stack last did
+    bool planStepRecorded_ = false;                   // a plan step named its own change
+    qint64 mergeKey_ = -1;                            // of the newest entry (a slider drag)
+    std::shared_ptr<const SolveResult> mergeBase_;    // the plan before that drag
     int undoIndex_ = 0;
     int editCount_ = 0;
 };

@@ -22,6 +22,7 @@
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/PlanResult.h"
 #include "views/Document.h"
+#include "views/Panels.h"
 #include "model/Diagnostic.h"
 
 namespace rx {
@@ -90,6 +91,12 @@ ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     row->addWidget(status_, 2);
     layout->addLayout(row);
+    shownPeaks_ = new QLabel(this);
+    shownPeaks_->setObjectName("paretoShownPeaks");
+    shownPeaks_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    shownPeaks_->setToolTip(tr("The plan every view shows, as the Summary gives it: the peak counts resident inputs and "
+                               "parameters, the activation peak (what a budget bounds) does not"));
+    layout->addWidget(shownPeaks_);
     frontierWatcher_ = new QFutureWatcher<std::shared_ptr<Result>>(this);
     budgetWatcher_ = new QFutureWatcher<std::shared_ptr<Result>>(this);
     connect(frontierWatcher_, &QFutureWatcherBase::finished, this, [this] {
@@ -150,6 +157,8 @@ void ParetoPanel::attach(Document* document) {
 void ParetoPanel::followDocument() {
     if (!document_ || !document_->hasProgram()) return;
     const auto result = document_->result();
+    if (result && result->ok())
+        shownPeaks_->setText(tr("Shown: %1").arg(planPeaksText(planPeaks(result->originalMemory, result->rewrittenMemory))));
     // The seed's result is the base of every applied plan; an undo may bring back a plan.
     if (result && !appliedHere(result) && result->ok()) seedResult_ = result;
     const bool changed = document_->programPtr() != program_ || document_->config() != config_ ||

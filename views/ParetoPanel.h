@@ -49,6 +49,8 @@ public:
     QComboBox* randomRecomputeBox() const { return randomBox_; }
     RandomRecompute randomRecompute() const { return randomRecompute_; }
     void setRandomRecompute(RandomRecompute mode);
+    // The plan the document shows, in the Summary's words and figures (planPeaksText).
+    QLabel* shownPeaksLabel() const { return shownPeaks_; }
 
     // The planner behind the frontier, the slider and the applied plans (null before the
     // first frontier); lock its mutex to call it.
@@ -103,6 +105,7 @@ private:
     QSlider* slider_ = nullptr;
     QComboBox* randomBox_ = nullptr;
     QLabel* status_ = nullptr;
+    QLabel* shownPeaks_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* frontierWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* budgetWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<const SolveResult>>* applyWatcher_ = nullptr;

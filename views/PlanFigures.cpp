@@ -122,4 +122,15 @@ double estimateFlops(const Program& program, std::span<const OpId> ops) {
     return total;
 }
 
+PlanPeaks planPeaks(const MemoryProfile& original, const MemoryProfile& rewritten) {
+    PlanPeaks p;
+    p.known = original.ok() && rewritten.ok();
+    if (!p.known) return p;
+    p.peakBefore = original.peakBytes;
+    p.peakAfter = rewritten.peakBytes;
+    p.activationBefore = original.activationPeakBytes();
+    p.activationAfter = rewritten.activationPeakBytes();
+    return p;
+}
+
 }  // namespace rx

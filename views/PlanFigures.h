@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "algorithms/MemoryModel.h"
 #include "model/Program.h"
 
 namespace rx {
@@ -41,6 +42,16 @@ struct ProgramLifetimes {
     // Lifetimes covering `op`, largest first.
     std::vector<ValueLifetime> liveAt(uint32_t op) const;
 };
+
+// The two peaks of a plan, before and after its rewrite: the whole peak (resident values
+// included) and the activation peak (MemoryProfile::activationPeakBytes, what the Memory
+// Budget planner budgets). The Summary and the Memory Budget dock both show these figures.
+struct PlanPeaks {
+    bool known = false;  // false when a profile's figures do not fit in 64 bits
+    int64_t peakBefore = 0, peakAfter = 0;
+    int64_t activationBefore = 0, activationAfter = 0;
+};
+PlanPeaks planPeaks(const MemoryProfile& original, const MemoryProfile& rewritten);
 
 ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions& options);
 

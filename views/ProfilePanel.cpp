@@ -2,6 +2,7 @@
 // summary table.
 #include "views/ProfilePanel.h"
 #include "views/VerifyAsync.h"
+#include "views/ProgramGraph.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -264,13 +265,20 @@ void ProfilePanel::drawTimes(const exec::ProfileReport& r) {
         if (!rewrittenMs.count(o.op)) all.push_back(&o);
     auto slowest = [&](const exec::OpProfile* o) { return std::max(originalMs[o->op], rewrittenMs[o->op]); };
     std::stable_sort(all.begin(), all.end(), [&](auto* a, auto* b) { return slowest(a) > slowest(b); });
-    all.resize(std::min<size_t>(20, all.size()));
+    // As many rows as the plot has room for at a label's line height (20 rows squeezed the
+    // labels to elided slivers at 1366x768); the legend, the axis and its title take ~190 px.
+    QFont rowFont = chart->font();
+    rowFont.setPointSizeF(8);
+    const int rowHeight = QFontMetrics(rowFont).height() + 5;
+    const int rowsThatFit = std::clamp((timeView_->height() - 190) / rowHeight, 4, 20);
+    all.resize(std::min<size_t>(size_t(rowsThatFit), all.size()));
     auto* setA = new QBarSet(tr("original"));
     auto* setB = new QBarSet(tr("rewritten"));
     QStringList names;
     for (auto it = all.rbegin(); it != all.rend(); ++it) {  // slowest at the top
         const exec::OpProfile* o = *it;
-        names << QString("%1 #%2%3").arg(QString::fromStdString(o->name)).arg(o->index).arg(o->recompute ? tr(" (recompute)") : "");
+        // Short names ("matmul #12 ↻"): the dialect prefix and "(recompute)" took the label's width.
+        names << QString("%1 #%2%3").arg(shortOpName(o->name)).arg(o->index).arg(o->recompute ? QStringLiteral(" ↻") : QString());
         *setA << originalMs[o->op];
         *setB << rewrittenMs[o->op];
     }
@@ -280,8 +288,9 @@ void ProfilePanel::drawTimes(const exec::ProfileReport& r) {
     chart->addSeries(series);
     auto* axisY = new QBarCategoryAxis();
     axisY->append(names);
+    axisY->setLabelsFont(rowFont);
     auto* axisX = new QValueAxis();
-    axisX->setTitleText(tr("ms"));
+    axisX->setTitleText(tr("ms  (↻ a recompute clone)"));
     chart->addAxis(axisY, Qt::AlignLeft);
     chart->addAxis(axisX, Qt::AlignBottom);
     series->attachAxis(axisY);

@@ -19,15 +19,17 @@ std::shared_ptr<SolveResult> solveResultFor(const BudgetPlanner& planner, const 
     r->plan.warnings.push_back("showing the " + plan.source + " plan of the memory-budget planner (activation peak " +
                                std::to_string(plan.activationPeakBytes) + " bytes)");
     if (r->plan.reasons.size() < p.values().size()) r->plan.reasons.resize(p.values().size());
-    for (auto& why : r->plan.reasons) {
-        why.side = ValueSide::Neither;
-        why.midHold = false;
+    // Sides by the solver's own rule (buildPlan): a value whose producer is cloned is
+    // recomputed, mid-hold or not, so this plan and the seed's differ only where they differ.
+    std::vector<uint8_t> saved(p.values().size(), 0), cloned(p.ops().size(), 0);
+    for (ValueId v : plan.savedValues) saved[v] = 1;
+    for (OpId op : plan.recomputeOps) cloned[op] = 1;
+    for (ValueId v = 0; v < r->plan.reasons.size(); ++v) {
+        const OpId def = v < p.values().size() ? p.value(v).definingOp : kNoId;
+        r->plan.reasons[v].side = valueSideOf(v < saved.size() && saved[v], def != kNoId && def < cloned.size() && cloned[def]);
+        r->plan.reasons[v].midHold = false;
     }
-    for (ValueId v : plan.savedValues) r->plan.reasons[v].side = ValueSide::Saved;
-    for (ValueId v : plan.recomputedValues) {
-        r->plan.reasons[v].side = ValueSide::Recomputed;
-        r->plan.reasons[v].midHold = true;
-    }
+    for (ValueId v : plan.recomputedValues) r->plan.reasons[v].midHold = true;
     RewriteResult rw = partitionJointGraph(planner.analysis(), plan.plan);
     if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
     r->rewrittenMemory = profileMemory(*rw.program, planner.analysis().spec().inputs, planner.analysis().fwdEnd());

@@ -1,5 +1,5 @@
 // recompute-explorer: the desktop app.
-//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|profile|pareto]
+//   recompute-explorer [PROGRAM] [--config FILE] [--select %N] [--tab program|flow|text|memory|profile|pareto|layers|sweep]
 //                      [--overlay size|weight|distance] [--rewritten] [--diff] [--theme light|dark] [--layer N]
 //                      [--screenshot PNG] [--measure-first-picture N] [--expand-layer N] [--verify]
 // --screenshot renders the settled window offscreen (no display needed) and exits; it and
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("program", "PIR program (.pir text or PIR JSON)");
     QCommandLineOption configOpt("config", "Heuristics config JSON", "file");
     QCommandLineOption selectOpt("select", "Select a value (e.g. %12) after opening", "value");
-    QCommandLineOption tabOpt("tab", "Start on tab: program, flow, text, memory, profile (runs the profile first with --screenshot), pareto", "tab");
+    QCommandLineOption tabOpt("tab", "Start on tab: program, flow, text, memory, profile (runs the profile first with --screenshot), pareto, layers (the per-layer table), sweep (the knob sweep)", "tab");
     QCommandLineOption themeOpt("theme", "Palette: light or dark", "theme");
     QCommandLineOption overlayOpt("overlay", "Colour nodes by size, weight or distance", "what");
     QCommandLineOption rewrittenOpt("rewritten", "Show the rewritten program in the graph");

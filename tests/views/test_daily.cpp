@@ -4,6 +4,18 @@
 // file cut mid-name), and a failed solve said in the user's words with its one-click fix.
 #include <QAbstractItemView>
 #include <QChartView>
+#include <QChart>
+#include <QScatterSeries>
+#include <QTreeWidget>
+#include <QBarCategoryAxis>
+#include <QScrollBar>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QThread>
+#include <QElapsedTimer>
+#include <QUndoStack>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -23,6 +35,8 @@
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QtTest>
+#include <map>
+#include <set>
 
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/FileIO.h"
@@ -30,6 +44,12 @@
 #include "views/GraphViews.h"
 #include "views/MainWindow.h"
 #include "views/Panels.h"
+#include "views/ProfilePanel.h"
+#include "views/GraphCanvas.h"
+#include "views/LayerTable.h"
+#include "views/SweepPanel.h"
+#include "views/MemoryView.h"
+#include "views/ParetoPanel.h"
 #include "views/VerifyAsync.h"
 
 using namespace rx;
@@ -72,6 +92,48 @@ class DailyTest : public QObject {
         QVERIFY(window_->openFile(kTransformer));
         waitSolved();
         QVERIFY(doc()->result() && doc()->result()->ok());
+    }
+
+    // Ctrl+Z as a user presses it: the window active, the key to whatever has the focus.
+    void pressUndo() {
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_));
+        QWidget* focus = QApplication::focusWidget();
+        QTest::keyClick(focus && focus->window() == window_ ? focus : window_, Qt::Key_Z, Qt::ControlModifier);
+    }
+    // A generated `layers`-layer transformer with its spec, opened and solved.
+    void openZooTransformer(int layers) {
+        zoo::ZooOptions o;
+        o.model = "transformer";
+        o.layers = layers;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const QString path = tmp_.path() + QStringLiteral("/zoo%1.pir").arg(layers);
+        writeProgramFile(*g.program, path.toStdString());
+        writeFileAtomic((tmp_.path() + QStringLiteral("/zoo%1.spec.json").arg(layers)).toStdString(), zoo::specJson(g));
+        QVERIFY(window_->openFile(path));
+        waitSolved();
+        QVERIFY(doc()->result() && doc()->result()->ok());
+    }
+    ParetoPanel* planFrontier() {
+        auto* pareto = window_->findChild<ParetoPanel*>();
+        if (!pareto) return nullptr;
+        window_->showTab("pareto");
+        QTest::qWait(50);
+        if (!QTest::qWaitFor([&] { return !pareto->busy() && pareto->frontierCount() > 1; }, 60000)) return nullptr;
+        return pareto;
+    }
+    // Clicks frontier point `index` of the Memory Budget chart with the mouse.
+    bool clickPlanPoint(ParetoPanel* pareto, size_t index) {
+        QChartView* view = pareto->chartView();
+        QChart* chart = view->chart();
+        QScatterSeries* points = nullptr;
+        for (QAbstractSeries* s : chart->series())
+            if (s->name() == "budget plans") points = qobject_cast<QScatterSeries*>(s);
+        if (!points || int(index) >= points->count()) return false;
+        const QPointF at = chart->mapToPosition(points->at(int(index)), points);
+        const QPoint pos = view->mapFromScene(chart->mapToScene(at));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
+        return true;
     }
 
 private Q_SLOTS:
@@ -330,6 +392,353 @@ private Q_SLOTS:
         const QString text = window_->inspector()->browser()->toPlainText();
         QVERIFY2(text.contains("held for the backward") && text.contains("recompute work") && text.contains("ops by type"), qPrintable(text));
         QVERIFY2(text.startsWith(label), qPrintable(text));  // the group's label heads it
+    }
+
+    // Item 9: applying a budget plan (a click on its point) is one undo step, and the Summary
+    // lists its changes against the plan before it, counted by what moved; undo restores the
+    // plan before, and the Summary and the Memory Budget dock give the same two peaks.
+    void applyingAPlanIsOneUndoStepWithItsCounts() {
+        openZooTransformer(4);
+        ParetoPanel* pareto = planFrontier();
+        QVERIFY(pareto);
+        const auto before = doc()->result();
+        QUndoStack* undo = doc()->undoStack();
+        const int steps = undo->count();
+        QTreeWidget* changes = window_->summary()->changesTree();
+        const int entries = changes->topLevelItemCount();
+        // The cheapest point is the original's plan; the last one recomputes the most.
+        const size_t chosen = pareto->frontierCount() - 1;
+        QVERIFY(clickPlanPoint(pareto, chosen));
+        QTRY_VERIFY_WITH_TIMEOUT(doc()->result() != before, 30000);
+        const auto after = doc()->result();
+        QCOMPARE(undo->count(), steps + 1);
+        QCOMPARE(changes->topLevelItemCount(), entries + 1);  // one entry, not "re-solve" + "0 values"
+        QTreeWidgetItem* top = changes->topLevelItem(0);
+        QVERIFY2(top->text(0).contains(undo->text(undo->count() - 1)), qPrintable(top->text(0)));
+        QVERIFY2(!top->text(0).contains("re-solve"), qPrintable(top->text(0)));
+        // What moved, counted independently from the two plans' saved sets and clones.
+        const Program& p = doc()->program();
+        auto sideOf = [&](const Plan& plan, ValueId v) {
+            if (std::find(plan.savedValues.begin(), plan.savedValues.end(), v) != plan.savedValues.end()) return 1;
+            const OpId def = p.value(v).definingOp;
+            return def != kNoId && std::find(plan.recomputeOps.begin(), plan.recomputeOps.end(), def) != plan.recomputeOps.end() ? 2 : 0;
+        };
+        size_t saved = 0, recomputed = 0, neither = 0;
+        for (ValueId v = 0; v < p.values().size(); ++v) {
+            const int a = sideOf(before->plan, v), b = sideOf(after->plan, v);
+            if (a != b) ++(b == 1 ? saved : b == 2 ? recomputed : neither);
+        }
+        QVERIFY(saved + recomputed + neither > 0);
+        const ChangeCounts counts = window_->summary()->lastChangeCounts();
+        QCOMPARE(counts.newlySaved, saved);
+        QCOMPARE(counts.newlyRecomputed, recomputed);
+        QCOMPARE(counts.toNeither, neither);
+        if (recomputed) QVERIFY2(top->text(1).contains(QStringLiteral("%1 newly recomputed").arg(recomputed)), qPrintable(top->text(1)));
+        // One provider of the peaks: the Summary and the dock say the same.
+        const QString peaks = planPeaksText(planPeaks(after->originalMemory, after->rewrittenMemory));
+        QVERIFY(peaks.contains("activation peak"));
+        QVERIFY2(shownText(window_->findChild<QLabel*>("summaryNumbers")).contains(peaks), qPrintable(peaks));
+        QVERIFY2(pareto->shownPeaksLabel()->text().contains(peaks), qPrintable(pareto->shownPeaksLabel()->text()));
+        // Undo (Ctrl+Z on the window) brings back the plan before, in one step.
+        pressUndo();
+        QTRY_COMPARE(doc()->result(), before);
+        QCOMPARE(undo->index(), steps);
+        QVERIFY2(changes->topLevelItem(0)->text(0).contains("Undo"), qPrintable(changes->topLevelItem(0)->text(0)));
+        const ChangeCounts back = window_->summary()->lastChangeCounts();
+        QCOMPARE(back.total(), saved + recomputed + neither);
+    }
+
+    // Item 9: the Memory tab shows what is new at the rewritten peak: values live there whose
+    // original was not live at the original program's peak, listed and hatched in the chart.
+    void memoryTabShowsWhatIsNewAtTheRewrittenPeak() {
+        openZooTransformer(4);
+        QVERIFY(window_->showTab("memory"));
+        auto* memory = window_->findChild<MemoryView*>();
+        QVERIFY(memory);
+        QTRY_COMPARE(memory->chart()->panes().size(), size_t(2));
+        const auto r = doc()->result();
+        // Expected, from the result itself: clone results stand for the values they recompute.
+        std::vector<ValueId> resident(doc()->spec().inputs.begin(), doc()->spec().inputs.end());
+        const ProgramLifetimes before = computeLifetimes(doc()->program(), LifetimeOptions{resident, doc()->spec().fwdOpEndIdx, {}});
+        const ProgramLifetimes after = computeLifetimes(*r->rewritten, LifetimeOptions{resident, doc()->spec().fwdOpEndIdx, r->clones});
+        std::vector<ValueId> originalOf(r->rewritten->values().size());
+        for (ValueId v = 0; v < originalOf.size(); ++v) originalOf[v] = v;
+        for (size_t i = 0; i < r->clones.size(); ++i)
+            for (size_t k = 0; k < r->rewritten->op(r->clones[i]).results.size(); ++k)
+                originalOf[r->rewritten->op(r->clones[i]).results[k]] = doc()->program().op(r->cloneOf[i]).results[k];
+        std::set<ValueId> liveBefore;
+        for (const auto& lt : before.liveAt(r->originalMemory.peakOpIndex)) liveBefore.insert(lt.value);
+        std::vector<ValueId> expected;
+        for (const auto& lt : after.liveAt(r->rewrittenMemory.peakOpIndex))
+            if (!liveBefore.count(originalOf[lt.value])) expected.push_back(lt.value);
+        QVERIFY2(!expected.empty(), "the plan brings nothing new to its peak");
+        // Chosen as a user does: the combo, by keyboard.
+        QComboBox* which = memory->peakChoice();
+        which->setFocus();
+        QTRY_VERIFY(which->hasFocus());
+        while (which->currentIndex() < 2) QTest::keyClick(which, Qt::Key_Down);
+        QCOMPARE(which->currentIndex(), 2);
+        QCOMPARE(memory->peakTable()->topLevelItemCount(), int(expected.size()));
+        std::vector<ValueId> sorted = expected;
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(memory->chart()->highlightedPane(), 1);
+        QVERIFY(memory->chart()->highlighted() == sorted);
+        QVERIFY2(memory->peakTitle().contains("not live at the original"), qPrintable(memory->peakTitle()));
+        // Back to the whole peak: no highlight.
+        QTest::keyClick(which, Qt::Key_Up);
+        QVERIFY(memory->chart()->highlighted().empty());
+        which->setCurrentIndex(0);
+    }
+
+    // Items 5 and 9: the per-layer table beside the overview sorts by a header click, follows
+    // and makes the one selection, and "compare with" puts the plan before an applied budget
+    // plan beside it (held bytes per layer, what moved).
+    void layerTableSortsSelectsAndCompares() {
+        openZooTransformer(4);
+        QVERIFY(window_->showTab("layers"));
+        auto* table = window_->findChild<LayerTable*>();
+        QVERIFY(table);
+        QTRY_VERIFY_WITH_TIMEOUT(!table->busy() && table->model()->rowCount() >= 4, 30000);
+        QTableView* view = table->view();
+        QTRY_VERIFY(view->isVisible());
+        const auto before = doc()->result();
+        QVERIFY(table->layers());
+        const LayerPartition& layers = *table->layers();
+        const std::vector<LayerBytes> expected = layerBytes(doc()->program(), layers, before->plan, doc()->spec().backwardOpStartIdx);
+        double shares = 0;
+        for (const LayerRow& row : table->model()->rows()) {
+            QCOMPARE(row.bytes.held, expected[row.group].held);
+            shares += row.peakShare;
+        }
+        QVERIFY2(shares > 0 && shares <= 1.0 + 1e-9, qPrintable(QString::number(shares)));
+        // Sort by held bytes: a click on its header, then another for the other order.
+        QHeaderView* header = view->horizontalHeader();
+        const int heldX = header->sectionViewportPosition(LayerTableModel::Held) + header->sectionSize(LayerTableModel::Held) / 2;
+        auto heldColumn = [&] {
+            std::vector<qlonglong> out;
+            for (int r = 0; r < table->proxy()->rowCount(); ++r)
+                out.push_back(table->proxy()->index(r, LayerTableModel::Held).data(LayerTableModel::SortRole).toLongLong());
+            return out;
+        };
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(heldX, header->height() / 2));
+        QCOMPARE(header->sortIndicatorSection(), int(LayerTableModel::Held));
+        const auto first = heldColumn();
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(heldX, header->height() / 2));
+        const auto second = heldColumn();
+        QVERIFY(std::is_sorted(first.begin(), first.end()) || std::is_sorted(first.rbegin(), first.rend()));
+        QVERIFY(std::is_sorted(second.begin(), second.end()) || std::is_sorted(second.rbegin(), second.rend()));
+        QVERIFY(first != second && first.front() != first.back());
+        // A click on a row selects that layer's group everywhere (the Inspector shows it).
+        const QModelIndex row1 = table->proxy()->index(1, 0);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(row1).center());
+        const LayerRow& clicked = table->model()->rows()[size_t(table->proxy()->mapToSource(row1).row())];
+        QCOMPARE(doc()->selection(), (ModelKey{ModelKey::Kind::Group, clicked.firstPos}));
+        QVERIFY2(window_->inspector()->browser()->toPlainText().contains("held for the backward"), "the Inspector did not follow");
+        // And a selection made elsewhere (an op of another layer) selects its row.
+        const LayerRow& otherRow = table->model()->rows()[size_t(table->proxy()->mapToSource(table->proxy()->index(2, 0)).row())];
+        doc()->select(ModelKey{ModelKey::Kind::Op, doc()->program().globalBlock().ops[otherRow.firstPos]});
+        QCOMPARE(table->proxy()->mapToSource(view->currentIndex()).row() >= 0, true);
+        QCOMPARE(table->model()->rows()[size_t(table->proxy()->mapToSource(view->currentIndex()).row())].group, otherRow.group);
+        // Compare: apply a budget plan, then compare with the plan before it.
+        ParetoPanel* pareto = planFrontier();
+        QVERIFY(pareto);
+        QVERIFY(clickPlanPoint(pareto, pareto->frontierCount() - 1));
+        QTRY_VERIFY_WITH_TIMEOUT(doc()->result() != before, 30000);
+        const auto after = doc()->result();
+        QVERIFY(window_->showTab("layers"));
+        QComboBox* compare = table->compareChoice();
+        QTRY_VERIFY(compare->count() >= 2);
+        compare->setFocus();
+        QTRY_VERIFY(compare->hasFocus());
+        QTest::keyClick(compare, Qt::Key_Down);
+        QCOMPARE(compare->currentIndex(), 1);
+        QCOMPARE(table->history().at(1).result, before);
+        QTRY_VERIFY_WITH_TIMEOUT(!table->busy() && table->model()->compared(), 30000);
+        QCOMPARE(table->model()->columnCount(), int(LayerTableModel::ColumnCount));
+        const std::vector<LayerBytes> then = layerBytes(doc()->program(), layers, before->plan, doc()->spec().backwardOpStartIdx);
+        const std::vector<LayerBytes> now = layerBytes(doc()->program(), layers, after->plan, doc()->spec().backwardOpStartIdx);
+        // What moved, per layer, from the two plans' sides by the producer's layer.
+        const auto& ops = doc()->program().globalBlock().ops;
+        std::map<OpId, uint32_t> posOf;
+        for (uint32_t i = 0; i < ops.size(); ++i) posOf[ops[i]] = i;
+        std::map<int32_t, uint32_t> movedByGroup;
+        for (ValueId v = 0; v < doc()->program().values().size(); ++v)
+            if (before->plan.reasons[v].side != after->plan.reasons[v].side) {
+                const OpId def = doc()->program().value(v).definingOp;
+                if (def != kNoId && posOf.count(def)) ++movedByGroup[layers.groupOfPos[posOf[def]]];
+            }
+        size_t movedRows = 0;
+        for (const LayerRow& row : table->model()->rows()) {
+            QCOMPARE(row.otherHeld, then[row.group].held);
+            QCOMPARE(row.bytes.held, now[row.group].held);
+            QCOMPARE(row.newlySaved + row.newlyRecomputed + row.toNeither, movedByGroup[int32_t(row.group)]);
+            movedRows += movedByGroup[int32_t(row.group)] > 0;
+        }
+        QVERIFY(movedRows > 0);
+        compare->setCurrentIndex(0);
+    }
+
+    // Item 10: a sweep of one knob solves each value off the UI thread (the UI keeps ticking),
+    // plots peak and recompute FLOPs, and a click on a point applies that value as one undo step.
+    void knobSweepSolvesOffThreadAndClickApplies() {
+        openZooTransformer(4);
+        QVERIFY(window_->showTab("sweep"));
+        auto* sweep = window_->findChild<SweepPanel*>();
+        QVERIFY(sweep);
+        QTRY_VERIFY(sweep->isVisible());
+        QComboBox* knob = sweep->knobChoice();
+        knob->setCurrentIndex(knob->findText("max_dist_from_bw"));
+        // A heartbeat on the UI thread: the longest gap between ticks while the sweep runs.
+        QElapsedTimer clock;
+        qint64 last = 0, worst = 0;
+        QTimer heartbeat;
+        heartbeat.setInterval(10);
+        connect(&heartbeat, &QTimer::timeout, this, [&] {
+            worst = std::max(worst, clock.elapsed() - last);
+            last = clock.elapsed();
+        });
+        clock.start();
+        heartbeat.start();
+        QTest::mouseClick(sweep->runButton(), Qt::LeftButton);
+        QVERIFY(sweep->running());
+        QTRY_VERIFY_WITH_TIMEOUT(!sweep->running(), 120000);
+        heartbeat.stop();
+        const auto& points = sweep->points();
+        QCOMPARE(points.size(), sweepValues(SweepKnob::MaxDistFromBw).size());
+        for (const SweepPoint& p : points) {
+            QVERIFY2(p.ok, qPrintable(p.error));
+            QVERIFY(p.solvedOffUiThread);
+        }
+        // Reported, not asserted: on a shared 2-core machine the scheduler alone makes gaps of
+        // this size; where each point was solved is what the flag above checks.
+        qInfo("sweep of %zu values: longest UI-thread gap %lld ms", points.size(), (long long)worst);
+        QCOMPARE(sweep->peakPoints()->count(), int(points.size()));
+        // Different values give different plans somewhere along the sweep.
+        QVERIFY(std::any_of(points.begin(), points.end(), [&](const SweepPoint& p) { return p.peakBytes != points.front().peakBytes || p.recomputeFlops != points.front().recomputeFlops; }));
+        // Click the point of a value that is not the current one.
+        const double current = double(doc()->config().maxDistFromBw);
+        size_t target = 0;
+        while (target < points.size() && points[target].knobValue == current) ++target;
+        QVERIFY(target < points.size());
+        QChartView* view = sweep->chartView();
+        QChart* chart = view->chart();
+        const QPointF at = chart->mapToPosition(sweep->peakPoints()->at(int(target)), sweep->peakPoints());
+        const int steps = doc()->undoStack()->count();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(chart->mapToScene(at)));
+        QTRY_COMPARE(double(doc()->config().maxDistFromBw), points[target].knobValue);
+        QCOMPARE(doc()->undoStack()->count(), steps + 1);
+        waitSolved();
+        QCOMPARE(doc()->result()->rewrittenMemory.peakBytes, points[target].peakBytes);
+        // Undo restores the knob.
+        pressUndo();
+        QTRY_COMPARE(double(doc()->config().maxDistFromBw), current);
+        waitSolved();
+        // Cancel stops a sweep between points.
+        knob->setCurrentIndex(knob->findText("minimum_weight"));
+        QTest::mouseClick(sweep->runButton(), Qt::LeftButton);
+        QTest::mouseClick(sweep->cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!sweep->running(), 60000);
+        QVERIFY(sweep->canceled());
+        QVERIFY(sweep->points().size() < sweepValues(SweepKnob::MinimumWeight).size());
+    }
+
+    // Item 5: the first picture of a 12-layer transformer's overview and of a 32-layer
+    // (32-row) stack reads: node titles at least 9 px on screen, the transformer's width fitted
+    // (scroll the height only).
+    void firstZoomReadsOnDeepStacks() {
+        struct Case { const char* model; int layers; bool widthFits; };
+        for (const Case c : {Case{"transformer", 12, true}, Case{"mlp", 32, false}}) {
+            zoo::ZooOptions o;
+            o.model = c.model;
+            o.layers = c.layers;
+            const zoo::GeneratedProgram g = zoo::generateModel(o);
+            const QString path = tmp_.path() + QStringLiteral("/deep-%1.pir").arg(c.model);
+            writeProgramFile(*g.program, path.toStdString());
+            writeFileAtomic((tmp_.path() + QStringLiteral("/deep-%1.spec.json").arg(c.model)).toStdString(), zoo::specJson(g));
+            QVERIFY(window_->openFile(path));
+            waitSolved();
+            QVERIFY(window_->showTab("program"));
+            GraphCanvas* canvas = window_->programView()->canvas();
+            QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && !canvas->graph().nodes.empty(), 60000);
+            QTest::qWait(50);
+            const double px = canvas->nodeTitlePixels();
+            QVERIFY2(px >= GraphCanvas::kMinReadablePixels, qPrintable(QStringLiteral("%1: node titles %2 px").arg(c.model).arg(px)));
+            if (c.widthFits) {
+                const QRect shown = canvas->mapFromScene(canvas->scene()->itemsBoundingRect()).boundingRect();
+                QVERIFY2(shown.width() <= canvas->viewport()->width() + 2,
+                         qPrintable(QStringLiteral("graph %1 px wide in a %2 px view").arg(shown.width()).arg(canvas->viewport()->width())));
+            }
+        }
+    }
+
+    // Item 3: on a 1366x768 screen the Profile dock's "top ops" chart shows each op's label
+    // whole: one row of text per bar at least a line of the labels' font tall, no label wider
+    // than the room left of the plot.
+    void profileTopOpsLabelsReadAt1366() {
+        QVERIFY(window_->openFile(kTransformer));
+        waitSolved();
+        window_->resize(1366, 768);
+        QVERIFY(window_->showTab("profile"));
+        auto* profile = window_->findChild<ProfilePanel*>();
+        QVERIFY(profile);
+        QTRY_VERIFY(profile->profileButton()->isVisible());
+        QTest::qWait(100);
+        QSignalSpy done(profile, &ProfilePanel::finished);
+        QTest::mouseClick(profile->profileButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 240000);
+        QTest::qWait(100);
+        QChart* chart = profile->timeChart();
+        QBarCategoryAxis* names = nullptr;
+        for (QAbstractAxis* a : chart->axes(Qt::Vertical)) names = qobject_cast<QBarCategoryAxis*>(a);
+        QVERIFY(names && names->count() >= 5);
+        const QFontMetricsF fm(names->labelsFont());
+        const double rowHeight = chart->plotArea().height() / names->count();
+        QVERIFY2(rowHeight >= fm.height(), qPrintable(QStringLiteral("%1 px a row for %2 px text").arg(rowHeight).arg(fm.height())));
+        const double room = chart->plotArea().left() - 4;
+        for (const QString& label : names->categories())
+            QVERIFY2(fm.horizontalAdvance(label) <= room, qPrintable(QStringLiteral("'%1' needs %2 px, has %3").arg(label).arg(fm.horizontalAdvance(label)).arg(room)));
+        window_->resize(1560, 960);
+        QVERIFY(window_->showTab("program"));
+    }
+
+    // Pictures of what issue 23 items 9 and 10 add, at 1560x960 and 1366x768, written to
+    // $RX_SCREENSHOT_DIR (skipped without it): the applied plan's Summary entry, the layer
+    // table comparing two plans, the Memory tab's "new at the rewritten peak", the knob sweep.
+    void screenshotsOfPlanComparison() {
+        const QString dir = qEnvironmentVariable("RX_SCREENSHOT_DIR");
+        if (dir.isEmpty()) QSKIP("set RX_SCREENSHOT_DIR to write the pictures");
+        openZooTransformer(12);
+        ParetoPanel* pareto = planFrontier();
+        QVERIFY(pareto);
+        const auto before = doc()->result();
+        QVERIFY(clickPlanPoint(pareto, pareto->frontierCount() - 1));
+        QTRY_VERIFY_WITH_TIMEOUT(doc()->result() != before, 60000);
+        auto* table = window_->findChild<LayerTable*>();
+        auto* sweep = window_->findChild<SweepPanel*>();
+        auto* memory = window_->findChild<MemoryView*>();
+        QTRY_VERIFY(table->compareChoice()->count() >= 2);
+        table->compareChoice()->setCurrentIndex(1);
+        sweep->knobChoice()->setCurrentIndex(sweep->knobChoice()->findText("max_dist_from_bw"));
+        sweep->start();
+        QTRY_VERIFY_WITH_TIMEOUT(!sweep->running(), 240000);
+        for (const QSize size : {QSize(1560, 960), QSize(1366, 768)}) {
+            window_->resize(size);
+            const QString suffix = QStringLiteral("%1x%2.png").arg(size.width()).arg(size.height());
+            auto shoot = [&](const QString& tab, const QString& name) {
+                QVERIFY(window_->showTab(tab));
+                QTest::qWait(400);
+                QTRY_VERIFY_WITH_TIMEOUT(!table->busy(), 30000);
+                QVERIFY(window_->grab().save(dir + "/explorer-" + name + "-" + suffix));
+            };
+            shoot("summary", "plan-applied");
+            shoot("layers", "layers-compare");
+            memory->peakChoice()->setCurrentIndex(2);
+            shoot("memory", "memory-new-at-peak");
+            memory->peakChoice()->setCurrentIndex(0);
+            shoot("sweep", "sweep");
+        }
+        window_->resize(1560, 960);
+        QVERIFY(window_->showTab("program"));
     }
 
     // Issue 24 item 4 in the window: peaks past 8 EiB are unknown, never "Peak 0 B → 0 B".

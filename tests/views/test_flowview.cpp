@@ -419,7 +419,12 @@ private Q_SLOTS:
                                  10000);
         const VisualGraph& vg = view.canvas()->graph();
         const std::set<ValueId> saved(plan.savedValues.begin(), plan.savedValues.end());
-        const std::set<ValueId> recomputed(plan.recomputedValues.begin(), plan.recomputedValues.end());
+        // Recomputed as in the seed's own plan (valueSideOf): not saved, and its producer cloned.
+        std::set<ValueId> recomputed;
+        const std::set<OpId> cloned(plan.recomputeOps.begin(), plan.recomputeOps.end());
+        for (ValueId v = 0; v < doc.program().values().size(); ++v)
+            if (!saved.count(v) && doc.program().value(v).definingOp != kNoId && cloned.count(doc.program().value(v).definingOp)) recomputed.insert(v);
+        for (ValueId v : plan.recomputedValues) QVERIFY(recomputed.count(v));  // every mid-hold value among them
         size_t boxes = 0;
         for (const VisualNode& n : vg.nodes) {
             if (n.key.kind != ModelKey::Kind::Value) continue;

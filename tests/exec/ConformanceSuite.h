@@ -416,6 +416,25 @@ inline std::string runGradCase(exec::Executor& ex, const GradCase& gc) {
     return {};
 }
 
+// The ops of a case's program that `ex` cannot run (its unsupportedOps): a backend without
+// some kernel skips the case and says so instead of failing it.
+inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const ValueCase& vc) {
+    CaseBuilder b;
+    vc.build(b);
+    b.p.finish();
+    return ex.unsupportedOps(b.p);
+}
+inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const GradCase& gc) {
+    CaseBuilder b;
+    std::vector<ValueId> xs;
+    for (size_t i = 0; i < gc.inputs.size(); ++i)
+        xs.push_back(b.input(gc.inputs[i].name, gc.inputs[i].dtype, gc.inputs[i].dims, gradInputValues(i, exec::numelOf(gc.inputs[i].dims))));
+    std::vector<ValueId> outs = gc.forwardOp(b, xs);
+    b.fetchAll(gc.gradOp(b, xs, outs, b.f64("g", {1}, {1})));  // dims do not matter to the support check
+    b.p.finish();
+    return ex.unsupportedOps(b.p);
+}
+
 // The message the backend refuses the case with ("" when it ran).
 inline std::string refusal(exec::Executor& ex, const InvalidCase& ic) {
     CaseBuilder b;

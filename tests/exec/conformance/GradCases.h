@@ -152,6 +152,13 @@ inline std::vector<GradCase> familyGradCases() {
             [=](CaseBuilder& b, Xs xs, Xs, ValueId g) { return b.ops("pd_op.scatter_grad", {xs[1], xs[2], g}, {{F, {3, 2}}, {F, {3, 2}}}, a); });
     }
 
+    {  // training dropout: the seeded mask is the same in every run of the forward (one result name)
+        const std::vector<NamedAttribute> a = {{"p", Attribute::float32(0.5)}, {"is_test", Attribute::boolean(false)}, {"mode", Attribute::string("upscale_in_train")}};
+        add("pd_op.dropout", "pd_op.dropout_grad", f64Inputs({{"x", {4, 5}}}),
+            [=](CaseBuilder& b, Xs xs) { return b.ops("pd_op.dropout", {xs[0]}, {{F, {4, 5}}, {DType::UInt8, {4, 5}}}, a); },
+            [=](CaseBuilder& b, Xs, Xs outs, ValueId g) { return b.ops("pd_op.dropout_grad", {outs[1], g}, {{F, {4, 5}}}, a); });
+    }
+
     // -- networks --
     auto convAttrs = [](Dims stride, Dims pad, int64_t groups) {
         return std::vector<NamedAttribute>{{"strides", Attribute::intArray(stride)}, {"paddings", Attribute::intArray(pad)},

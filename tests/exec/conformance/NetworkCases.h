@@ -293,6 +293,54 @@ inline std::vector<ValueCase> networkValueCases() {
                      },
                      {{{1, 1, 2, 2}, {1, 2.5, 5.5, 7}}}});
     }
+    {  // pool2d's other modes: padding counted (exclusive false), adaptive windows, global, ceil_mode
+        auto pool = [&](const char* /*what*/, Dims xd, std::vector<double> x, Dims k, Dims od, std::vector<NamedAttribute> a, std::vector<double> out) {
+            c.push_back({"pd_op.pool2d", [=](CaseBuilder& b) { b.fetch(b.op("pd_op.pool2d", {b.f64("x", xd, x), b.ints(k)}, F, od, a)); },
+                         {{od, std::move(out)}}});
+        };
+        pool("avg, padding counted", {1, 1, 3, 3}, iota(9, 1), {2, 2}, {1, 1, 2, 2},
+             {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({1, 1})}, {"pooling_type", Attribute::string("avg")},
+              {"exclusive", Attribute::boolean(false)}},
+             {1.0 / 4, 5.0 / 4, 11.0 / 4, 28.0 / 4});
+        // adaptive: window i of n over 4 is [floor(4i/n), ceil(4(i+1)/n))
+        pool("adaptive avg", {1, 1, 1, 4}, {1, 2, 3, 4}, {1, 3}, {1, 1, 1, 3},
+             {{"strides", Attribute::intArray({1, 1})}, {"paddings", Attribute::intArray({0, 0})}, {"pooling_type", Attribute::string("avg")},
+              {"adaptive", Attribute::boolean(true)}},
+             {1.5, 2.5, 3.5});
+        pool("global max", {1, 2, 2, 2}, {1, 7, 3, 2, -1, -5, -2, -3}, {1, 1}, {1, 2, 1, 1},
+             {{"strides", Attribute::intArray({1, 1})}, {"paddings", Attribute::intArray({0, 0})}, {"pooling_type", Attribute::string("max")},
+              {"global_pooling", Attribute::boolean(true)}},
+             {7, -1});
+        pool("ceil_mode max", {1, 1, 1, 5}, {1, 5, 2, 4, 3}, {1, 2}, {1, 1, 1, 3},
+             {{"strides", Attribute::intArray({1, 2})}, {"paddings", Attribute::intArray({0, 0})}, {"pooling_type", Attribute::string("max")},
+              {"ceil_mode", Attribute::boolean(true)}},
+             {5, 4, 3});
+        pool("ceil_mode avg", {1, 1, 1, 5}, {1, 5, 2, 4, 3}, {1, 2}, {1, 1, 1, 3},
+             {{"strides", Attribute::intArray({1, 2})}, {"paddings", Attribute::intArray({0, 0})}, {"pooling_type", Attribute::string("avg")},
+              {"ceil_mode", Attribute::boolean(true)}, {"exclusive", Attribute::boolean(true)}},
+             {3, 3, 3});
+    }
+    {  // conv2d with padding_algorithm SAME: output = ceil(in / stride), padding split low-first
+        const std::vector<double> x = iota(16, 1), w = {1, 0, 0, 1, 1, 0, 0, 0, -1};
+        // in 4, kernel 3, stride 2: out 2, total padding max((2-1)*2+3-4, 0) = 1 -> 0 before, 1 after
+        c.push_back({"pd_op.conv2d", [=](CaseBuilder& b) {
+                         b.fetch(b.op("pd_op.conv2d", {b.f64("x", {1, 1, 4, 4}, x), b.f64("w", {1, 1, 3, 3}, w)}, F, {1, 1, 2, 2},
+                                      {{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({0, 0})},
+                                       {"dilations", Attribute::intArray({1, 1})}, {"groups", Attribute::int32(1)},
+                                       {"padding_algorithm", Attribute::string("SAME")}, {"data_format", Attribute::string("NCHW")}}));
+                     },
+                     {{{1, 1, 2, 2}, {}}}, 0, [x, w](const std::vector<Tensor>& got) -> std::string {
+                         // with one row/column of zeros appended after, windows start at 0 and 2
+                         std::vector<double> padded(25, 0.0);
+                         for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) padded[i * 5 + j] = x[i * 4 + j];
+                         Dims od2;
+                         std::vector<double> want = ref::conv2d(padded, {1, 1, 5, 5}, w, {1, 1, 3, 3}, {2, 2}, {0, 0}, {1, 1}, 1, od2);
+                         std::vector<double> v = got[0].toDoubles();
+                         for (size_t i = 0; i < want.size(); ++i)
+                             if (std::fabs(v[i] - want[i]) > 1e-12) return "SAME conv gave " + std::to_string(v[i]) + " at " + std::to_string(i) + ", expected " + std::to_string(want[i]);
+                         return {};
+                     }});
+    }
     {  // max_pool2d_with_index: the mask is the flat h*W+w of each window's maximum
         const std::vector<double> x = {1, 9, 2, 3, 4, 0, 8, 8, 5, 6, 7, 1, 2, 3, 0, 4};
         c.push_back({"pd_op.max_pool2d_with_index", [x](CaseBuilder& b) {

@@ -93,7 +93,7 @@ struct ValueCase {
 struct GradInput {
     std::string name;
     Dims dims;
-    std::vector<double> values;  // empty: gradInputValues' formula
+    std::vector<double> values = {};  // empty: gradInputValues' formula
     DType dtype = DType::Float64;
     bool differentiable = true;  // false: indices, labels, masks (held fixed)
 };

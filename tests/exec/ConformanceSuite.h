@@ -4,94 +4,20 @@
 // of their forward op, and invalid ops every backend must refuse with the same positioned
 // message. tests/exec/test_conformance.cpp runs it on the CPU backend; tests/cuda/
 // test_cuda_conformance.cpp on the CUDA backend when a device is present.
-#include <cmath>
-#include <functional>
-#include <map>
-#include <string>
-#include <vector>
-
-#include "exec/Executor.h"
-#include "exec/OpSemantics.h"
-#include "model/Diagnostic.h"
-#include "model/Program.h"
+#include "exec/conformance/Cases.h"
+#include "exec/conformance/ComplexRandomCases.h"
+#include "exec/conformance/ControlFlowCases.h"
+#include "exec/conformance/ElementwiseCases.h"
+#include "exec/conformance/GradCases.h"
+#include "exec/conformance/InvalidCases.h"
+#include "exec/conformance/NetworkCases.h"
+#include "exec/conformance/ReduceCases.h"
+#include "exec/conformance/ShapeCases.h"
 
 namespace rx::conformance {
 
-using exec::Tensor;
-using Dims = std::vector<int64_t>;
-
-// Builds one case's program; inputs are pd_op.data ops fed with explicit values.
-struct CaseBuilder {
-    Program p;
-    exec::RunInputs inputs;
-
-    ValueId input(const std::string& name, DType t, Dims dims, std::vector<double> values) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
-        inputs.byName[name] = Tensor::fromDoubles(t, dims, values);
-        return p.op(op).results[0];
-    }
-    ValueId f64(const std::string& name, Dims dims, std::vector<double> values) { return input(name, DType::Float64, std::move(dims), std::move(values)); }
-    std::vector<ValueId> ops(const std::string& name, std::vector<ValueId> operands, std::vector<std::pair<DType, Dims>> results,
-                             std::vector<NamedAttribute> attrs = {}) {
-        std::vector<TypeId> types;
-        for (const auto& [t, d] : results) types.push_back(p.tensorType(t, d));
-        const auto& r = p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
-        return {r.begin(), r.end()};
-    }
-    ValueId op(const std::string& name, std::vector<ValueId> operands, DType t, Dims dims, std::vector<NamedAttribute> attrs = {}) {
-        return ops(name, std::move(operands), {{t, std::move(dims)}}, std::move(attrs))[0];
-    }
-    ValueId ints(Dims v) {
-        return op("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
-    }
-    ValueId combine(std::vector<ValueId> parts) {
-        std::vector<TypeId> elems;
-        for (ValueId v : parts) elems.push_back(p.value(v).type);
-        OpId op = p.appendOp(0, "builtin.combine", parts, std::vector<TypeId>{p.internType(Type::vector(elems))}, {});
-        return p.op(op).results[0];
-    }
-    void fetch(ValueId v) {
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type},
-                   {{"name", Attribute::string(p.value(v).name)}});
-    }
-};
-
-struct Expected {
-    Dims dims;
-    std::vector<double> values;
-};
-
-// A value case: the op under test, how to build it, the fetches it must produce.
-struct ValueCase {
-    std::string op;
-    std::function<void(CaseBuilder&)> build;
-    std::vector<Expected> expected;
-    double tol = 1e-12;  // absolute, per element (f64 everywhere but where noted)
-};
-
-// A gradient case: L(x) = sum(forward(x)[0] * G) for a fixed G; the grad op fed with G must
-// return dL/dx for every differentiable input, within `tol` of central differences.
-struct GradCase {
-    std::string forward, grad;
-    std::vector<std::pair<std::string, Dims>> inputs;  // f64 inputs, values from a fixed formula
-    Dims outDims;
-    std::vector<NamedAttribute> attrs;
-    // Grad operand tokens: "x<i>" input i, "o" the forward result, "g" out_grad.
-    std::vector<std::string> gradOperands;
-    double tol = 1e-6;
-};
-
-// An invalid op: refused before it runs, with this exact message in every backend.
-struct InvalidCase {
-    std::string what;
-    std::function<void(CaseBuilder&)> build;
-    std::string message;
-};
-
-inline std::vector<NamedAttribute> none() { return {}; }
-
-inline std::vector<ValueCase> valueCases() {
-    const DType F = DType::Float64, I = DType::Int64;
+inline std::vector<ValueCase> coreValueCases() {
+    const DType I = DType::Int64;
     std::vector<ValueCase> c;
     const std::vector<double> x23 = {1, 2, 3, 4, 5, 6};
     auto binary = [&](const std::string& op, std::vector<double> out) {
@@ -292,11 +218,11 @@ inline std::vector<ValueCase> valueCases() {
     return c;
 }
 
-inline std::vector<GradCase> gradCases() {
+inline std::vector<GradCase> coreGradCases() {
     std::vector<GradCase> c;
-    auto unaryOut = [&](const std::string& op) { c.push_back({op, op + "_grad", {{"x", {2, 3}}}, {2, 3}, {}, {"o", "g"}}); };
+    auto unaryOut = [&](const std::string& op) { c.push_back(simpleGrad(op, op + "_grad", f64Inputs({{"x", {2, 3}}}), {2, 3}, {}, {"o", "g"})); };
     auto unaryIn = [&](const std::string& op, std::vector<NamedAttribute> a = {}) {
-        c.push_back({op, op + "_grad", {{"x", {2, 3}}}, {2, 3}, std::move(a), {"x0", "g"}});
+        c.push_back(simpleGrad(op, op + "_grad", f64Inputs({{"x", {2, 3}}}), {2, 3}, std::move(a), {"x0", "g"}));
     };
     unaryOut("pd_op.tanh");
     unaryOut("pd_op.sigmoid");
@@ -305,15 +231,15 @@ inline std::vector<GradCase> gradCases() {
     unaryIn("pd_op.square");
     unaryIn("pd_op.gelu", {{"approximate", Attribute::boolean(false)}});
     unaryIn("pd_op.silu");
-    c.push_back({"pd_op.multiply", "pd_op.multiply_grad", {{"x", {2, 3}}, {"y", {3}}}, {2, 3}, {}, {"x0", "x1", "g"}});
-    c.push_back({"pd_op.divide", "pd_op.divide_grad", {{"x", {2, 3}}, {"y", {2, 3}}}, {2, 3}, {}, {"x0", "x1", "o", "g"}});
-    c.push_back({"pd_op.matmul", "pd_op.matmul_grad", {{"x", {2, 3}}, {"y", {3, 2}}}, {2, 2},
-                 {{"transpose_x", Attribute::boolean(false)}, {"transpose_y", Attribute::boolean(false)}}, {"x0", "x1", "g"}});
-    c.push_back({"pd_op.softmax", "pd_op.softmax_grad", {{"x", {2, 3}}}, {2, 3}, {{"axis", Attribute::int32(-1)}}, {"o", "g"}});
+    c.push_back(simpleGrad("pd_op.multiply", "pd_op.multiply_grad", f64Inputs({{"x", {2, 3}}, {"y", {3}}}), {2, 3}, {}, {"x0", "x1", "g"}));
+    c.push_back(simpleGrad("pd_op.divide", "pd_op.divide_grad", f64Inputs({{"x", {2, 3}}, {"y", {2, 3}}}), {2, 3}, {}, {"x0", "x1", "o", "g"}));
+    c.push_back(simpleGrad("pd_op.matmul", "pd_op.matmul_grad", f64Inputs({{"x", {2, 3}}, {"y", {3, 2}}}), {2, 2},
+                           {{"transpose_x", Attribute::boolean(false)}, {"transpose_y", Attribute::boolean(false)}}, {"x0", "x1", "g"}));
+    c.push_back(simpleGrad("pd_op.softmax", "pd_op.softmax_grad", f64Inputs({{"x", {2, 3}}}), {2, 3}, {{"axis", Attribute::int32(-1)}}, {"o", "g"}));
     return c;
 }
 
-inline std::vector<InvalidCase> invalidCases() {
+inline std::vector<InvalidCase> coreInvalidCases() {
     std::vector<InvalidCase> c;
     auto conv = [](Dims strides) {
         return [strides](CaseBuilder& b) {
@@ -371,6 +297,27 @@ inline std::vector<InvalidCase> invalidCases() {
     return c;
 }
 
+// The whole table: the core cases above and every family's.
+inline std::vector<ValueCase> valueCases() {
+    std::vector<ValueCase> all = coreValueCases();
+    for (auto family : {elementwiseValueCases, shapeValueCases, reduceValueCases, networkValueCases, complexRandomValueCases,
+                        controlFlowValueCases}) {
+        std::vector<ValueCase> more = family();
+        all.insert(all.end(), more.begin(), more.end());
+    }
+    return all;
+}
+inline std::vector<GradCase> gradCases() {
+    std::vector<GradCase> all = coreGradCases(), more = familyGradCases();
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+}
+inline std::vector<InvalidCase> invalidCases() {
+    std::vector<InvalidCase> all = coreInvalidCases(), more = familyInvalidCases();
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+}
+
 // ---------- runners: "" when the case holds, else what went wrong ----------
 
 inline std::string describe(const std::vector<double>& v) {
@@ -391,68 +338,75 @@ inline std::string runValueCase(exec::Executor& ex, const ValueCase& vc) {
     }
     if (r.fetches.size() != vc.expected.size())
         return std::to_string(r.fetches.size()) + " fetches, expected " + std::to_string(vc.expected.size());
+    std::vector<Tensor> fetched;
     for (size_t i = 0; i < vc.expected.size(); ++i) {
         const Tensor& t = r.fetches[i].tensor;
+        fetched.push_back(t);
         if (t.dims != vc.expected[i].dims) return "fetch " + std::to_string(i) + " has dims " + exec::dimsString(t.dims) + ", expected " + exec::dimsString(vc.expected[i].dims);
+        if (vc.expected[i].values.empty()) continue;
         std::vector<double> got = t.toDoubles();
-        for (size_t k = 0; k < got.size(); ++k)
-            if (!(std::fabs(got[k] - vc.expected[i].values[k]) <= vc.tol))
-                return "fetch " + std::to_string(i) + " is " + describe(got) + ", expected " + describe(vc.expected[i].values);
+        if (got.size() != vc.expected[i].values.size())
+            return "fetch " + std::to_string(i) + " holds " + std::to_string(got.size()) + " values, expected " + std::to_string(vc.expected[i].values.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+            const double want = vc.expected[i].values[k];
+            const bool same = std::isnan(want) ? std::isnan(got[k]) : std::isinf(want) ? got[k] == want : std::fabs(got[k] - want) <= vc.tol;
+            if (!same) return "fetch " + std::to_string(i) + " is " + describe(got) + ", expected " + describe(vc.expected[i].values);
+        }
     }
+    if (vc.check) return vc.check(fetched);
     return {};
 }
 
-// Deterministic f64 input values away from kinks and zero: 0.3 + 0.17 k, alternating sign.
-inline std::vector<double> gradInputValues(size_t which, int64_t n) {
-    std::vector<double> v;
-    for (int64_t k = 0; k < n; ++k) v.push_back((k % 2 ? -1.0 : 1.0) * (0.3 + 0.17 * static_cast<double>(k) + 0.05 * static_cast<double>(which)));
-    return v;
-}
-
 inline std::string runGradCase(exec::Executor& ex, const GradCase& gc) {
-    const int64_t outN = exec::numelOf(gc.outDims);
-    std::vector<double> G;
-    for (int64_t k = 0; k < outN; ++k) G.push_back(0.5 - 0.13 * static_cast<double>(k));
     std::vector<std::vector<double>> values;
-    for (size_t i = 0; i < gc.inputs.size(); ++i) values.push_back(gradInputValues(i, exec::numelOf(gc.inputs[i].second)));
-    // L(values): sum(forward * G), run on the backend.
-    auto build = [&](const std::vector<std::vector<double>>& vals, bool withGrad, CaseBuilder& b) {
+    for (size_t i = 0; i < gc.inputs.size(); ++i)
+        values.push_back(gc.inputs[i].values.empty() ? gradInputValues(i, exec::numelOf(gc.inputs[i].dims)) : gc.inputs[i].values);
+    auto inputsOf = [&](const std::vector<std::vector<double>>& vals, CaseBuilder& b) {
         std::vector<ValueId> xs;
-        for (size_t i = 0; i < gc.inputs.size(); ++i) xs.push_back(b.f64(gc.inputs[i].first, gc.inputs[i].second, vals[i]));
-        ValueId out = b.op(gc.forward, xs, DType::Float64, gc.outDims, gc.attrs);
-        if (!withGrad) { b.fetch(out); return; }
-        ValueId g = b.f64("g", gc.outDims, G);
-        std::vector<ValueId> operands;
-        for (const std::string& t : gc.gradOperands)
-            operands.push_back(t == "o" ? out : t == "g" ? g : xs.at(static_cast<size_t>(std::stoi(t.substr(1)))));
-        std::vector<std::pair<DType, Dims>> results;
-        for (const auto& in : gc.inputs) results.push_back({DType::Float64, in.second});
-        for (ValueId v : b.ops(gc.grad, operands, results, gc.attrs)) b.fetch(v);
+        for (size_t i = 0; i < gc.inputs.size(); ++i) xs.push_back(b.input(gc.inputs[i].name, gc.inputs[i].dtype, gc.inputs[i].dims, vals[i]));
+        return xs;
     };
-    auto loss = [&](const std::vector<std::vector<double>>& vals) {
+    auto forward = [&](const std::vector<std::vector<double>>& vals) {
         CaseBuilder b;
-        build(vals, false, b);
+        std::vector<ValueId> xs = inputsOf(vals, b);
+        b.fetch(gc.forwardOp(b, xs).at(0));
         b.p.finish();
-        std::vector<double> y = ex.run(b.p, b.inputs, {}).fetches.at(0).tensor.toDoubles();
-        double l = 0;
-        for (size_t k = 0; k < y.size(); ++k) l += y[k] * G[k];
-        return l;
+        return ex.run(b.p, b.inputs, {}).fetches.at(0).tensor;
     };
     try {
+        const Tensor y0 = forward(values);
+        std::vector<double> G;
+        for (int64_t k = 0; k < y0.numel(); ++k) G.push_back(0.5 - 0.13 * static_cast<double>(k % 11) + 0.07 * static_cast<double>(k / 11));
+        // L(values): sum(forward * G), run on the backend.
+        auto loss = [&](const std::vector<std::vector<double>>& vals) {
+            std::vector<double> y = forward(vals).toDoubles();
+            double l = 0;
+            for (size_t k = 0; k < y.size(); ++k) l += y[k] * G[k];
+            return l;
+        };
         CaseBuilder b;
-        build(values, true, b);
+        std::vector<ValueId> xs = inputsOf(values, b);
+        std::vector<ValueId> outs = gc.forwardOp(b, xs);
+        ValueId g = b.f64("g", y0.dims, G);
+        std::vector<ValueId> grads = gc.gradOp(b, xs, outs, g);
+        b.fetchAll(grads);
         b.p.finish();
         exec::RunResult r = ex.run(b.p, b.inputs, {});
+        size_t at = 0;
         for (size_t i = 0; i < gc.inputs.size(); ++i) {
-            std::vector<double> analytic = r.fetches.at(i).tensor.toDoubles();
+            if (!gc.inputs[i].differentiable) continue;
+            if (at >= r.fetches.size()) return "the grad op returned " + std::to_string(r.fetches.size()) + " gradients";
+            const Tensor& t = r.fetches.at(at++).tensor;
+            if (t.dims != gc.inputs[i].dims) return "d/d" + gc.inputs[i].name + " has dims " + exec::dimsString(t.dims) + ", expected " + exec::dimsString(gc.inputs[i].dims);
+            std::vector<double> analytic = t.toDoubles();
             for (size_t k = 0; k < values[i].size(); ++k) {
-                const double h = 1e-6;
+                const double h = gc.step;
                 auto plus = values, minus = values;
                 plus[i][k] += h;
                 minus[i][k] -= h;
                 const double numeric = (loss(plus) - loss(minus)) / (2 * h);
                 if (!(std::fabs(numeric - analytic[k]) <= gc.tol * (1 + std::fabs(numeric))))
-                    return "d/d" + gc.inputs[i].first + "[" + std::to_string(k) + "] = " + std::to_string(analytic[k]) +
+                    return "d/d" + gc.inputs[i].name + "[" + std::to_string(k) + "] = " + std::to_string(analytic[k]) +
                            ", central differences give " + std::to_string(numeric);
             }
         }
@@ -460,6 +414,25 @@ inline std::string runGradCase(exec::Executor& ex, const GradCase& gc) {
         return std::string("refused: ") + e.what();
     }
     return {};
+}
+
+// The ops of a case's program that `ex` cannot run (its unsupportedOps): a backend without
+// some kernel skips the case and says so instead of failing it.
+inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const ValueCase& vc) {
+    CaseBuilder b;
+    vc.build(b);
+    b.p.finish();
+    return ex.unsupportedOps(b.p);
+}
+inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const GradCase& gc) {
+    CaseBuilder b;
+    std::vector<ValueId> xs;
+    for (size_t i = 0; i < gc.inputs.size(); ++i)
+        xs.push_back(b.input(gc.inputs[i].name, gc.inputs[i].dtype, gc.inputs[i].dims, gradInputValues(i, exec::numelOf(gc.inputs[i].dims))));
+    std::vector<ValueId> outs = gc.forwardOp(b, xs);
+    b.fetchAll(gc.gradOp(b, xs, outs, b.f64("g", {1}, {1})));  // dims do not matter to the support check
+    b.p.finish();
+    return ex.unsupportedOps(b.p);
 }
 
 // The message the backend refuses the case with ("" when it ran).

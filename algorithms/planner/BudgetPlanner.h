@@ -312,6 +312,13 @@ private:
     std::vector<double> gridLambdas_;                                 // ascending
     std::optional<Pool> basePool_;
     std::optional<ReferencePlans> references_;
+    // pytorchStylePlan's budget-independent part: PyTorch's weights and aggressive bans, and
+    // the runtime-optimised cut (default bans).
+    struct PyTorchCuts {
+        std::vector<uint8_t> banAggressive, runtimeOptimized;
+        std::vector<int64_t> weights;
+    };
+    std::optional<PyTorchCuts> pytorchCuts_;
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
 };

@@ -121,9 +121,18 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         plan.budgetFraction = f;
         return plan;
     };
-    const std::vector<uint8_t> banDefault = bansForPyTorch(true), banAggressive = bansForPyTorch(false);
-    const std::vector<int64_t> weights = pytorchValueWeights();
-    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
+    // What every budget's plan starts from, once per planner (three budgets, three equal cuts).
+    if (!pytorchCuts_) {
+        PyTorchCuts c;
+        c.banAggressive = bansForPyTorch(false);
+        c.weights = pytorchValueWeights();
+        const std::vector<uint8_t> banDefault = bansForPyTorch(true);
+        c.runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &c.weights);
+        pytorchCuts_ = std::move(c);
+    }
+    const std::vector<uint8_t>& banAggressive = pytorchCuts_->banAggressive;
+    const std::vector<int64_t>& weights = pytorchCuts_->weights;
+    const std::vector<uint8_t>& runtimeOptimized = pytorchCuts_->runtimeOptimized;
     if (f >= 1) return finish(runtimeOptimized);
     if (f <= 0) {
         // Budget 0: save only what cannot be recomputed (PyTorch: the inputs).

@@ -30,6 +30,6 @@ MemoryProfile profileMemory(const Program& program, std::span<const ValueId> res
 // The same from the program's liveness (exec::analyzeLiveness), for a caller that needs the
 // liveness too: on a 1M-op program each analysis costs a second.
 namespace exec { struct Liveness; }
-MemoryProfile profileMemory(const Program& program, const exec::Liveness& liveness, int64_t fwdOpEndIdx);
+MemoryProfile profileMemoryFrom(const Program& program, const exec::Liveness& liveness, int64_t fwdOpEndIdx);
 
 }  // namespace rx

@@ -37,7 +37,7 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
     // One liveness analysis for the original's profile and the simulation's tables.
     resident_ = exec::residentValuesOf(p, spec_.inputs);  // the memory model's resident set
     const exec::Liveness liveness = exec::analyzeLiveness(p, resident_);
-    original_ = profileMemory(p, liveness, spec_.fwdOpEndIdx);
+    original_ = profileMemoryFrom(p, liveness, spec_.fwdOpEndIdx);
     for (OpId op : p.globalBlock().ops) totalFlops_ += costs_.flops(op);
     buildCandidates();
     prepareSimulation(liveness);

@@ -26,7 +26,7 @@ PeakBreakdown BudgetPlanner::rewrittenPeakBreakdown(const BudgetPlan& plan) cons
     const Program& q = *rw.program;
     const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
     const exec::Liveness liveness = exec::analyzeLiveness(q, resident);  // one analysis for both
-    const MemoryProfile m = profileMemory(q, liveness, spec_.fwdOpEndIdx);
+    const MemoryProfile m = profileMemoryFrom(q, liveness, spec_.fwdOpEndIdx);
     if (!m.ok()) throw Error(m.error);
     const auto& gops = q.globalBlock().ops;
     PeakBreakdown out;

@@ -21,7 +21,10 @@ MemoryProfile overflow(const std::string& what) {
 MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx) {
     const std::vector<uint8_t> residentMask =
         exec::residentValuesOf(program, std::vector<ValueId>(resident.begin(), resident.end()));
-    const exec::Liveness liveness = exec::analyzeLiveness(program, residentMask);
+    return profileMemoryFrom(program, exec::analyzeLiveness(program, residentMask), fwdOpEndIdx);
+}
+
+MemoryProfile profileMemoryFrom(const Program& program, const exec::Liveness& liveness, int64_t fwdOpEndIdx) {
     exec::LiveBytes live = exec::liveBytesOf(program, liveness);
     if (!live.error.empty()) {
         MemoryProfile failed;

@@ -30,5 +30,9 @@ struct MemoryProfile {
 // `resident`: values alive throughout (spec inputs; feeds and parameters are added).
 // Every sum is overflow-checked (model/CheckedMath.h): exact figures or `error`, never wrapped.
 MemoryProfile profileMemory(const Program& program, std::span<const ValueId> resident, int64_t fwdOpEndIdx);
+// The same from the program's liveness (exec::analyzeLiveness), for a caller that needs the
+// liveness too: on a 1M-op program each analysis costs a second.
+namespace exec { struct Liveness; }
+MemoryProfile profileMemoryFrom(const Program& program, const exec::Liveness& liveness, int64_t fwdOpEndIdx);
 
 }  // namespace rx

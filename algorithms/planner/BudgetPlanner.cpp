@@ -34,13 +34,16 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
     RecomputeSpec analysisSpec = spec_;
     analysis_ = std::make_shared<Analysis>(program_, analysisSpec);
     if (costs_.flops(0) == 0 && costs_.bytesMoved(0) == 0 && !costs_.measured()) costs_ = CostModel::fromTypes(p);
-    original_ = profileMemory(p, spec_.inputs, spec_.fwdOpEndIdx);
+    // One liveness analysis for the original's profile and the simulation's tables.
+    resident_ = exec::residentValuesOf(p, spec_.inputs);  // the memory model's resident set
+    const exec::Liveness liveness = exec::analyzeLiveness(p, resident_);
+    original_ = profileMemoryFrom(p, liveness, spec_.fwdOpEndIdx);
     for (OpId op : p.globalBlock().ops) totalFlops_ += costs_.flops(op);
     buildCandidates();
-    prepareSimulation();
+    prepareSimulation(liveness);
 }
 
-void BudgetPlanner::prepareSimulation() {
+void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
     const size_t nv = p.values().size();
@@ -65,7 +68,6 @@ void BudgetPlanner::prepareSimulation() {
     }
     // Storage as exec/Liveness.h counts it: an alias (builtin.split, combine, slice, fetch) owns
     // no bytes, and what a value owns lives until the last use of any alias of it.
-    const exec::Liveness liveness = exec::analyzeLiveness(p, resident_);
     ownedBytes_.assign(nv, 0);
     for (ValueId v = 0; v < nv; ++v) {
         if (defIndex_[v] == kNoId) continue;
@@ -85,7 +87,15 @@ void BudgetPlanner::prepareSimulation() {
     }
 }
 
-int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
+// The rewritten program's live ranges replayed on positions: calls emit(from, to, bytes,
+// kind, source) for every range of non-resident storage (kind Clone: `source` is the cloned
+// op; Original: the value), and with `residents` for resident storage too (kind Resident,
+// alive from its definition to the end, as exec/Liveness counts it); `opAt`, when given,
+// receives the original op at each position. Returns the position count, 0 when the
+// rewriter would fail.
+template <class Emit>
+size_t BudgetPlanner::replayLiveRanges(const RecomputeSet& inR, bool residents, Emit&& emit,
+                                       std::vector<OpId>* opAt) const {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
     const auto gops = a.globalOps();
@@ -113,19 +123,19 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
     // Positions: clones sit before their anchor, same anchor in clone order.
     std::vector<uint32_t> before(n + 1, 0);
     for (uint32_t c = 0; c < nc; ++c) {
-        if (anchor[c] == kNoId) return std::numeric_limits<int64_t>::max();  // the rewriter would fail
+        if (anchor[c] == kNoId) return 0;  // the rewriter would fail
         ++before[anchor[c] + 1];
     }
     for (size_t i = 0; i < n; ++i) before[i + 1] += before[i];  // clones anchored before op i
     auto pos = [&](uint32_t i) { return i + before[i + 1]; };   // original op i
     std::vector<uint32_t> clonePos(nc), rank(n, 0);
     for (uint32_t c = 0; c < nc; ++c) clonePos[c] = anchor[c] + before[anchor[c]] + rank[anchor[c]]++;
+    if (opAt) {
+        opAt->assign(n + nc, kNoId);
+        for (uint32_t i = 0; i < n; ++i) (*opAt)[pos(i)] = gops[i];
+        for (uint32_t c = 0; c < nc; ++c) (*opAt)[clonePos[c]] = candidates_[clones[c]];
+    }
 
-    std::vector<int64_t> delta(n + nc + 2, 0);
-    auto live = [&](uint32_t from, uint32_t to, int64_t bytes) {
-        delta[from] += bytes;
-        delta[std::max(from, to) + 1] -= bytes;
-    };
     // Readers among the clones: of original values (subgraph inputs) and of clone results.
     std::vector<uint32_t> cloneRead(p.values().size(), kNoId), cloneResultRead(p.values().size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c)
@@ -141,27 +151,94 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
             uint32_t last = clonePos[c];
             if (neededByBackward_[r] && lastRedirectedUse_[r] != kNoId) last = std::max(last, pos(lastRedirectedUse_[r]));
             if (cloneResultRead[r] != kNoId) last = std::max(last, cloneResultRead[r]);
-            live(clonePos[c], last, ownedBytes_[r]);
+            emit(clonePos[c], last, ownedBytes_[r], RangeKind::Clone, candidates_[clones[c]]);
         });
     // Original values.
+    const uint32_t endPos = uint32_t(n + nc - 1);
     for (size_t i = 0; i < n; ++i) {
         for (ValueId r : p.op(gops[i]).results) {
-            if (resident_[r]) continue;
             const int64_t b = ownedBytes_[r];
+            if (resident_[r]) {
+                if (residents && b) emit(pos(uint32_t(i)), endPos, b, RangeKind::Resident, r);
+                continue;
+            }
             if (!b) continue;
             const uint32_t s = candidateIndex_[gops[i]] == kNoId ? kNoId : cloneSlot[candidateIndex_[gops[i]]];
             uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? lastFixedUse_[r] : lastUse_[r];
             last = std::max<uint32_t>(pos(uint32_t(i)), pos(std::max<uint32_t>(last, uint32_t(i))));
             if (cloneRead[r] != kNoId) last = std::max(last, cloneRead[r]);
-            live(pos(uint32_t(i)), last, b);
+            emit(pos(uint32_t(i)), last, b, RangeKind::Original, r);
         }
     }
+    return n + nc;
+}
+
+int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
+    std::vector<int64_t> delta(analysis_->globalOps().size() + inR.size() + 2, 0);
+    const size_t positions = replayLiveRanges(
+        inR, /*residents=*/false,
+        [&](uint32_t from, uint32_t to, int64_t bytes, RangeKind, uint32_t) {
+            delta[from] += bytes;
+            delta[std::max(from, to) + 1] -= bytes;
+        },
+        nullptr);
+    if (!positions) return std::numeric_limits<int64_t>::max();  // the rewriter would fail
     int64_t cur = 0, peak = 0;
-    for (size_t i = 0; i < n + nc; ++i) {
+    for (size_t i = 0; i < positions; ++i) {
         cur += delta[i];
         peak = std::max(peak, cur);
     }
     return peak + original_.residentBytes;
+}
+
+PeakBreakdown BudgetPlanner::simulatedBreakdown(const RecomputeSet& inR) const {
+    // As peakBreakdown reads the rewritten program's liveness: the first position of the
+    // highest live bytes (resident storage counted from its definition), then the
+    // non-resident ranges alive there by who allocated them.
+    const Program& p = *program_;
+    struct Range {
+        uint32_t from, to;
+        int64_t bytes;
+        RangeKind kind;
+        uint32_t source;
+    };
+    std::vector<Range> ranges;
+    std::vector<OpId> opAt;
+    const size_t positions = replayLiveRanges(
+        inR, /*residents=*/true,
+        [&](uint32_t from, uint32_t to, int64_t bytes, RangeKind kind, uint32_t source) {
+            ranges.push_back({from, std::max(from, to), bytes, kind, source});
+        },
+        &opAt);
+    if (!positions) throw Error("rewriting the plan failed: a recomputed op has no backward user to anchor it");
+    std::vector<int64_t> delta(positions + 1, 0);
+    for (const Range& r : ranges) {
+        delta[r.from] += r.bytes;
+        delta[r.to + 1] -= r.bytes;
+    }
+    int64_t live = 0, peak = 0;
+    uint32_t at = 0;
+    for (size_t i = 0; i < positions; ++i) {
+        live += delta[i];
+        if (live > peak) { peak = live; at = uint32_t(i); }
+    }
+    std::vector<uint8_t> fetched(p.values().size(), 0);
+    for (OpId op : analysis_->globalOps())
+        if (isFetchOp(p.opName(op)))
+            for (ValueId x : p.op(op).operands)
+                if (x != kNoId && x < fetched.size()) fetched[x] = 1;
+    PeakBreakdown out;
+    out.peakOpIndex = at;
+    if (at < opAt.size() && opAt[at] != kNoId) out.peakOpName = std::string(p.opName(opAt[at]));
+    out.inBackward = int64_t(at) > analysis_->fwdEnd();
+    for (const Range& r : ranges) {
+        if (r.kind == RangeKind::Resident || r.from > at || r.to < at) continue;
+        if (r.kind == RangeKind::Clone) out.recomputed += r.bytes;
+        else if (int64_t(r.from) <= analysis_->fwdEnd()) out.forwardValues += r.bytes;
+        else if (fetched[r.source]) out.outputs += r.bytes;
+        else out.backwardTemporaries += r.bytes;
+    }
+    return out;
 }
 
 void BudgetPlanner::buildCandidates() {
@@ -169,8 +246,6 @@ void BudgetPlanner::buildCandidates() {
     const Analysis& a = *analysis_;
     const auto gops = a.globalOps();
     const int64_t fwdEnd = a.fwdEnd(), bwdStart = a.bwdStart();
-
-    resident_ = exec::residentValuesOf(p, spec_.inputs);  // the memory model's resident set
 
     auto isForwardDef = [&](ValueId v) {
         if (v == kNoId || v >= p.values().size() || resident_[v]) return false;
@@ -377,6 +452,24 @@ std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::candidateSet(const Bud
     return inR;
 }
 
+std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::replayableSet(const Plan& plan) const {
+    RecomputeSet inR(candidates_.size(), 0);
+    for (OpId op : plan.recomputeOps) {
+        if (op >= candidateIndex_.size() || candidateIndex_[op] == kNoId) return std::nullopt;
+        inR[candidateIndex_[op]] = 1;
+    }
+    if (normalise(inR) != inR) return std::nullopt;
+    const Plan own = rxPlan(inR);
+    auto same = [](std::vector<ValueId> x, std::vector<ValueId> y) {
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        return x == y;
+    };
+    if (!same(own.midHoldValues, plan.midHoldValues) || !same(own.subgraphInputs, plan.subgraphInputs))
+        return std::nullopt;
+    return inR;
+}
+
 BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::string& source) {
     const Program& p = *program_;
     const Evaluated& e = evaluate(inR);
@@ -394,12 +487,13 @@ BudgetPlan BudgetPlanner::makePlan(const std::vector<uint8_t>& inR, const std::s
     for (ValueId v = 0; v < p.values().size(); ++v)
         if (saved[v]) out.savedValues.push_back(v);
     sortValuesByName(p, out.savedValues);
-    // Reported figures come from the real rewritten program (the search used simulatePeak).
-    const RewriteResult rw = partitionJointGraph(*analysis_, out.plan);
-    if (!rw.ok()) throw Error("rewriting the " + source + " plan failed: " + rw.error);
-    const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
-    out.peakBytes = m.peakBytes;
-    out.activationPeakBytes = m.peakBytes - m.residentBytes;
+    // Figures by the rewriter's placement replayed on positions (simulatePeak, equal to
+    // profileMemory of the rewritten program: tests check it on every zoo model): building
+    // and profiling a copy of the program per plan cost a 1M-op frontier most of its time.
+    if (e.peak == std::numeric_limits<int64_t>::max())
+        throw Error("rewriting the " + source + " plan failed: a recomputed op has no backward user to anchor it");
+    out.peakBytes = e.peak;
+    out.activationPeakBytes = e.activation;
     out.recomputeCost = e.cost;
     for (OpId op : out.recomputeOps) out.recomputeFlops += costs_.flops(op);
     return out;

@@ -38,6 +38,8 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
+namespace rx::exec { struct Liveness; }
+
 namespace rx::planner {
 
 // How far a plan is from the cheapest plan of the saved-set family that fits its budget.
@@ -135,6 +137,9 @@ public:
     int64_t activationLowerBound() const;
     // What is alive at `plan`'s peak (rewrites it); throws rx::Error when the rewrite fails.
     PeakBreakdown peakBreakdown(const BudgetPlan& plan) const;
+    // The same read off the rewritten program's liveness (peakBreakdown replays the planner's
+    // own plans on positions instead; tests check both agree).
+    PeakBreakdown rewrittenPeakBreakdown(const BudgetPlan& plan) const;
     // Bytes for a fraction 0-1 between minimumActivationPeak() and the original's.
     int64_t budgetFromFraction(double fraction);
 
@@ -229,7 +234,13 @@ private:
     // rewriter's placement and redirection replayed on positions (equal to
     // profileMemory(partitionJointGraph(...)); tests check it).
     int64_t simulatePeak(const RecomputeSet& inR) const;
-    void prepareSimulation();
+    // The live ranges simulatePeak sums (defined in BudgetPlanner.cpp, its only callers' file).
+    enum class RangeKind { Clone, Original, Resident };
+    template <class Emit>
+    size_t replayLiveRanges(const RecomputeSet& inR, bool residents, Emit&& emit, std::vector<OpId>* opAt) const;
+    // peakBreakdown by the same replay (no rewritten program).
+    PeakBreakdown simulatedBreakdown(const RecomputeSet& inR) const;
+    void prepareSimulation(const exec::Liveness& liveness);
     // The λ cut's measured set (memoised).
     const Evaluated& evaluateLambda(double lambda);
     // The pool every search starts from: no recompute, the λ grid, the reference plans.
@@ -238,6 +249,9 @@ private:
         return e.activation <= budget && e.peak <= original_.peakBytes;
     }
     void refineAround(int64_t budget, Pool& pool);
+    // planForBudget's search: the cheapest fitting set of the base pool, refined and improved
+    // around `budget`; null when none fits.
+    const Evaluated* searchBudget(int64_t budget);
     void improveGreedy(int64_t budget, Pool& pool);
     // The cheapest fitting plan of `pool`; ties by lower activation, then by the set.
     const Evaluated* bestFitting(const Pool& pool, int64_t budget) const;
@@ -246,6 +260,9 @@ private:
     // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
     // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
     std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
+    // The set whose rxPlan rewrites exactly as `plan` does (same clones, redirected values
+    // and clone inputs), so that simulatePeak measures it; nullopt otherwise.
+    std::optional<RecomputeSet> replayableSet(const Plan& plan) const;
     std::vector<uint8_t> bansForPyTorch(bool allowlist) const;
     int64_t savedBytes(const std::vector<uint8_t>& inR) const;
     const Pool& runExact();
@@ -315,6 +332,13 @@ private:
     std::vector<double> gridLambdas_;                                 // ascending
     std::optional<Pool> basePool_;
     std::optional<ReferencePlans> references_;
+    // pytorchStylePlan's budget-independent part: PyTorch's weights and aggressive bans, and
+    // the runtime-optimised cut (default bans).
+    struct PyTorchCuts {
+        std::vector<uint8_t> banAggressive, runtimeOptimized;
+        std::vector<int64_t> weights;
+    };
+    std::optional<PyTorchCuts> pytorchCuts_;
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
 };

@@ -14,10 +14,19 @@
 namespace rx::planner {
 
 PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
+    // The planner's own plans by the replay (a 1M-op program's copy and liveness cost more
+    // than the rest of a frontier); any other plan from its rewritten program.
+    if (const std::optional<RecomputeSet> inR = replayableSet(plan.plan)) return simulatedBreakdown(*inR);
+    return rewrittenPeakBreakdown(plan);
+}
+
+PeakBreakdown BudgetPlanner::rewrittenPeakBreakdown(const BudgetPlan& plan) const {
     const RewriteResult rw = partitionJointGraph(*analysis_, plan.plan);
     if (!rw.ok()) throw Error("rewriting the " + plan.source + " plan failed: " + rw.error);
     const Program& q = *rw.program;
-    const MemoryProfile m = profileMemory(q, spec_.inputs, spec_.fwdOpEndIdx);
+    const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
+    const exec::Liveness liveness = exec::analyzeLiveness(q, resident);  // one analysis for both
+    const MemoryProfile m = profileMemoryFrom(q, liveness, spec_.fwdOpEndIdx);
     if (!m.ok()) throw Error(m.error);
     const auto& gops = q.globalBlock().ops;
     PeakBreakdown out;
@@ -25,14 +34,12 @@ PeakBreakdown BudgetPlanner::peakBreakdown(const BudgetPlan& plan) const {
     if (m.peakOpIndex < gops.size()) out.peakOpName = std::string(q.opName(gops[m.peakOpIndex]));
     out.inBackward = int64_t(m.peakOpIndex) > rw.fwdOpEndIdx;
     std::vector<uint8_t> fetched(q.values().size(), 0), clone(q.ops().size(), 0);
-    const std::vector<uint8_t> resident = exec::residentValuesOf(q, spec_.inputs);
     for (OpId op : gops)
         if (isFetchOp(q.opName(op)))
             for (ValueId x : q.op(op).operands)
                 if (x != kNoId && x < fetched.size()) fetched[x] = 1;
     for (OpId c : rw.clones) clone[c] = 1;
     // The buffers alive at the peak (exec/Liveness.h, what profileMemory summed), by owner.
-    const exec::Liveness liveness = exec::analyzeLiveness(q, resident);
     for (const exec::Liveness::Buffer& b : liveness.buffers) {
         if (b.death == exec::Liveness::kNever || b.birth > m.peakOpIndex || b.death < m.peakOpIndex) continue;
         const size_t j = b.birth;

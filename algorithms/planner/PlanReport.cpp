@@ -28,7 +28,9 @@ void names(Writer& w, const Program& p, const std::vector<ValueId>& values) {
     w.EndArray();
 }
 
-void changes(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, const BudgetPlan& seed) {
+// `values`: each changed value's row too (else the totals alone).
+void changes(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, const BudgetPlan& seed,
+             bool values = true) {
     const Program& p = planner.program();
     const auto list = planner.explain(plan, seed);
     int64_t bytes = 0;
@@ -39,6 +41,10 @@ void changes(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, co
     key(w, "count"); w.Uint64(list.size());
     key(w, "bytes"); w.Int64(bytes);
     key(w, "flops"); w.Double(flops);
+    if (!values) {
+        w.EndObject();
+        return;
+    }
     key(w, "values");
     w.StartArray();
     for (const auto& c : list) {
@@ -54,7 +60,8 @@ void changes(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, co
     w.EndObject();
 }
 
-void planFields(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan) {
+// `sets`: the plan's value and op lists too (else their sizes alone).
+void planFields(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan, bool sets = true) {
     const Program& p = planner.program();
     key(w, "source"); str(w, plan.source);
     key(w, "budget_bytes");
@@ -64,12 +71,17 @@ void planFields(Writer& w, const BudgetPlanner& planner, const BudgetPlan& plan)
     key(w, "activation_peak_bytes"); w.Int64(plan.activationPeakBytes);
     key(w, "recompute_flops"); w.Double(plan.recomputeFlops);
     if (planner.costs().measured()) { key(w, "recompute_ms"); w.Double(plan.recomputeCost); }
-    key(w, "saved_values"); names(w, p, plan.savedValues);
-    key(w, "recomputed_values"); names(w, p, plan.recomputedValues);
-    key(w, "recompute_ops");
-    w.StartArray();
-    for (OpId op : plan.recomputeOps) w.Uint(planner.analysis().opIndex(op));
-    w.EndArray();
+    key(w, "saved_count"); w.Uint64(plan.savedValues.size());
+    key(w, "recomputed_count"); w.Uint64(plan.recomputedValues.size());
+    key(w, "recompute_op_count"); w.Uint64(plan.recomputeOps.size());
+    if (sets) {
+        key(w, "saved_values"); names(w, p, plan.savedValues);
+        key(w, "recomputed_values"); names(w, p, plan.recomputedValues);
+        key(w, "recompute_ops");
+        w.StartArray();
+        for (OpId op : plan.recomputeOps) w.Uint(planner.analysis().opIndex(op));
+        w.EndArray();
+    }
     if (plan.bound) {  // exact mode: the proof (or the gap) against the saved-set family
         key(w, "optimality");
         w.StartObject();
@@ -110,19 +122,20 @@ void randomRecomputeField(Writer& w, const BudgetPlanner& planner) {
 }  // namespace
 
 std::string paretoJson(const BudgetPlanner& planner, const std::vector<BudgetPlan>& plans, const BudgetPlan* seed,
-                       const ReportContext& context) {
+                       const ReportContext& context, bool sets) {
     rapidjson::StringBuffer buf;
     Writer w(buf);
     w.StartObject();
     contextFields(w, context);
     randomRecomputeField(w, planner);
+    key(w, "sets"); w.Bool(sets);
     original(w, planner);
     key(w, "plans");
     w.StartArray();
     for (const auto& plan : plans) {
         w.StartObject();
-        planFields(w, planner, plan);
-        if (seed) changes(w, planner, plan, *seed);
+        planFields(w, planner, plan, sets);
+        if (seed) changes(w, planner, plan, *seed, sets);
         w.EndObject();
     }
     w.EndArray();
@@ -130,9 +143,10 @@ std::string paretoJson(const BudgetPlanner& planner, const std::vector<BudgetPla
     return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
-std::string paretoCsv(const BudgetPlanner& planner, const std::vector<BudgetPlan>& plans) {
+std::string paretoCsv(const BudgetPlanner& planner, const std::vector<BudgetPlan>& plans, bool sets) {
     const Program& p = planner.program();
-    std::string out = "source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_values\n";
+    std::string out = sets ? "source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_values,saved_count\n"
+                           : "source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_count\n";
     char num[64];
     for (const auto& plan : plans) {
         out += plan.source + ",";
@@ -140,9 +154,13 @@ std::string paretoCsv(const BudgetPlanner& planner, const std::vector<BudgetPlan
         out += "," + std::to_string(plan.peakBytes) + "," + std::to_string(plan.activationPeakBytes) + ",";
         std::snprintf(num, sizeof num, "%.17g", plan.recomputeFlops);
         out += num;
-        out += ",\"";
-        for (size_t i = 0; i < plan.savedValues.size(); ++i) out += (i ? " " : "") + p.value(plan.savedValues[i]).name;
-        out += "\"\n";
+        if (sets) {
+            out += ",\"";
+            for (size_t i = 0; i < plan.savedValues.size(); ++i)
+                out += (i ? " " : "") + p.value(plan.savedValues[i]).name;
+            out += "\"";
+        }
+        out += "," + std::to_string(plan.savedValues.size()) + "\n";
     }
     return out;
 }

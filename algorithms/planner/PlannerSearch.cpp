@@ -174,18 +174,22 @@ int64_t BudgetPlanner::budgetFromFraction(double fraction) {
     return lo + int64_t(std::llround(fraction * double(hi - lo)));
 }
 
+const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes) {
+    // This call's pool: the shared start (a pure function of the problem) and what this
+    // budget's own refinement and local search measure; nothing from earlier calls.
+    Pool pool = basePool();
+    refineAround(budgetBytes, pool);
+    improveGreedy(budgetBytes, pool);
+    return bestFitting(pool, budgetBytes);
+}
+
 BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
     if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
         BudgetPlan plan = exactPlanForBudget(budgetBytes);  // small: the optimum, cheaply
         plan.source = "budget";
         return plan;
     }
-    // This call's pool: the shared start (a pure function of the problem) and what this
-    // budget's own refinement and local search measure; nothing from earlier calls.
-    Pool pool = basePool();
-    refineAround(budgetBytes, pool);
-    improveGreedy(budgetBytes, pool);
-    const Evaluated* best = bestFitting(pool, budgetBytes);
+    const Evaluated* best = searchBudget(budgetBytes);
     if (!best) {
         const int64_t lo = minimumActivationPeak();
         detail::throwBudgetUnmet(budgetBytes, lo);
@@ -207,10 +211,37 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
     budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
     // One answer per budget, each planForBudget's own: the frontier and a budget solve (or
     // the dock's slider) never disagree at the same budget.
-    std::vector<BudgetPlan> answers;
-    for (int64_t b : budgets) answers.push_back(planForBudget(b));
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        std::vector<BudgetPlan> answers;
+        for (int64_t b : budgets) answers.push_back(planForBudget(b));
+        return detail::paretoFront(std::move(answers));
+    }
+    // The same filter as detail::paretoFront on the searches' figures (a plan's figures are
+    // its set's, makePlan), so only the plans kept are assembled (names sorted, sets listed).
+    struct Answer {
+        const Evaluated* set;
+        int64_t budget;
+    };
+    std::vector<Answer> answers;
+    for (int64_t b : budgets) {
+        const Evaluated* best = searchBudget(b);
+        if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
+        answers.push_back({best, b});
+    }
     // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
-    return detail::paretoFront(std::move(answers));
+    std::stable_sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) {
+        return x.set->cost != y.set->cost ? x.set->cost < y.set->cost : x.set->activation < y.set->activation;
+    });
+    std::vector<BudgetPlan> out;
+    int64_t last = std::numeric_limits<int64_t>::max();
+    for (const Answer& a : answers) {
+        if (!out.empty() && a.set->activation >= last) continue;
+        last = a.set->activation;
+        BudgetPlan plan = makePlan(a.set->inR, "budget");
+        plan.budgetBytes = a.budget;
+        out.push_back(std::move(plan));
+    }
+    return out;
 }
 
 }  // namespace rx::planner

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "algorithms/MemoryModel.h"
+#include "algorithms/Rewriter.h"
 #include "algorithms/Solver.h"
 #include "algorithms/planner/PlannerInternal.h"
 #include "model/Diagnostic.h"
@@ -25,8 +27,13 @@ BudgetPlan BudgetPlanner::noRecomputePlan() {
 }
 
 BudgetPlan BudgetPlanner::seedPlan() {
+    // The seed's cut and plan; its rewritten program only when the planner's replay cannot
+    // measure it (a plan the planner's own rewrite of the same ops would not reproduce).
     RecomputeSolver solver(program_, spec_);
-    const SolveResult r = solver.solve(config_);
+    SolveOptions cutOnly;
+    cutOnly.rewrite = false;
+    cutOnly.memory = false;
+    const SolveResult r = solver.solve(config_, cutOnly);
     if (!r.ok()) throw Error("the seed's auto_recompute failed: " + r.error);
     BudgetPlan out;
     out.source = "seed";
@@ -35,8 +42,17 @@ BudgetPlan BudgetPlanner::seedPlan() {
     out.recomputedValues = r.plan.midHoldValues;
     for (ValueId v : r.plan.savedValues)
         if (!resident_[v]) out.savedValues.push_back(v);
-    out.peakBytes = r.rewrittenMemory.peakBytes;
-    out.activationPeakBytes = r.rewrittenMemory.peakBytes - r.rewrittenMemory.residentBytes;
+    if (const std::optional<RecomputeSet> inR = replayableSet(r.plan)) {
+        const Evaluated& e = evaluate(*inR);
+        out.peakBytes = e.peak;
+        out.activationPeakBytes = e.activation;
+    } else {
+        const RewriteResult rw = partitionJointGraph(solver.analysis(), r.plan);
+        if (!rw.ok()) throw Error("the seed's auto_recompute failed: " + rw.error);
+        const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
+        out.peakBytes = m.peakBytes;
+        out.activationPeakBytes = m.peakBytes - m.residentBytes;
+    }
     for (OpId op : out.recomputeOps) {
         out.recomputeFlops += costs_.flops(op);
         out.recomputeCost += costs_.cost(op);
@@ -106,9 +122,18 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         plan.budgetFraction = f;
         return plan;
     };
-    const std::vector<uint8_t> banDefault = bansForPyTorch(true), banAggressive = bansForPyTorch(false);
-    const std::vector<int64_t> weights = pytorchValueWeights();
-    const std::vector<uint8_t> runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &weights);
+    // What every budget's plan starts from, once per planner (three budgets, three equal cuts).
+    if (!pytorchCuts_) {
+        PyTorchCuts c;
+        c.banAggressive = bansForPyTorch(false);
+        c.weights = pytorchValueWeights();
+        const std::vector<uint8_t> banDefault = bansForPyTorch(true);
+        c.runtimeOptimized = cutRecomputeSet(0.0, &banDefault, &c.weights);
+        pytorchCuts_ = std::move(c);
+    }
+    const std::vector<uint8_t>& banAggressive = pytorchCuts_->banAggressive;
+    const std::vector<int64_t>& weights = pytorchCuts_->weights;
+    const std::vector<uint8_t>& runtimeOptimized = pytorchCuts_->runtimeOptimized;
     if (f >= 1) return finish(runtimeOptimized);
     if (f <= 0) {
         // Budget 0: save only what cannot be recomputed (PyTorch: the inputs, and random ops'

@@ -1,5 +1,5 @@
 // recompute-cli pareto PROGRAM [--spec F] [--config F] [--points N] [--report P.json|P.csv]
-//                              [--costs PROFILE.json] [--exact]
+//                              [--costs PROFILE.json] [--exact] [--sets]
 // and `solve --budget B` (runBudgetSolve, called from cmd_solve.cpp): the memory-budget
 // planner of algorithms/planner/ on the command line.
 #include <cstdio>
@@ -120,6 +120,7 @@ struct ParetoArgs {
     std::string recomputeRandom;  // mask | seed | off (empty: off)
     int points = 20;
     bool exact = false;
+    bool sets = false;
     double exactSeconds = 60;
 };
 
@@ -184,8 +185,8 @@ int runPareto(const ParetoArgs& a) {
     std::cout << "\n";
     if (report) {
         ReportContext ctx{path, l.specSource, planner.costs().source()};
-        writeFileAtomic(*report, report->ends_with(".csv") ? paretoCsv(planner, plans)
-                                                              : paretoJson(planner, plans, refs.seed, ctx));
+        writeFileAtomic(*report, report->ends_with(".csv") ? paretoCsv(planner, plans, a.sets)
+                                                              : paretoJson(planner, plans, refs.seed, ctx, a.sets));
     }
     return 0;
 }
@@ -216,6 +217,9 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                         app.add_flag("--exact", a->exact,
                                      "certified frontier: exhaustive up to 16 candidate ops, else each point proven "
                                      "optimal by a MILP (GLPK) or given its gap to the LP relaxation's bound");
+                        app.add_flag("--sets", a->sets,
+                                     "report every plan's saved, recomputed and changed values and recomputed ops "
+                                     "(default: per-plan summaries with their sizes)");
                         app.add_option("--exact-seconds", a->exactSeconds, "exact mode's time limit (default 60)")
                             ->check(CLI::Range(0.0, 86400.0));
                         addRecomputeRandomOption(app, a->recomputeRandom);

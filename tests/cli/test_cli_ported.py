@@ -25,7 +25,7 @@ def check(name, condition, detail=""):
 HELP = {
     "profile": ["PROGRAM", "--spec", "--config", "--budget", "--device", "--report", "--trace", "--seed", "--rtol",
                 "--atol"],
-    "pareto": ["PROGRAM", "--spec", "--config", "--costs", "--points", "--report", "--exact"],
+    "pareto": ["PROGRAM", "--spec", "--config", "--costs", "--points", "--report", "--exact", "--sets"],
     "cuda-profile": ["PROGRAM", "--spec", "--config", "--seed", "--warmup", "--steps", "--tf32", "--unfused-only",
                      "--json"],
 }
@@ -83,6 +83,20 @@ with tempfile.TemporaryDirectory() as tmp:
           os.path.getsize(os.path.join(tmp, "budget.pir")) > 0, r.stdout + r.stderr)
     r = run("pareto", prog, "--points", "3", "--report", os.path.join(tmp, "f.csv"))
     check("pareto writes its csv", r.returncode == 0 and open(os.path.join(tmp, "f.csv")).read().startswith("source,"), r.stderr)
+    # Issue 25 item 4: summaries by default, the full sets (FORMATS.md's keys) with --sets.
+    import json
+    r = run("pareto", prog, "--points", "3", "--report", os.path.join(tmp, "summary.json"))
+    summary = json.load(open(os.path.join(tmp, "summary.json"))) if r.returncode == 0 else {}
+    plans = summary.get("plans", [])
+    check("pareto's default report holds per-plan summaries",
+          summary.get("sets") is False and plans and all("saved_count" in p and "saved_values" not in p and
+                                                         "recompute_ops" not in p for p in plans), r.stderr)
+    r = run("pareto", prog, "--points", "3", "--sets", "--report", os.path.join(tmp, "sets.json"))
+    full = json.load(open(os.path.join(tmp, "sets.json"))) if r.returncode == 0 else {}
+    check("pareto --sets reports every plan's sets",
+          full.get("sets") is True and len(full.get("plans", [])) == len(plans) and
+          all(len(p["saved_values"]) == p["saved_count"] and len(p["recompute_ops"]) == p["recompute_op_count"]
+              for p in full.get("plans", [])), r.stderr)
     r = run("profile", prog, "--report", os.path.join(tmp, "prof.json"), "--trace", os.path.join(tmp, "trace.json"))
     check("profile writes report and trace", r.returncode == 0 and os.path.getsize(os.path.join(tmp, "prof.json")) > 0 and
           os.path.getsize(os.path.join(tmp, "trace.json")) > 0, r.stderr)

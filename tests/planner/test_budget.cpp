@@ -184,17 +184,32 @@ private slots:
         QVERIFY2(b.recomputeCost < aMs, qPrintable(QString("profile plan %1 ms, FLOP plan %2 ms").arg(b.recomputeCost).arg(aMs)));
     }
 
+    void simulatedPeakEqualsRewrittenProgram_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"transformer", "llama", "mlp", "conv"}) QTest::newRow(m) << QString(m);
+    }
+
     void simulatedPeakEqualsRewrittenProgram() {
-        const auto g = smallTransformer(2);
+        // Plans' figures and peak breakdowns come from the replay (no rewritten program per
+        // plan: issue 25 item 4); they must be the rewritten program's to the byte.
+        QFETCH(QString, model);
+        const auto g = smallTransformer(2, model.toStdString());
         BudgetPlanner planner(g.program, g.spec);
         std::vector<BudgetPlan> plans = planner.frontier(8);
-        plans.push_back(planner.fullCheckpointPlan());
-        plans.push_back(planner.pytorchStylePlan(0.5));
+        for (const BudgetPlan& r : planner.referencePlans().plans) plans.push_back(r);
         QVERIFY(plans.size() >= 3);
         for (const auto& plan : plans) {
             const int64_t sim = planner.simulatedPeakOf(plan);
-            QCOMPARE(sim, plan.peakBytes);
+            if (plan.source != "seed") QCOMPARE(sim, plan.peakBytes);
             QCOMPARE(realActivationPeak(planner, plan, g.spec), plan.activationPeakBytes);
+            const PeakBreakdown replayed = planner.peakBreakdown(plan), real = planner.rewrittenPeakBreakdown(plan);
+            QCOMPARE(replayed.peakOpIndex, real.peakOpIndex);
+            QCOMPARE(replayed.peakOpName, real.peakOpName);
+            QCOMPARE(replayed.inBackward, real.inBackward);
+            QCOMPARE(replayed.outputs, real.outputs);
+            QCOMPARE(replayed.backwardTemporaries, real.backwardTemporaries);
+            QCOMPARE(replayed.forwardValues, real.forwardValues);
+            QCOMPARE(replayed.recomputed, real.recomputed);
         }
     }
 
@@ -616,8 +631,39 @@ private slots:
         const std::string json = paretoJson(planner, {tight}, &seed, {"p.pir", "spec", ""});
         QVERIFY(json.find("\"changes_vs_seed\"") != std::string::npos);
         QVERIFY(json.find("\"activation_peak_bytes\"") != std::string::npos);
+        const std::string csv = paretoCsv(planner, {tight}, /*sets=*/true);
+        QVERIFY(csv.starts_with("source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_values,saved_count\n"));
+    }
+
+    void paretoReportSummarisesUnlessSetsAsked() {
+        // Issue 25 item 4: per-plan summaries by default (a 1M-op frontier's sets were 598 MB),
+        // the full sets, under FORMATS.md's keys, with `sets`.
+        const auto g = smallTransformer(2);
+        BudgetPlanner planner(g.program, g.spec);
+        const BudgetPlan seed = planner.seedPlan();
+        const BudgetPlan tight = planner.planForBudget(planner.budgetFromFraction(0.0));
+        QVERIFY(!tight.savedValues.empty() && !tight.recomputeOps.empty());
+        const std::string savedName = g.program->value(tight.savedValues.front()).name;
+        const std::string count = "\"saved_count\": " + std::to_string(tight.savedValues.size());
+        const std::string summary = paretoJson(planner, {tight}, &seed, {"p.pir", "spec", ""});
+        QVERIFY(summary.find("\"sets\": false") != std::string::npos);
+        QVERIFY(summary.find(count) != std::string::npos);
+        QVERIFY(summary.find("\"recompute_op_count\": " + std::to_string(tight.recomputeOps.size())) != std::string::npos);
+        QVERIFY(summary.find("\"changes_vs_seed\"") != std::string::npos);
+        for (const char* listKey : {"\"saved_values\"", "\"recomputed_values\"", "\"recompute_ops\"", "\"values\""})
+            QVERIFY2(summary.find(listKey) == std::string::npos, listKey);
+        QVERIFY(summary.find("\"" + savedName + "\"") == std::string::npos);
+        const std::string full = paretoJson(planner, {tight}, &seed, {"p.pir", "spec", ""}, /*sets=*/true);
+        QVERIFY(full.find("\"sets\": true") != std::string::npos);
+        QVERIFY(full.find(count) != std::string::npos);
+        for (const char* listKey : {"\"saved_values\"", "\"recomputed_values\"", "\"recompute_ops\"", "\"values\""})
+            QVERIFY2(full.find(listKey) != std::string::npos, listKey);
+        QVERIFY(full.find("\"" + savedName + "\"") != std::string::npos);
         const std::string csv = paretoCsv(planner, {tight});
-        QVERIFY(csv.starts_with("source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_values\n"));
+        QVERIFY(csv.starts_with("source,budget_bytes,peak_bytes,activation_peak_bytes,recompute_flops,saved_count\n"));
+        QVERIFY(csv.find(savedName) == std::string::npos);
+        QVERIFY(csv.ends_with("," + std::to_string(tight.savedValues.size()) + "\n"));
+        QVERIFY(paretoCsv(planner, {tight}, true).find(savedName) != std::string::npos);
     }
 
     void reportWriteReplacesAtomically() {

@@ -536,8 +536,11 @@ void TextView::install(std::shared_ptr<const TextSnapshot> snapshot) {
     // The snapshot on show until now is freed on a worker: a 100k-op one is tens of MB, and
     // unmapping it here stalled the UI thread on every Diff tick and edit.
     std::shared_ptr<const TextSnapshot> previous = std::exchange(shown_, std::move(snapshot));
-    const QFontMetrics fm(left_->font());
-    const QSize rowSize(fm.horizontalAdvance(QLatin1Char('x')) * std::max(1, shown_->longestLine) + 16, fm.height() + 2);
+    // Fractional advance, as the painter lays text out (7.19 px at 9 pt, not 7): the integer
+    // one cut the end off the longest lines.
+    const QFontMetricsF fm(left_->font());
+    const QSize rowSize(int(std::ceil(fm.horizontalAdvance(QLatin1Char('x')) * std::max(1, shown_->longestLine))) + 16,
+                        QFontMetrics(left_->font()).height() + 2);
     syncing_ = true;
     leftModel_->setSnapshot(shown_, rowSize);
     rightModel_->setSnapshot(shown_, rowSize);

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "model/PirWriter.h"
@@ -81,13 +82,36 @@ public:
         else if (mark == kMarkChanged) background = QColor(217, 119, 6, 35);
         if (background.isValid()) painter->fillRect(option.rect, background);
         const QString text = index.data().toString();
-        QTextLayout layout(text, option.font);
-        layout.setFormats(highlightRanges(text));
+        // Lay out only the columns inside the viewport: a row is as wide as the longest line,
+        // and shaping all of a long line on every repaint is work no one sees. The font is
+        // monospace (the row width assumes it too), so column c starts at c * advance.
+        const qreal advance = QFontMetricsF(option.font).horizontalAdvance(QLatin1Char('x'));
+        const qreal textLeft = option.rect.left() + 4;
+        const auto* view = qobject_cast<const QAbstractItemView*>(option.widget);
+        const int visibleWidth = view ? view->viewport()->width() : option.rect.width();
+        int first = 0;
+        int end = int(text.size());
+        if (advance > 0) {
+            first = std::clamp(int(std::floor(-textLeft / advance)), 0, end);
+            end = std::clamp(int(std::ceil((visibleWidth - textLeft) / advance)) + 1, first, end);
+        }
+        QList<QTextLayout::FormatRange> formats;
+        for (QTextLayout::FormatRange r : highlightRanges(text)) {  // coloured over the whole line, clipped
+            const int from = std::max(r.start, first);
+            const int to = std::min(r.start + r.length, end);
+            if (to <= from) continue;
+            r.start = from - first;
+            r.length = to - from;
+            formats.push_back(r);
+        }
+        QTextLayout layout(text.mid(first, end - first), option.font);
+        layout.setFormats(formats);
         layout.beginLayout();
         QTextLine line = layout.createLine();
         layout.endLayout();
         painter->setPen(option.palette.color(QPalette::Text));
-        if (line.isValid()) layout.draw(painter, QPointF(option.rect.left() + 4, option.rect.top() + (option.rect.height() - line.height()) / 2));
+        if (line.isValid())
+            layout.draw(painter, QPointF(textLeft + first * advance, option.rect.top() + (option.rect.height() - line.height()) / 2));
         painter->restore();
     }
 };
@@ -509,13 +533,20 @@ void TextView::rebuild() {
 
 void TextView::install(std::shared_ptr<const TextSnapshot> snapshot) {
     const int keepRow = currentRow();
-    shown_ = std::move(snapshot);
-    const QFontMetrics fm(left_->font());
-    const QSize rowSize(fm.horizontalAdvance(QLatin1Char('x')) * std::max(1, shown_->longestLine) + 16, fm.height() + 2);
+    // The snapshot on show until now is freed on a worker: a 100k-op one is tens of MB, and
+    // unmapping it here stalled the UI thread on every Diff tick and edit.
+    std::shared_ptr<const TextSnapshot> previous = std::exchange(shown_, std::move(snapshot));
+    // Fractional advance, as the painter lays text out (7.19 px at 9 pt, not 7): the integer
+    // one cut the end off the longest lines.
+    const QFontMetricsF fm(left_->font());
+    const QSize rowSize(int(std::ceil(fm.horizontalAdvance(QLatin1Char('x')) * std::max(1, shown_->longestLine))) + 16,
+                        QFontMetrics(left_->font()).height() + 2);
     syncing_ = true;
     leftModel_->setSnapshot(shown_, rowSize);
     rightModel_->setSnapshot(shown_, rowSize);
     syncing_ = false;
+    if (previous && previous.use_count() == 1)
+        (void)QtConcurrent::run([old = std::move(previous)]() mutable { old.reset(); });
     const TextSnapshot& s = *shown_;
     previousChange_->setEnabled(!s.changeStarts.empty());
     nextChange_->setEnabled(!s.changeStarts.empty());

@@ -327,11 +327,23 @@ EdgeItem::EdgeItem(const VisualEdge& edge, int index, const std::vector<QPointF>
     const QPointF base = tip - u * std::min(len, 9.0);
     arrow_ << tip << base + nrm * 3.6 << base - nrm * 3.6;
     labelPos_ = path_.pointAtPercent(0.5);
+    updateBounds();
+}
+
+void EdgeItem::updateBounds() {
     bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
-    if (!edge.label.isEmpty()) bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(40, 10), QSizeF(80, 20)));
+    // The label box is centred on the path's middle (a comparison label can be long).
+    const double half = std::max(40.0, estimateTextWidth(edge_.label, 7.2) / 2 + 8);
+    if (!edge_.label.isEmpty()) bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(half, 10), QSizeF(2 * half, 20)));
 }
 
 void EdgeItem::setEdge(const VisualEdge& edge) {
+    if (edge.label != edge_.label) {
+        prepareGeometryChange();
+        edge_ = edge;
+        updateBounds();
+        setToolTip(edge.label);
+    }
     edge_ = edge;
     setZValue(edge.cut ? 1.5 : 0);
     update();

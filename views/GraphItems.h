@@ -64,6 +64,7 @@ public:
     int index() const { return index_; }
 
 private:
+    void updateBounds();  // the path, its arrow and its label's box
     VisualEdge edge_;
     int index_;
     QPainterPath path_;

@@ -232,6 +232,7 @@ void ProgramView::rebuild(bool relayout) {
         g.title = tr("Rewritten program · %1 clones").arg(r->clones.size());
     } else {
         g = buildProgramGraph(doc_->program(), overview_, opt, marksWithMidHold());
+        annotateComparison(g);
     }
     const bool wholeAllowed = canShowWholeGraph();
     whole_->setEnabled(wholeAllowed && !(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
@@ -240,6 +241,32 @@ void ProgramView::rebuild(bool relayout) {
                                          "double-click a layer or group to open it").arg(kWholeGraphMaxOps));
     if (!relayout) canvas_->restyle(g);  // relayouts only if the structure changed
     else canvas_->showGraph(std::move(g), false);
+}
+
+void ProgramView::setLayerComparison(std::vector<LayerRow> rows) {
+    comparison_ = std::move(rows);
+    rebuild(false);  // labels and colours only: the layout stays
+}
+
+void ProgramView::annotateComparison(VisualGraph& g) const {
+    if (comparison_.empty() || overview_.whole()) return;
+    auto groupOfPos = [&](uint32_t pos) { return pos < layers_.groupOfPos.size() ? layers_.groupOfPos[pos] : -1; };
+    for (const LayerRow& row : comparison_) {
+        const ModelKey forward{ModelKey::Kind::Group, row.firstPos};
+        const QString text = layerComparisonText(row);
+        // The layer's bundle: its forward group to a backward group of the same layer.
+        for (VisualEdge& e : g.edges) {
+            const VisualNode& from = g.nodes[size_t(e.from)];
+            const VisualNode& to = g.nodes[size_t(e.to)];
+            if (from.key != forward || (from.flags & kFlagBackward) || !(to.flags & kFlagBackward) || to.key.kind != ModelKey::Kind::Group ||
+                groupOfPos(to.key.id) != int32_t(row.group))
+                continue;
+            e.label = text;
+            if (const QColor c = heldDeltaColor(row); c.isValid()) e.color = c;
+        }
+        for (VisualNode& n : g.nodes)
+            if (n.key == forward) n.tooltip += (n.tooltip.isEmpty() ? QString() : QStringLiteral("\n")) + text;
+    }
 }
 
 void ProgramView::onResult(const std::vector<ValueId>& changed) {

@@ -7,6 +7,7 @@
 #include "views/Document.h"
 #include "views/FlowGraph.h"
 #include "views/GraphCanvas.h"
+#include "views/LayerTable.h"
 #include "views/ProgramGraph.h"
 
 class QComboBox;
@@ -46,6 +47,10 @@ public:
     void closeLayer();
     bool inLayerView() const { return !layerView_.empty(); }
     const LayerViewSpec& layerView() const { return layerView_; }
+    // The Layers dock's rows against a compared plan (empty: no comparison): each layer's bundle
+    // label in the overview then shows both plans side by side, coloured lighter/heavier.
+    void setLayerComparison(std::vector<LayerRow> rows);
+    const std::vector<LayerRow>& layerComparison() const { return comparison_; }
 
 Q_SIGNALS:
     void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
@@ -77,6 +82,8 @@ private:
     bool revealOnSelect_ = true;
     double layerBuildMs_ = 0;     // building the layer view's graph (UI thread), for the info label  // false while a finished layout re-applies the selection
     LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
+    void annotateComparison(VisualGraph& g) const;
+    std::vector<LayerRow> comparison_;
 };
 
 class FlowView : public QWidget {

@@ -74,6 +74,24 @@ std::vector<LayerRow> computeLayerRows(const Program& program, const RecomputeSp
     return rows;
 }
 
+QString heldDeltaText(const LayerRow& row) {
+    const int64_t delta = row.bytes.held - row.otherHeld;
+    return delta == 0 ? QStringLiteral("0") : (delta > 0 ? "+" : "−") + formatBytes(double(std::abs(delta)));
+}
+
+QColor heldDeltaColor(const LayerRow& row) {
+    const int64_t delta = row.bytes.held - row.otherHeld;
+    return delta == 0 ? QColor() : QColor(delta < 0 ? "#16a34a" : "#dc2626");  // green: this plan holds less
+}
+
+uint32_t movedCount(const LayerRow& row) { return row.newlySaved + row.newlyRecomputed + row.toNeither; }
+
+QString layerComparisonText(const LayerRow& row) {
+    return QObject::tr("held %1 | then %2 (%3) · %4 moved")
+        .arg(formatBytes(double(row.bytes.held)), formatBytes(double(row.otherHeld)), heldDeltaText(row))
+        .arg(movedCount(row));
+}
+
 // ---------------------------------------------------------------- model
 
 void LayerTableModel::setRows(std::vector<LayerRow> rows, bool compared, QString otherName) {
@@ -122,7 +140,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
         case PeakShare: return r.peakShare;
         case OtherHeld: return qlonglong(r.otherHeld);
         case HeldDelta: return qlonglong(delta);
-        case Moved: return r.newlySaved + r.newlyRecomputed + r.toNeither;
+        case Moved: return movedCount(r);
         default: return {};
         }
     }
@@ -135,7 +153,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
         case Flops: return r.recomputeFlops > 0 ? formatFlops(r.recomputeFlops) : QStringLiteral("—");
         case PeakShare: return QStringLiteral("%1%").arg(100.0 * r.peakShare, 0, 'f', 1);
         case OtherHeld: return formatBytes(double(r.otherHeld));
-        case HeldDelta: return delta == 0 ? QStringLiteral("0") : (delta > 0 ? "+" : "−") + formatBytes(double(std::abs(delta)));
+        case HeldDelta: return heldDeltaText(r);
         case Moved: {
             QStringList parts;
             if (r.newlySaved) parts << tr("+%1 saved").arg(r.newlySaved);
@@ -148,8 +166,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::TextAlignmentRole && index.column() != Layer && index.column() != Moved)
         return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ForegroundRole && index.column() == HeldDelta && delta != 0)
-        return QColor(delta < 0 ? "#16a34a" : "#dc2626");  // green: this plan holds less
+    if (role == Qt::ForegroundRole && index.column() == HeldDelta && delta != 0) return heldDeltaColor(r);
     return {};
 }
 

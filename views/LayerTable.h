@@ -5,6 +5,7 @@
 // plan shown earlier beside the current one (held bytes per layer, what moved). Figures come
 // from algorithms (layerBytes, lifetimes) and are computed off the UI thread.
 #include <QAbstractTableModel>
+#include <QColor>
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
@@ -39,6 +40,13 @@ struct LayerRow {
 // `other`, the comparison columns too. Qt-free work, run off the UI thread.
 std::vector<LayerRow> computeLayerRows(const Program& program, const RecomputeSpec& spec, const LayerPartition& layers,
                                        const SolveResult& result, const SolveResult* other);
+
+// How a compared row reads, for the table's columns and the overview's layer labels alike.
+QString heldDeltaText(const LayerRow& row);       // "−6.2 MiB", "+1.0 KiB", "0"
+QColor heldDeltaColor(const LayerRow& row);       // green: lighter now; red: heavier; invalid: same
+uint32_t movedCount(const LayerRow& row);
+// "held 25.0 MiB | then 31.2 MiB (−6.2 MiB) · 12 moved": both plans side by side on one line.
+QString layerComparisonText(const LayerRow& row);
 
 class LayerTableModel : public QAbstractTableModel {
     Q_OBJECT

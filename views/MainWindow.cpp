@@ -445,6 +445,10 @@ void MainWindow::buildDocks() {
     QDockWidget* dLayers = dock(tr("Layers"), "layersDock", layerTable, Qt::BottomDockWidgetArea);
     tabifyDockWidget(dSummary, dLayers);
     addDockTab(dLayers, "layers");
+    // The compared plan's figures also label the overview's layers (one provider: the table's rows).
+    connect(layerTable->model(), &QAbstractItemModel::modelReset, this, [this, layerTable] {
+        programView_->setLayerComparison(layerTable->model()->compared() ? layerTable->model()->rows() : std::vector<LayerRow>{});
+    });
     QDockWidget* dSweep = dock(tr("Knob Sweep"), "sweepDock", new SweepPanel(doc_, this), Qt::BottomDockWidgetArea);
     tabifyDockWidget(dSummary, dSweep);
     addDockTab(dSweep, "sweep");

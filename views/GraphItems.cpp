@@ -300,7 +300,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
 EdgeItem::EdgeItem(const VisualEdge& edge, int index, const std::vector<QPointF>& pts, bool polyline,
                    QPointF arrowTip)
     : edge_(edge), index_(index) {
-    setZValue(edge.cut ? 1.5 : 0);
+    setZValue(zFor(edge));
     if (!edge.label.isEmpty()) setToolTip(edge.label);
     if (pts.empty()) return;
     path_.moveTo(pts[0]);
@@ -330,11 +330,19 @@ EdgeItem::EdgeItem(const VisualEdge& edge, int index, const std::vector<QPointF>
     updateBounds();
 }
 
+double EdgeItem::zFor(const VisualEdge& edge) {
+    // A multi-line label is wider than the gap its edge spans: drawn above the nodes it reads whole.
+    return edge.label.contains(QLatin1Char('\n')) ? 3 : edge.cut ? 1.5 : 0;
+}
+
 void EdgeItem::updateBounds() {
     bounds_ = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-4, -4, 4, 4);
     // The label box is centred on the path's middle (a comparison label can be long).
-    const double half = std::max(40.0, estimateTextWidth(edge_.label, 7.2) / 2 + 8);
-    if (!edge_.label.isEmpty()) bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(half, 10), QSizeF(2 * half, 20)));
+    double longest = 0;
+    const QStringList lines = edge_.label.split('\n');
+    for (const QString& line : lines) longest = std::max(longest, estimateTextWidth(line, 7.2));
+    const double half = std::max(40.0, longest / 2 + 8), halfHeight = 10 + 6.0 * double(lines.size() - 1);
+    if (!edge_.label.isEmpty()) bounds_ = bounds_.united(QRectF(labelPos_ - QPointF(half, halfHeight), QSizeF(2 * half, 2 * halfHeight)));
 }
 
 void EdgeItem::setEdge(const VisualEdge& edge) {
@@ -345,7 +353,7 @@ void EdgeItem::setEdge(const VisualEdge& edge) {
         setToolTip(edge.label);
     }
     edge_ = edge;
-    setZValue(edge.cut ? 1.5 : 0);
+    setZValue(zFor(edge));
     update();
 }
 
@@ -377,14 +385,19 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
         font.setBold(edge_.cut);
         painter->setFont(font);
         const QFontMetricsF fm(font);
-        const double tw = fm.horizontalAdvance(edge_.label) + 6;
-        const QRectF box(labelPos_.x() - tw / 2, labelPos_.y() - 7, tw, 14);
+        // A label may hold lines ('\n'): the box fits the longest, centred on the path's middle.
+        const QStringList lines = edge_.label.split('\n');
+        double longest = 0;
+        for (const QString& line : lines) longest = std::max(longest, fm.horizontalAdvance(line));
+        const double tw = longest + 6, th = 2 + fm.height() * double(lines.size());
+        const QRectF box(labelPos_.x() - tw / 2, labelPos_.y() - th / 2, tw, th);
         QColor bg = pal.background;
         bg.setAlpha(225);
         painter->setBrush(bg);
         painter->setPen(edge_.cut ? QPen(pal.cut, 1) : Qt::NoPen);
         painter->drawRoundedRect(box, 3, 3);
-        painter->setPen(edge_.cut ? pal.cut : pal.mutedText);
+        // A multi-line label (a layer's two plans side by side) speaks in its edge's colour.
+        painter->setPen(edge_.cut ? pal.cut : lines.size() > 1 && edge_.color.isValid() ? edge_.color.darker(130) : pal.mutedText);
         painter->drawText(box, Qt::AlignCenter, edge_.label);
     }
 }

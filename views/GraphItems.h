@@ -65,6 +65,7 @@ public:
 
 private:
     void updateBounds();  // the path, its arrow and its label's box
+    static double zFor(const VisualEdge& edge);
     VisualEdge edge_;
     int index_;
     QPainterPath path_;

@@ -87,7 +87,7 @@ QColor heldDeltaColor(const LayerRow& row) {
 uint32_t movedCount(const LayerRow& row) { return row.newlySaved + row.newlyRecomputed + row.toNeither; }
 
 QString layerComparisonText(const LayerRow& row) {
-    return QObject::tr("held %1 | then %2 (%3) · %4 moved")
+    return QObject::tr("held %1 | then %2\n(%3) · %4 moved")
         .arg(formatBytes(double(row.bytes.held)), formatBytes(double(row.otherHeld)), heldDeltaText(row))
         .arg(movedCount(row));
 }

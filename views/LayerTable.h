@@ -45,7 +45,8 @@ std::vector<LayerRow> computeLayerRows(const Program& program, const RecomputeSp
 QString heldDeltaText(const LayerRow& row);       // "−6.2 MiB", "+1.0 KiB", "0"
 QColor heldDeltaColor(const LayerRow& row);       // green: lighter now; red: heavier; invalid: same
 uint32_t movedCount(const LayerRow& row);
-// "held 25.0 MiB | then 31.2 MiB (−6.2 MiB) · 12 moved": both plans side by side on one line.
+// "held 25.0 MiB | then 31.2 MiB" over "(−6.2 MiB) · 12 moved": both plans side by side, in two
+// lines so the label fits between a layer's forward and backward groups.
 QString layerComparisonText(const LayerRow& row);
 
 class LayerTableModel : public QAbstractTableModel {

@@ -5,6 +5,8 @@
 // backends (or programs) where that cannot hold.
 #include <memory>
 #include <atomic>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -48,6 +50,44 @@ struct VerifyReport {
 // Compares two runs' fetches in order (fetch i of one against fetch i of the other), then
 // the captured values (RunResult::values) present in both, by name.
 VerifyReport compareRuns(const RunResult& original, const RunResult& rewritten, const VerifyOptions& options);
+
+// Compares a second run against a first one while the second runs: give `sink()` to the second
+// run's RunOptions::fetchSink; each fetch (and captured value) is compared as it is produced,
+// the first run's copy released once compared, and nothing of the second run kept. finish()
+// then gives what compareRuns(first, second) gives (same counts, first difference, max
+// |difference|), in the same order.
+class StreamingComparison {
+public:
+    // Owns the first run's result and releases each of its fetches once compared.
+    StreamingComparison(RunResult first, const VerifyOptions& options);
+    // Borrows it (kept whole; it must outlive the comparison).
+    StreamingComparison(const RunResult* first, const VerifyOptions& options);
+    StreamingComparison(const StreamingComparison&) = delete;  // sink() captures `this`
+    StreamingComparison& operator=(const StreamingComparison&) = delete;
+    std::function<void(const FetchView&)> sink();
+    void compare(const FetchView& produced);
+    // `second`: the second run's result (its memory and time; its fetches, if any, are ignored).
+    VerifyReport finish(const RunResult& second);
+    // First-run tensor bytes still held (fetches and captured values not compared yet).
+    int64_t heldFirstRunBytes() const;
+
+private:
+    // One compared pair: identical bits, the largest |difference|, the first difference.
+    struct Outcome {
+        bool bitwise = false;
+        double maxAbsDifference = 0;
+        std::optional<ValueDifference> difference;
+    };
+    static Outcome compareTensors(const Tensor& a, const Tensor& b, const std::string& valueName,
+                                  const std::string& fetchName, const VerifyOptions& options);
+
+    std::optional<RunResult> owned_;
+    const RunResult* first_;
+    VerifyOptions options_;
+    std::vector<Outcome> fetchOutcomes_;             // by the second run's fetch index
+    std::vector<ValueDifference> extraFetches_;      // "missing": fetches beyond the first run's
+    std::map<std::string, Outcome> valueOutcomes_;   // captured values of the first run, by name
+};
 
 // Runs both programs with `executor` (CPU when null). Throws rx::Error if either cannot run.
 // A program without pd_op.fetch is compared on its sinks (values nobody reads), by name.

@@ -129,9 +129,9 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     report.seed = options.verify.seed;
     report.repeats = options.repeats;
     report.warmupRuns = warmups;
-    // Equivalence comes from the first measured pair: its original run keeps its fetches, its
-    // rewritten run is compared as it fetches (StreamingComparison); every other run hands its
-    // fetches to a sink that drops them, so no run's fetches outlive the run.
+    // Equivalence comes from the first measured pair, compared as the rewritten run fetches
+    // against the original's fetches in a temporary file (StreamingComparison); every other
+    // run hands its fetches to a sink that drops them, so no run's fetches are held.
     const auto dropFetches = [](const FetchView&) {};
     RunResult ra, rb;
     std::vector<RunTimes> timesA, timesB;  // op times of every measured run
@@ -140,21 +140,15 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
         const bool measured = pass >= warmups;
         const bool compared = pass == warmups;
         const size_t before = pairOps * static_cast<size_t>(pass);
+        std::optional<StreamingComparison> comparison;
+        if (compared) comparison.emplace(options.verify);
         if (options.progress) ro.progress = [&, before](size_t done, size_t) { options.progress(before + done, total); };
-        ro.fetchSink = compared ? std::function<void(const FetchView&)>() : dropFetches;
+        ro.fetchSink = compared ? comparison->firstRunSink() : dropFetches;
         RunResult x = ex.run(a, inputs, ro);
         if (x.cancelled) { report.cancelled = true; return report; }
-        if (compared) reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
-        std::optional<StreamingComparison> comparison;
         if (compared) {
-            RunResult reference;
-            reference.fetches = std::move(x.fetches);
-            reference.values = std::move(x.values);
-            reference.peakBytes = x.peakBytes;
-            reference.totalMs = x.totalMs;
-            x.fetches.clear();
-            x.values.clear();
-            comparison.emplace(std::move(reference), options.verify);
+            reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+            comparison->firstRunDone(x);
             ro.fetchSink = comparison->sink();
         }
         if (options.progress)
@@ -165,7 +159,6 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
         if (compared) {
             reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
             report.verify = comparison->finish(y);
-            comparison.reset();
         }
         if (!measured) continue;
         timesA.emplace_back(x);

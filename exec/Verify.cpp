@@ -7,6 +7,12 @@
 #include <cstring>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
 #include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
 #include "model/OpTraits.h"
@@ -56,11 +62,97 @@ StreamingComparison::Outcome StreamingComparison::compareTensors(const Tensor& a
     return out;
 }
 
-StreamingComparison::StreamingComparison(RunResult first, const VerifyOptions& options)
-    : owned_(std::move(first)), first_(&*owned_), options_(options) {}
+StreamingComparison::StreamingComparison(const VerifyOptions& options) : options_(options) {}
 
-StreamingComparison::StreamingComparison(const RunResult* first, const VerifyOptions& options)
-    : first_(first), options_(options) {}
+StreamingComparison::~StreamingComparison() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::function<void(const FetchView&)> StreamingComparison::firstRunSink() {
+    return [this](const FetchView& produced) { record(produced); };
+}
+
+StreamingComparison::Stored StreamingComparison::store(const FetchView& produced) {
+    Stored s;
+    s.fetchName = std::string(produced.fetchName);
+    s.valueName = std::string(produced.valueName);
+    s.dtype = produced.tensor.dtype;
+    s.dims = produced.tensor.dims;
+    if (fd_ < 0 && !fileFailed_) {
+        // Unlinked at once: the data leaves with the process, whatever ends it.
+        std::string path = (std::filesystem::temp_directory_path() / "rx-verify-XXXXXX").string();
+        fd_ = ::mkstemp(path.data());
+        if (fd_ >= 0) ::unlink(path.c_str());
+        else fileFailed_ = true;
+    }
+    const int64_t size = produced.tensor.byteSize();
+    if (fd_ >= 0 && !fileFailed_) {
+        int64_t written = 0;
+        while (written < size) {
+            const ssize_t n = ::pwrite(fd_, produced.tensor.bytes.data() + written, size_t(size - written), fileBytes_ + written);
+            if (n <= 0) { if (n < 0 && errno == EINTR) continue; break; }
+            written += n;
+        }
+        if (written == size) {
+            s.fileOffset = fileBytes_;
+            fileBytes_ += size;
+            return s;
+        }
+        fileFailed_ = true;  // a full disk: this and later tensors stay in memory
+    }
+    s.held = produced.tensor;
+    return s;
+}
+
+void StreamingComparison::record(const FetchView& produced) {
+    if (produced.captured) values_[std::string(produced.valueName)] = store(produced);
+    else fetches_.push_back(store(produced));
+}
+
+void StreamingComparison::firstRunDone(const RunResult& first) {
+    firstPeakBytes_ = first.peakBytes;
+    firstMs_ = first.totalMs;
+}
+
+void StreamingComparison::borrowFirstRun(const RunResult& first) {
+    auto borrow = [](const std::string& fetchName, const std::string& valueName, const Tensor& t) {
+        Stored s;
+        s.fetchName = fetchName;
+        s.valueName = valueName;
+        s.dtype = t.dtype;
+        s.dims = t.dims;
+        s.borrowed = &t;
+        return s;
+    };
+    for (const FetchedValue& f : first.fetches) fetches_.push_back(borrow(f.fetchName, f.valueName, f.tensor));
+    for (const auto& [name, t] : first.values) values_[name] = borrow("", name, t);
+    firstRunDone(first);
+}
+
+Tensor StreamingComparison::load(Stored& s) const {
+    if (s.fileOffset < 0) return std::move(s.held);
+    Tensor t(s.dtype, s.dims);
+    const int64_t size = t.byteSize();
+    int64_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::pread(fd_, t.bytes.data() + done, size_t(size - done), s.fileOffset + done);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            throw Error("verify: cannot read back the original run's " + s.valueName + " from its temporary file: " +
+                        (n < 0 ? std::strerror(errno) : "end of file"));
+        }
+        done += n;
+    }
+    return t;
+}
+
+StreamingComparison::Outcome StreamingComparison::compareWith(Stored& s, const Tensor& produced) {
+    Outcome o;
+    if (s.borrowed) o = compareTensors(*s.borrowed, produced, s.valueName, s.fetchName, options_);
+    else o = compareTensors(load(s), produced, s.valueName, s.fetchName, options_);
+    s.compared = true;
+    return o;
+}
 
 std::function<void(const FetchView&)> StreamingComparison::sink() {
     return [this](const FetchView& produced) { compare(produced); };
@@ -69,33 +161,33 @@ std::function<void(const FetchView&)> StreamingComparison::sink() {
 void StreamingComparison::compare(const FetchView& produced) {
     if (produced.captured) {
         // As compareRuns: only names the first run captured count; a later one of the same name wins.
-        auto it = first_->values.find(std::string(produced.valueName));
-        if (it == first_->values.end()) return;
-        valueOutcomes_[it->first] = compareTensors(it->second, produced.tensor, it->first, "", options_);
+        auto it = values_.find(std::string(produced.valueName));
+        if (it == values_.end()) return;
+        Stored& s = it->second;
+        if (s.compared && !s.borrowed && s.fileOffset < 0) return;  // its held copy was used up by an earlier one
+        valueOutcomes_[it->first] = compareWith(s, produced.tensor);
         return;
     }
     const size_t i = fetchOutcomes_.size() + extraFetches_.size();
-    if (i >= first_->fetches.size()) {
+    if (i >= fetches_.size()) {
         extraFetches_.push_back({std::string(produced.valueName), std::string(produced.fetchName), -1, 0, 0, "missing"});
         return;
     }
-    const FetchedValue& f = first_->fetches[i];
-    fetchOutcomes_.push_back(compareTensors(f.tensor, produced.tensor, f.valueName, f.fetchName, options_));
-    if (owned_) owned_->fetches[i].tensor = Tensor{};  // compared: the first run's copy is no longer needed
+    fetchOutcomes_.push_back(compareWith(fetches_[i], produced.tensor));
 }
 
 int64_t StreamingComparison::heldFirstRunBytes() const {
     int64_t bytes = 0;
-    for (const FetchedValue& f : first_->fetches) bytes += f.tensor.byteSize();
-    for (const auto& [name, t] : first_->values) bytes += t.byteSize();
+    for (const Stored& s : fetches_) bytes += s.held.byteSize();
+    for (const auto& [name, s] : values_) bytes += s.held.byteSize();
     return bytes;
 }
 
 VerifyReport StreamingComparison::finish(const RunResult& second) {
     VerifyReport r;
-    r.originalPeakBytes = first_->peakBytes;
+    r.originalPeakBytes = firstPeakBytes_;
     r.rewrittenPeakBytes = second.peakBytes;
-    r.originalMs = first_->totalMs;
+    r.originalMs = firstMs_;
     r.rewrittenMs = second.totalMs;
     r.equivalent = true;
     auto add = [&](const Outcome& o) {
@@ -113,10 +205,10 @@ VerifyReport StreamingComparison::finish(const RunResult& second) {
     };
     // Fetch i against fetch i, then the fetches only one run made, then captured values by name.
     for (const Outcome& o : fetchOutcomes_) add(o);
-    for (size_t i = fetchOutcomes_.size(); i < first_->fetches.size(); ++i)
-        missing({first_->fetches[i].valueName, first_->fetches[i].fetchName, -1, 0, 0, "missing"});
+    for (size_t i = fetchOutcomes_.size(); i < fetches_.size(); ++i)
+        missing({fetches_[i].valueName, fetches_[i].fetchName, -1, 0, 0, "missing"});
     for (const ValueDifference& d : extraFetches_) missing(d);
-    for (const auto& [name, tensor] : first_->values) {
+    for (const auto& [name, stored] : values_) {
         auto it = valueOutcomes_.find(name);
         if (it == valueOutcomes_.end()) missing({name, "", -1, 0, 0, "missing"});
         else add(it->second);
@@ -126,13 +218,34 @@ VerifyReport StreamingComparison::finish(const RunResult& second) {
 
 VerifyReport compareRuns(const RunResult& a, const RunResult& b, const VerifyOptions& o) {
     // The streaming comparison fed b's fetches and values in order: one provider of the rules.
-    StreamingComparison comparison(&a, o);
+    StreamingComparison comparison(o);
+    comparison.borrowFirstRun(a);
     for (const FetchedValue& f : b.fetches) comparison.compare(FetchView{false, f.fetchName, f.valueName, f.tensor});
     for (const auto& [name, t] : b.values) comparison.compare(FetchView{true, {}, name, t});
     return comparison.finish(b);
 }
 
-VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& o, Executor* executor) {
+namespace {
+
+// The values a program without pd_op.fetch is compared on: its sinks (values nobody reads).
+std::vector<std::string> sinkValues(const Program& program) {
+    for (OpId op : program.globalBlock().ops)
+        if (isFetchOp(program.opName(op))) return {};
+    std::vector<std::string> names;
+    for (OpId op : program.globalBlock().ops) {
+        if (isInputOp(program.opName(op))) continue;
+        for (ValueId v : program.op(op).results)
+            if (program.uses(v).empty() && program.types()[program.value(v).type].kind == Type::Kind::DenseTensor)
+                names.push_back(program.value(v).name);
+    }
+    return names;
+}
+
+}  // namespace
+
+VerifyReport verifyPrograms(std::shared_ptr<const Program> original, const Program& rewritten, const VerifyOptions& o,
+                            Executor* executor) {
+    if (!original) throw Error("verifyPrograms: no original program");
     CpuExecutor cpu;
     Executor& ex = executor ? *executor : cpu;
     RunInputs inputs;
@@ -140,31 +253,30 @@ VerifyReport verifyPrograms(const Program& original, const Program& rewritten, c
     RunOptions ro;
     ro.recordOpTimes = false;
     ro.residentValues = o.residentValues;
-    bool hasFetch = false;
-    for (OpId op : original.globalBlock().ops)
-        if (isFetchOp(original.opName(op))) hasFetch = true;
-    if (!hasFetch) {
-        for (OpId op : original.globalBlock().ops) {
-            std::string_view n = original.opName(op);
-            if (isInputOp(n)) continue;
-            for (ValueId v : original.op(op).results)
-                if (original.uses(v).empty() && original.types()[original.value(v).type].kind == Type::Kind::DenseTensor)
-                    ro.captureValues.push_back(original.value(v).name);
-        }
-    }
+    ro.captureValues = sinkValues(*original);
     ro.cancel = o.cancel;
+    // Neither run keeps its fetches: the original's go to a temporary file, the rewritten's
+    // are compared against them as they are made (StreamingComparison).
+    StreamingComparison comparison(o);
     if (o.stage) o.stage->store(1);
-    RunResult a = ex.run(original, inputs, ro);
-    if (a.cancelled) throw Error("verify cancelled");
-    a.ops = {};  // per-op records are not compared
+    ro.fetchSink = comparison.firstRunSink();
+    {
+        const RunResult a = ex.run(*original, inputs, ro);
+        if (a.cancelled) throw Error("verify cancelled");
+        comparison.firstRunDone(a);
+    }
+    original.reset();  // the caller's last reference, if it gave that up: freed before the rewritten runs
     if (o.stage) o.stage->store(2);
-    // The rewritten run is compared as it fetches: only the original's fetches are held.
-    StreamingComparison comparison(std::move(a), o);
     ro.fetchSink = comparison.sink();
-    RunResult b = ex.run(rewritten, inputs, ro);
+    const RunResult b = ex.run(rewritten, inputs, ro);
     if (b.cancelled) throw Error("verify cancelled");
     if (o.stage) o.stage->store(3);
     return comparison.finish(b);
+}
+
+VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& o, Executor* executor) {
+    // Not owned: an aliasing pointer that frees nothing.
+    return verifyPrograms(std::shared_ptr<const Program>(std::shared_ptr<const Program>(), &original), rewritten, o, executor);
 }
 
 }  // namespace rx::exec

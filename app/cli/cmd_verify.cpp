@@ -39,8 +39,8 @@ struct VerifyArgs {
 
 int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
+    // Handed to verifyPrograms at the end, which frees it once it has run (not kept until exit).
     auto program = std::make_shared<Program>(loadProgram(path));
-    cli::keepUntilExit(program);
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
@@ -102,7 +102,7 @@ int runVerify(const VerifyArgs& a) {
         solved.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
     }
     cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
-    exec::VerifyReport report = exec::verifyPrograms(*program, *solved.rewritten, vo, &cpu);
+    exec::VerifyReport report = exec::verifyPrograms(std::move(program), *solved.rewritten, vo, &cpu);
 
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).

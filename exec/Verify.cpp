@@ -243,35 +243,46 @@ std::vector<std::string> sinkValues(const Program& program) {
 
 }  // namespace
 
+Verification::Verification(const VerifyOptions& options, Executor* executor)
+    : options_(options),
+      ownedExecutor_(executor ? nullptr : std::make_unique<CpuExecutor>()),
+      executor_(executor ? executor : ownedExecutor_.get()),
+      comparison_(std::make_unique<StreamingComparison>(options)) {
+    inputs_.seed = options.seed;
+    runOptions_.recordOpTimes = false;
+    runOptions_.residentValues = options.residentValues;
+    runOptions_.cancel = options.cancel;
+}
+
+Verification::~Verification() = default;
+
+void Verification::runOriginal(const Program& original) {
+    // Neither run keeps its fetches: the original's go to a temporary file, the rewritten's
+    // are compared against them as they are made (StreamingComparison).
+    runOptions_.captureValues = sinkValues(original);
+    if (options_.stage) options_.stage->store(1);
+    runOptions_.fetchSink = comparison_->firstRunSink();
+    const RunResult a = executor_->run(original, inputs_, runOptions_);
+    if (a.cancelled) throw Error("verify cancelled");
+    comparison_->firstRunDone(a);
+}
+
+VerifyReport Verification::runRewritten(const Program& rewritten) {
+    if (options_.stage) options_.stage->store(2);
+    runOptions_.fetchSink = comparison_->sink();
+    const RunResult b = executor_->run(rewritten, inputs_, runOptions_);
+    if (b.cancelled) throw Error("verify cancelled");
+    if (options_.stage) options_.stage->store(3);
+    return comparison_->finish(b);
+}
+
 VerifyReport verifyPrograms(std::shared_ptr<const Program> original, const Program& rewritten, const VerifyOptions& o,
                             Executor* executor) {
     if (!original) throw Error("verifyPrograms: no original program");
-    CpuExecutor cpu;
-    Executor& ex = executor ? *executor : cpu;
-    RunInputs inputs;
-    inputs.seed = o.seed;
-    RunOptions ro;
-    ro.recordOpTimes = false;
-    ro.residentValues = o.residentValues;
-    ro.captureValues = sinkValues(*original);
-    ro.cancel = o.cancel;
-    // Neither run keeps its fetches: the original's go to a temporary file, the rewritten's
-    // are compared against them as they are made (StreamingComparison).
-    StreamingComparison comparison(o);
-    if (o.stage) o.stage->store(1);
-    ro.fetchSink = comparison.firstRunSink();
-    {
-        const RunResult a = ex.run(*original, inputs, ro);
-        if (a.cancelled) throw Error("verify cancelled");
-        comparison.firstRunDone(a);
-    }
+    Verification verification(o, executor);
+    verification.runOriginal(*original);
     original.reset();  // the caller's last reference, if it gave that up: freed before the rewritten runs
-    if (o.stage) o.stage->store(2);
-    ro.fetchSink = comparison.sink();
-    const RunResult b = ex.run(rewritten, inputs, ro);
-    if (b.cancelled) throw Error("verify cancelled");
-    if (o.stage) o.stage->store(3);
-    return comparison.finish(b);
+    return verification.runRewritten(rewritten);
 }
 
 VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& o, Executor* executor) {

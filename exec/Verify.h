@@ -119,6 +119,27 @@ private:
     std::map<std::string, Outcome> valueOutcomes_;   // captured values of the first run, by name
 };
 
+// verifyPrograms in two steps, for a caller that frees or builds things between the runs
+// (the CLI runs the original before it solves, so no run shares the memory with two programs).
+class Verification {
+public:
+    explicit Verification(const VerifyOptions& options, Executor* executor = nullptr);
+    ~Verification();
+    // Runs the original (its fetches go to the comparison's file). Throws rx::Error if it
+    // cannot run or was cancelled. Once; the original is not read afterwards.
+    void runOriginal(const Program& original);
+    // Runs the rewritten program, comparing as it fetches; after runOriginal, once.
+    VerifyReport runRewritten(const Program& rewritten);
+
+private:
+    VerifyOptions options_;
+    std::unique_ptr<Executor> ownedExecutor_;  // the CPU backend when none was given
+    Executor* executor_;
+    RunInputs inputs_;
+    RunOptions runOptions_;
+    std::unique_ptr<StreamingComparison> comparison_;
+};
+
 // Runs both programs with `executor` (CPU when null). Throws rx::Error if either cannot run.
 // A program without pd_op.fetch is compared on its sinks (values nobody reads), by name.
 VerifyReport verifyPrograms(const Program& original, const Program& rewritten, const VerifyOptions& options,

@@ -1,8 +1,8 @@
 // recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]
 //                              [--budget B [--recompute-random mask|seed]]
-// Solves with the seed's algorithm (or the given config; or the budget planner's plan at
-// budget B), then runs the original and the rewritten program on the CPU with the same
-// seeded inputs and compares every fetched value.
+// Runs the original program on the CPU, solves with the seed's algorithm (or the given
+// config; or the budget planner's plan at budget B), then runs the rewritten program with
+// the same seeded inputs and compares every fetched value with the original's.
 #include "algorithms/Solver.h"
 
 #include <rapidjson/ostreamwrapper.h>
@@ -39,7 +39,7 @@ struct VerifyArgs {
 
 int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
-    // Handed to verifyPrograms at the end, which frees it once it has run (not kept until exit).
+    // Freed once it has run and been solved (not kept until exit): the rewritten program runs alone.
     auto program = std::make_shared<Program>(loadProgram(path));
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
@@ -67,10 +67,14 @@ int runVerify(const VerifyArgs& a) {
     vo.rtol = a.rtol;
     vo.atol = a.atol;
     vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
+    // The original runs before the solve, so its run never shares the memory with the
+    // rewritten program (its fetches wait in a temporary file, exec::StreamingComparison).
+    exec::Verification verification(vo, &cpu);
+    verification.runOriginal(*program);
 
     // What the report needs of the solve. The rest (the solver's analysis, the flow network,
-    // the plan, the per-op memory profiles) is freed before the two runs, which on a 1M-op
-    // program need the memory more than the exit needs the time of freeing it.
+    // the plan, the per-op memory profiles) is freed before the rewritten program runs, which
+    // on a 1M-op program needs the memory more than the exit needs the time of freeing it.
     struct Solved {
         std::shared_ptr<const Program> rewritten;
         size_t recomputedOps = 0;
@@ -102,7 +106,8 @@ int runVerify(const VerifyArgs& a) {
         solved.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
     }
     cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
-    exec::VerifyReport report = exec::verifyPrograms(std::move(program), *solved.rewritten, vo, &cpu);
+    program.reset();  // the solver's copies are gone: only the rewritten program remains (unless unchanged)
+    exec::VerifyReport report = verification.runRewritten(*solved.rewritten);
 
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).

@@ -129,6 +129,13 @@ std::vector<uint8_t> residentMask(const Program& program, const RunOptions& opti
 // pd_op.data, pd_op.feed, builtin.parameter: the ops whose result a run is given (or seeds).
 bool isInputOpName(std::string_view name);
 
+// For a process about to run programs whose tensors dwarf everything else it holds: blocks of
+// 256 KiB and more are mmap-ed (so freeing one returns it to the kernel) and freed heap is
+// handed back now, so the resident set follows the bytes a run holds. The CLI's heap set-up
+// for solves (app/cli/WarmUp.cpp: no mmap, no trim) would otherwise keep every freed block of
+// the solve and of each run. glibc only; elsewhere nothing.
+void useHeapForRuns();
+
 class Executor {
 public:
     virtual ~Executor() = default;

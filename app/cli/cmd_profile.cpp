@@ -115,6 +115,7 @@ int runProfile(const ProfileArgs& a) {
         in.modelPeakOriginal = solved.originalMemory.peakBytes;
         in.modelPeakRewritten = solved.rewrittenMemory.peakBytes;
     }
+    exec::useHeapForRuns();  // what the solve freed goes back; freed tensors go back from now on
     in.original = program.get();
     in.rewritten = rewritten.get();
     in.fwdOpEndIdx = spec.fwdOpEndIdx;

@@ -19,6 +19,7 @@
 #include "algorithms/planner/PlanResult.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
+#include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 #include "model/JsonWriter.h"
 #include "model/PirReader.h"
@@ -70,7 +71,9 @@ int runVerify(const VerifyArgs& a) {
     // The original runs before the solve, so its run never shares the memory with the
     // rewritten program (its fetches wait in a temporary file, exec::StreamingComparison).
     exec::Verification verification(vo, &cpu);
+    exec::useHeapForRuns();
     verification.runOriginal(*program);
+    cli::configureHeapForLargeRuns();  // back to the solve's heap set-up (main.cpp)
 
     // What the report needs of the solve. The rest (the solver's analysis, the flow network,
     // the plan, the per-op memory profiles) is freed before the rewritten program runs, which
@@ -106,6 +109,7 @@ int runVerify(const VerifyArgs& a) {
         solved.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
     }
     cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
+    exec::useHeapForRuns();  // what the solve freed goes back; freed tensors go back from now on
     program.reset();  // the solver's copies are gone: only the rewritten program remains (unless unchanged)
     exec::VerifyReport report = verification.runRewritten(*solved.rewritten);
 

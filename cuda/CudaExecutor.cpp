@@ -1540,12 +1540,20 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
                         f.fetchName = a ? a->text : std::string();
                         f.valueName = program.value(v).name;
                         f.tensor = dev.download(*slots[v].tensor);
-                        r.fetches.push_back(std::move(f));
+                        // With a sink the host copy lives only for the call (RunOptions::fetchSink).
+                        if (options.fetchSink) options.fetchSink(exec::FetchView{false, f.fetchName, f.valueName, f.tensor});
+                        else r.fetches.push_back(std::move(f));
                     }
                 }
                 for (ValueId res : o.results)
-                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.value(res).name)))
-                        r.values[program.value(res).name] = dev.download(*slots[res].tensor);
+                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.value(res).name))) {
+                        if (options.fetchSink) {
+                            const exec::Tensor host = dev.download(*slots[res].tensor);
+                            options.fetchSink(exec::FetchView{true, {}, program.value(res).name, host});
+                        } else {
+                            r.values[program.value(res).name] = dev.download(*slots[res].tensor);
+                        }
+                    }
             }
             for (ValueId v : plan.dieAfter[pos]) { live -= slotBytes[v]; slotBytes[v] = 0; slots[v] = Slot{}; }
             rec.liveBytes = live;

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "exec/Liveness.h"
 #include "exec/OpSemantics.h"
 #include "model/Diagnostic.h"
@@ -35,6 +39,15 @@ std::vector<uint8_t> residentMask(const Program& program, const RunOptions& opti
             if (isInputOpName(program.opName(op))) for (ValueId r : program.op(op).results) resident[r] = 1;
     }
     return resident;
+}
+
+void useHeapForRuns() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);  // fixed: glibc no longer raises it after a free
+    mallopt(M_MMAP_MAX, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 32 * 1024 * 1024);
+    malloc_trim(0);
+#endif
 }
 
 RunResult Executor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {

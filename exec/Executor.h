@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/Liveness.h"
@@ -26,6 +27,15 @@ namespace rx::exec {
 struct RunInputs {
     std::map<std::string, Tensor> byName;
     uint64_t seed = 0;
+};
+
+// A fetched (or captured) value as a run produces it, handed to RunOptions::fetchSink: the
+// tensor is the run's own and lives only for the call (copy what must outlive it).
+struct FetchView {
+    bool captured = false;        // a RunResult::values entry (captureValues / keepAllValues), else a fetch
+    std::string_view fetchName;   // the fetch op's name attribute (empty for captured values)
+    std::string_view valueName;   // the value's name, e.g. "%88"
+    const Tensor& tensor;
 };
 
 struct RunOptions {
@@ -57,6 +67,10 @@ struct RunOptions {
     const std::atomic<bool>* cancel = nullptr;
     // Called after every top-level op with (ops done, ops in all), on the running thread.
     std::function<void(size_t, size_t)> progress;
+    // When set, every fetch and captured value is handed to it, in program order, as it is
+    // produced, and none is kept in RunResult::fetches / values: a caller that compares or
+    // discards them holds no copy (a 1M-op program fetches hundreds of MiB of gradients).
+    std::function<void(const FetchView&)> fetchSink;
 };
 
 // One `pd_op.fetch` (or `builtin.shadow_output`) target.
@@ -114,6 +128,13 @@ RunLimits limitsOf(const RunOptions& options);
 std::vector<uint8_t> residentMask(const Program& program, const RunOptions& options);
 // pd_op.data, pd_op.feed, builtin.parameter: the ops whose result a run is given (or seeds).
 bool isInputOpName(std::string_view name);
+
+// For a process about to run programs whose tensors dwarf everything else it holds: blocks of
+// 256 KiB and more are mmap-ed (so freeing one returns it to the kernel) and freed heap is
+// handed back now, so the resident set follows the bytes a run holds. The CLI's heap set-up
+// for solves (app/cli/WarmUp.cpp: no mmap, no trim) would otherwise keep every freed block of
+// the solve and of each run. glibc only; elsewhere nothing.
+void useHeapForRuns();
 
 class Executor {
 public:

@@ -48,17 +48,27 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// What the timing keeps of a measured run: its step time and each op's kernel time.
+struct RunTimes {
+    double totalMs = 0;
+    std::vector<double> opMicros;
+    explicit RunTimes(const RunResult& r) : totalMs(r.totalMs) {
+        opMicros.reserve(r.ops.size());
+        for (const OpRecord& rec : r.ops) opMicros.push_back(rec.micros);
+    }
+};
+
 // Per op and per step: the median and the spread over the measured runs.
-void setTimes(RunProfile& out, const std::vector<RunResult>& runs) {
+void setTimes(RunProfile& out, const std::vector<RunTimes>& runs) {
     std::vector<double> steps;
-    for (const RunResult& r : runs) steps.push_back(r.totalMs);
+    for (const RunTimes& r : runs) steps.push_back(r.totalMs);
     out.totalMs = median(steps);
     out.totalMsMin = steps.empty() ? 0.0 : *std::min_element(steps.begin(), steps.end());
     out.totalMsMax = steps.empty() ? 0.0 : *std::max_element(steps.begin(), steps.end());
     for (size_t i = 0; i < out.ops.size(); ++i) {
         std::vector<double> ms;
-        for (const RunResult& r : runs)
-            if (i < r.ops.size()) ms.push_back(r.ops[i].micros / 1000.0);
+        for (const RunTimes& r : runs)
+            if (i < r.opMicros.size()) ms.push_back(r.opMicros[i] / 1000.0);
         out.ops[i].ms = median(ms);
         out.ops[i].msMin = ms.empty() ? 0.0 : *std::min_element(ms.begin(), ms.end());
         out.ops[i].msMax = ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end());
@@ -119,30 +129,42 @@ ProfileReport profilePrograms(const ProfileInputs& in, const ProfileOptions& opt
     report.seed = options.verify.seed;
     report.repeats = options.repeats;
     report.warmupRuns = warmups;
+    // Equivalence comes from the first measured pair, compared as the rewritten run fetches
+    // against the original's fetches in a temporary file (StreamingComparison); every other
+    // run hands its fetches to a sink that drops them, so no run's fetches are held.
+    const auto dropFetches = [](const FetchView&) {};
     RunResult ra, rb;
-    std::vector<RunResult> timesA, timesB;  // op records of every measured run
+    std::vector<RunTimes> timesA, timesB;  // op times of every measured run
     int64_t reservedA = -1, reservedB = -1;
     for (int pass = 0; pass < warmups + options.repeats; ++pass) {
         const bool measured = pass >= warmups;
+        const bool compared = pass == warmups;
         const size_t before = pairOps * static_cast<size_t>(pass);
+        std::optional<StreamingComparison> comparison;
+        if (compared) comparison.emplace(options.verify);
         if (options.progress) ro.progress = [&, before](size_t done, size_t) { options.progress(before + done, total); };
+        ro.fetchSink = compared ? comparison->firstRunSink() : dropFetches;
         RunResult x = ex.run(a, inputs, ro);
         if (x.cancelled) { report.cancelled = true; return report; }
-        if (measured && timesA.empty()) reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+        if (compared) {
+            reservedA = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+            comparison->firstRunDone(x);
+            ro.fetchSink = comparison->sink();
+        }
         if (options.progress)
             ro.progress = [&, before](size_t done, size_t) { options.progress(before + a.globalBlock().ops.size() + done, total); };
         RunResult y = ex.run(b, inputs, ro);
+        ro.fetchSink = nullptr;
         if (y.cancelled) { report.cancelled = true; return report; }
-        if (measured && timesB.empty()) reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+        if (compared) {
+            reservedB = options.peakReservedOfLastRun ? options.peakReservedOfLastRun() : -1;
+            report.verify = comparison->finish(y);
+        }
         if (!measured) continue;
-        if (timesA.empty()) { ra = x; rb = y; }
-        x.fetches.clear(); x.values.clear();
-        y.fetches.clear(); y.values.clear();
-        timesA.push_back(std::move(x));
-        timesB.push_back(std::move(y));
+        timesA.emplace_back(x);
+        timesB.emplace_back(y);
+        if (compared) { ra = std::move(x); rb = std::move(y); }
     }
-
-    report.verify = compareRuns(ra, rb, options.verify);
     report.equivalent = report.verify.equivalent;
 
     // The boundary of the rewritten program: the first op that is not one of the original's

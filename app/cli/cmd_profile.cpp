@@ -86,34 +86,40 @@ int runProfile(const ProfileArgs& a) {
     }
     exec::CpuExecutor::estimateCost(*program);  // malformed ops are refused before solving
 
-    RecomputeSolver solver(program, spec);
-    SolveResult seedSolve = solver.solve(config);
-    if (!seedSolve.ok()) throw Error(a.program + ": the solver failed: " + seedSolve.error);
-    std::shared_ptr<SolveResult> budgetSolve;
-    if (a.budget) {  // the budget planner's plan instead of the seed's (solve --budget)
-        const planner::BudgetSpec b = planner::parseBudget(*a.budget);
-        planner::PlannerOptions options;
-        options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
-        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
-        const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
-        try {
-            budgetSolve = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolve);
-        } catch (const Error& e) {
-            throw Error(a.program + ": " + e.what());
-        }
-    }
-    const SolveResult& solved = budgetSolve ? *budgetSolve : seedSolve;
-
+    // What the profile needs of the solve; the rest (the solver's analysis, the flow network,
+    // the plan) is freed before the runs, which on a 1M-op program need the memory.
+    std::shared_ptr<const Program> rewritten;
     exec::ProfileInputs in;
+    {
+        RecomputeSolver solver(program, spec);
+        const SolveResult seedSolve = solver.solve(config);
+        if (!seedSolve.ok()) throw Error(a.program + ": the solver failed: " + seedSolve.error);
+        std::shared_ptr<SolveResult> budgetSolve;
+        if (a.budget) {  // the budget planner's plan instead of the seed's (solve --budget)
+            const planner::BudgetSpec b = planner::parseBudget(*a.budget);
+            planner::PlannerOptions options;
+            options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
+            planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
+            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
+            try {
+                budgetSolve = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolve);
+            } catch (const Error& e) {
+                throw Error(a.program + ": " + e.what());
+            }
+        }
+        const SolveResult& solved = budgetSolve ? *budgetSolve : seedSolve;
+        rewritten = solved.rewritten;
+        in.clones = solved.clones;
+        in.modelLiveOriginal = solved.originalMemory.liveBytes;
+        in.modelLiveRewritten = solved.rewrittenMemory.liveBytes;
+        in.modelPeakOriginal = solved.originalMemory.peakBytes;
+        in.modelPeakRewritten = solved.rewrittenMemory.peakBytes;
+    }
+    exec::useHeapForRuns();  // what the solve freed goes back; freed tensors go back from now on
     in.original = program.get();
-    in.rewritten = solved.rewritten.get();
-    in.clones = solved.clones;
+    in.rewritten = rewritten.get();
     in.fwdOpEndIdx = spec.fwdOpEndIdx;
     in.backwardOpStartIdx = spec.backwardOpStartIdx;
-    in.modelLiveOriginal = solved.originalMemory.liveBytes;
-    in.modelLiveRewritten = solved.rewrittenMemory.liveBytes;
-    in.modelPeakOriginal = solved.originalMemory.peakBytes;
-    in.modelPeakRewritten = solved.rewrittenMemory.peakBytes;
     exec::ProfileOptions po;
     po.verify.seed = a.seed;
     po.verify.rtol = a.rtol;

@@ -1,8 +1,8 @@
 // recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]
 //                              [--budget B [--recompute-random mask|seed]]
-// Solves with the seed's algorithm (or the given config; or the budget planner's plan at
-// budget B), then runs the original and the rewritten program on the CPU with the same
-// seeded inputs and compares every fetched value.
+// Runs the original program on the CPU, solves with the seed's algorithm (or the given
+// config; or the budget planner's plan at budget B), then runs the rewritten program with
+// the same seeded inputs and compares every fetched value with the original's.
 #include "algorithms/Solver.h"
 
 #include <rapidjson/ostreamwrapper.h>
@@ -19,6 +19,7 @@
 #include "algorithms/planner/PlanResult.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
+#include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 #include "model/JsonWriter.h"
 #include "model/PirReader.h"
@@ -39,8 +40,8 @@ struct VerifyArgs {
 
 int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
+    // Freed once it has run and been solved (not kept until exit): the rewritten program runs alone.
     auto program = std::make_shared<Program>(loadProgram(path));
-    cli::keepUntilExit(program);
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
@@ -67,26 +68,50 @@ int runVerify(const VerifyArgs& a) {
     vo.rtol = a.rtol;
     vo.atol = a.atol;
     vo.residentValues = spec.inputs;  // the memory model's resident set, so the peaks compare
+    // The original runs before the solve, so its run never shares the memory with the
+    // rewritten program (its fetches wait in a temporary file, exec::StreamingComparison).
+    exec::Verification verification(vo, &cpu);
+    exec::useHeapForRuns();
+    verification.runOriginal(*program);
+    cli::configureHeapForLargeRuns();  // back to the solve's heap set-up (main.cpp)
 
-    RecomputeSolver solver(program, spec);
-    const SolveResult& seedSolved = cli::keepUntilExit(std::make_shared<SolveResult>(solver.solve(config)));
-    if (!seedSolved.ok()) throw Error(path + ": the solver failed: " + seedSolved.error);
-    std::shared_ptr<SolveResult> budgetSolved;
-    if (!a.budget.empty()) {  // the plan solve --budget B (and its --recompute-random) writes
-        const planner::BudgetSpec b = planner::parseBudget(a.budget);
-        planner::PlannerOptions options;
-        options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
-        planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
-        const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
-        try {
-            budgetSolved = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
-            cli::keepUntilExit(budgetSolved);
-        } catch (const Error& e) {
-            throw Error(path + ": " + e.what());
+    // What the report needs of the solve. The rest (the solver's analysis, the flow network,
+    // the plan, the per-op memory profiles) is freed before the rewritten program runs, which
+    // on a 1M-op program needs the memory more than the exit needs the time of freeing it.
+    struct Solved {
+        std::shared_ptr<const Program> rewritten;
+        size_t recomputedOps = 0;
+        bool unchanged = false;
+        int64_t originalPeakBytes = 0, rewrittenPeakBytes = 0;
+    } solved;
+    {
+        RecomputeSolver solver(program, spec);
+        const SolveResult seedSolved = solver.solve(config);
+        if (!seedSolved.ok()) throw Error(path + ": the solver failed: " + seedSolved.error);
+        std::shared_ptr<SolveResult> budgetSolved;
+        if (!a.budget.empty()) {  // the plan solve --budget B (and its --recompute-random) writes
+            const planner::BudgetSpec b = planner::parseBudget(a.budget);
+            planner::PlannerOptions options;
+            options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
+            planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
+            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
+            try {
+                budgetSolved = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
+            } catch (const Error& e) {
+                throw Error(path + ": " + e.what());
+            }
         }
+        const SolveResult& chosen = budgetSolved ? *budgetSolved : seedSolved;
+        solved.rewritten = chosen.rewritten;
+        solved.recomputedOps = chosen.clones.size();
+        solved.unchanged = chosen.unchanged;
+        solved.originalPeakBytes = chosen.originalMemory.peakBytes;
+        solved.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
     }
-    const SolveResult& solved = budgetSolved ? *budgetSolved : seedSolved;
-    exec::VerifyReport report = exec::verifyPrograms(*program, *solved.rewritten, vo, &cpu);
+    cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
+    exec::useHeapForRuns();  // what the solve freed goes back; freed tensors go back from now on
+    program.reset();  // the solver's copies are gone: only the rewritten program remains (unless unchanged)
+    exec::VerifyReport report = verification.runRewritten(*solved.rewritten);
 
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).
@@ -115,20 +140,20 @@ int runVerify(const VerifyArgs& a) {
             w.EndObject();
         }
         key("max_abs_difference"), number(report.maxAbsDifference);
-        key("model_original_peak_bytes"), w.Int64(solved.originalMemory.peakBytes);
-        key("model_rewritten_peak_bytes"), w.Int64(solved.rewrittenMemory.peakBytes);
+        key("model_original_peak_bytes"), w.Int64(solved.originalPeakBytes);
+        key("model_rewritten_peak_bytes"), w.Int64(solved.rewrittenPeakBytes);
         key("original_peak_bytes"), w.Int64(int64_t(report.originalPeakBytes));
-        key("recomputed_ops"), w.Int64(int64_t(solved.clones.size()));
+        key("recomputed_ops"), w.Int64(int64_t(solved.recomputedOps));
         key("rewritten_peak_bytes"), w.Int64(int64_t(report.rewrittenPeakBytes));
         key("spec"), string(specSource);
         key("unchanged"), w.Bool(solved.unchanged);
         w.EndObject();
         std::cout << "\n";
     } else {
-        std::cout << path << " (spec: " << specSource << "): " << solved.clones.size() << " ops recomputed"
+        std::cout << path << " (spec: " << specSource << "): " << solved.recomputedOps << " ops recomputed"
                   << (solved.unchanged ? " (program unchanged)" : "") << "\n"
                   << report.summary() << "\n"
-                  << "memory model peak: " << solved.originalMemory.peakBytes << " -> " << solved.rewrittenMemory.peakBytes
+                  << "memory model peak: " << solved.originalPeakBytes << " -> " << solved.rewrittenPeakBytes
                   << " bytes\n";
     }
     return report.equivalent ? 0 : 3;

@@ -394,7 +394,11 @@ private:
         const Operation& o = program_.op(op);
         if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
             ValueId v = o.operands.empty() ? kNoId : o.operands[0];
-            if (v != kNoId && slots_[v].set && !slots_[v].isList) {
+            if (v != kNoId && slots_[v].set && !slots_[v].isList && options_.fetchSink) {
+                const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
+                options_.fetchSink(FetchView{false, a ? std::string_view(a->text) : std::string_view(),
+                                             program_.value(v).name, *slots_[v].tensor});
+            } else if (v != kNoId && slots_[v].set && !slots_[v].isList) {
                 FetchedValue f;
                 const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
                 f.fetchName = a ? a->text : std::string();
@@ -404,8 +408,10 @@ private:
             }
         }
         for (ValueId r : o.results)
-            if (slots_[r].set && !slots_[r].isList && (options_.keepAllValues || capture_.count(program_.value(r).name)))
-                result_.values[program_.value(r).name] = *slots_[r].tensor;
+            if (slots_[r].set && !slots_[r].isList && (options_.keepAllValues || capture_.count(program_.value(r).name))) {
+                if (options_.fetchSink) options_.fetchSink(FetchView{true, {}, program_.value(r).name, *slots_[r].tensor});
+                else result_.values[program_.value(r).name] = *slots_[r].tensor;
+            }
     }
 };
 

@@ -50,6 +50,13 @@ void useHeapForRuns() {
 #endif
 }
 
+void returnFreedHeap() {
+#if defined(__GLIBC__)
+    mallopt(M_TRIM_THRESHOLD, 32 * 1024 * 1024);
+    malloc_trim(0);
+#endif
+}
+
 RunResult Executor::run(const Program& program, const RunInputs& inputs, const RunOptions& options) {
     refuseUnrunnable(program, unsupportedOps(program), label(), [this](DType t) { return supportsDType(t); });
     std::vector<uint8_t> resident = residentMask(program, options);

@@ -133,8 +133,12 @@ bool isInputOpName(std::string_view name);
 // 256 KiB and more are mmap-ed (so freeing one returns it to the kernel) and freed heap is
 // handed back now, so the resident set follows the bytes a run holds. The CLI's heap set-up
 // for solves (app/cli/WarmUp.cpp: no mmap, no trim) would otherwise keep every freed block of
-// the solve and of each run. glibc only; elsewhere nothing.
+// the solve and of each run. glibc only; elsewhere nothing. Not for timed runs: a fresh mmap
+// per tensor puts page faults inside the kernels' times (profile uses returnFreedHeap).
 void useHeapForRuns();
+// Hands the heap the solve freed back to the kernel and lets the heap trim again, leaving the
+// allocator's reuse of freed tensor blocks (and so kernel times) as it was. glibc only.
+void returnFreedHeap();
 
 class Executor {
 public:

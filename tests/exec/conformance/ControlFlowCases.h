@@ -1,7 +1,7 @@
 #pragma once
 // Conformance value cases for what the run loop executes itself rather than a kernel: feeds
 // and parameters, pd_op.if (both branches), pd_op.while with two carried values, cf.yield,
-// and the cf stacks (last pushed, first popped), written as PIR text.
+// the cf stacks (last pushed, first popped) and pd_op.has_elements, written as PIR text.
 #include "exec/conformance/Cases.h"
 
 namespace rx::conformance {
@@ -80,6 +80,19 @@ inline std::vector<ValueCase> controlFlowValueCases() {
     const std::map<std::string, Tensor> stackFeeds = {{"a", Tensor::fromDoubles(F, {2}, {1, 2})}, {"b", Tensor::fromDoubles(F, {1}, {7})}};
     for (const char* op : {"cf.stack_create", "cf.tuple_push", "cf.tuple_pop"})
         c.push_back({op, pirCase(stackText, stackFeeds), {{{1}, {7}}, {{2}, {1, 2}}, {{2}, {1, 2}}}});
+    // has_elements: false on a new stack, true after a push, false again after the pop.
+    const std::string hasElementsText =
+        "(%0) = \"pd_op.data\" () {dtype:(pd_op.DataType)float64,name:\"a\",shape:(pd_op.IntArray)[2],stop_gradient:[true]} : () -> pd_op.tensor<2xf64>\n"
+        "(%1, %2, %3) = \"cf.stack_create\" () {} : () -> cf.stack, cf.inlet, cf.outlet\n"
+        "(%4) = \"pd_op.has_elements\" (%1) {} : (cf.stack) -> pd_op.tensor<1xb>\n"
+        "() = \"cf.tuple_push\" (%2, %0) {} : (cf.inlet, pd_op.tensor<2xf64>) -> \n"
+        "(%5) = \"pd_op.has_elements\" (%1) {} : (cf.stack) -> pd_op.tensor<1xb>\n"
+        "(%6) = \"cf.tuple_pop\" (%3) {} : (cf.outlet) -> pd_op.tensor<2xf64>\n"
+        "(%7) = \"pd_op.has_elements\" (%1) {} : (cf.stack) -> pd_op.tensor<1xb>\n"
+        "(%8) = \"pd_op.fetch\" (%4) {name:\"before\"} : (pd_op.tensor<1xb>) -> pd_op.tensor<1xb>\n"
+        "(%9) = \"pd_op.fetch\" (%5) {name:\"pushed\"} : (pd_op.tensor<1xb>) -> pd_op.tensor<1xb>\n"
+        "(%10) = \"pd_op.fetch\" (%7) {name:\"popped\"} : (pd_op.tensor<1xb>) -> pd_op.tensor<1xb>\n";
+    c.push_back({"pd_op.has_elements", pirCase(hasElementsText, {{"a", Tensor::fromDoubles(F, {2}, {1, 2})}}), {{{1}, {0}}, {{1}, {1}}, {{1}, {0}}}});
     return c;
 }
 

@@ -30,6 +30,10 @@ private Q_SLOTS:
         QVERIFY2(doc.open(RX_SHARED_DIR "/corpus/torch-joint/transformer_layer.aten.pir", &error), qPrintable(error));
         QVERIFY(doc.waitForSolve(120000));
         ProfilePanel panel(&doc);
+        // Tall enough for the chart's 20 rows: the panel shows as many top ops as fit its height.
+        panel.resize(1200, 1400);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QSignalSpy done(&panel, &ProfilePanel::finished);
         QVERIFY(panel.start());
         QVERIFY(panel.isRunning());

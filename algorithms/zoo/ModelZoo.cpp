@@ -47,6 +47,9 @@ public:
     std::vector<TapeEntry> tape_;
     std::unordered_map<ValueId, ValueId> grad_;
     BlockId block_ = Program::kGlobalBlock;   // where op() appends (a branch or loop body while building one)
+    // Paddle's `struct_name` for the forward ops being built ("/LSTM/RNN_2/LSTMCell_2/"):
+    // the module path the explorer's layer overview groups by. Empty: none printed.
+    std::string scope_;
     std::vector<OpId> stackOps_;              // cf.stack_create ops: hoisted to the program's start
 
     void growNeeds() {
@@ -68,6 +71,11 @@ public:
             auto it = attrs.begin();
             while (it != attrs.end() && it->name < "stop_gradient") ++it;
             attrs.insert(it, std::move(s));
+        }
+        if (!scope_.empty() && name != "builtin.parameter") {
+            auto it = attrs.begin();
+            while (it != attrs.end() && it->name < "struct_name") ++it;
+            attrs.insert(it, NamedAttribute{"struct_name", Attribute::string(scope_)});
         }
         OpId id = p_.appendOp(block_, name, operands, results, std::move(attrs));
         const ResultList& res = p_.op(id).results;
@@ -178,6 +186,16 @@ public:
     }
     ValueId rawCast(ValueId x, DType dt, bool grad) {
         return op1("pd_op.cast", {x}, t(dims(x), dt), {{"dtype", Attribute::dataType(std::string(dtypeLongName(dt)))}}, grad);
+    }
+    // x[index] along `axis`, that axis dropped (Paddle's `inputs[i]`: pd_op.slice with
+    // decrease_axis). No VJP: the zoo slices only the data input, which needs no gradient.
+    ValueId rawSliceAt(ValueId x, int64_t axis, int64_t index) {
+        if (needs(x)) throw Error("internal: rawSliceAt of a value that needs a gradient");
+        Dims d = dims(x);
+        d.erase(d.begin() + axis);
+        ValueId starts = fullIntArray({index}), ends = fullIntArray({index + 1});
+        return op1("pd_op.slice", {x, starts, ends}, t(d, dtypeOf(x)),
+                   {{"axes", int64Array({axis})}, {"decrease_axis", int64Array({axis})}, {"infer_flags", int64Array({1})}}, false);
     }
     // Sum a broadcast gradient back down to `target` dims.
     ValueId reduceTo(ValueId g, const Dims& target) {
@@ -1017,9 +1035,74 @@ ValueId buildConv(Builder& b, Params& P, const ZooOptions& o) {
     return b.mean(logits, {0, 1}, false);
 }
 
+// A stacked recurrent network unrolled over --seq time steps, as Paddle's nn.LSTM / nn.GRU
+// run their cells (python/paddle/nn/layer/rnn.py): the batch-major input made time-major,
+// each layer's RNN stepping its cell over the whole sequence before the next layer starts,
+// dropout between layers, zero initial states. Every forward op of layer l carries the
+// struct_name "/LSTM/RNN_l/LSTMCell_l/", so the layer overview shows one row per stacked
+// layer (its own weights, facing its own backward) however long the sequence. The loss
+// head: the last layer's outputs, concatenated, through a linear layer and a mean.
+ValueId buildRecurrent(Builder& b, Params& P, const ZooOptions& o) {
+    const bool lstm = o.model == "lstm";
+    const int64_t B = o.batch, T = o.seq, H = o.hidden, gates = lstm ? 4 : 3;
+    const std::string network = lstm ? "LSTM" : "GRU", cellClass = lstm ? "LSTMCell" : "GRUCell";
+    const std::string cellName = lstm ? "lstm_cell_" : "gru_cell_";
+    ValueId x = b.data("x", {B, T, H}, o.dtype);
+    std::vector<ValueId> inputs;  // the current layer's input per time step, [B, H]
+    for (int l = 0; l < o.layers; ++l) {
+        const std::string lt = std::to_string(l);
+        b.scope_ = "/" + network + "/RNN_" + lt + "/" + cellClass + "_" + lt + "/";
+        // LSTMCell / GRUCell: weight_ih [G*H, I], weight_hh [G*H, H], bias_ih, bias_hh [G*H].
+        const std::string base = cellName + lt;
+        ValueId wIh = P.add(base + ".w_0", {gates * H, H});
+        ValueId wHh = P.add(base + ".w_1", {gates * H, H});
+        ValueId bIh = P.add(base + ".b_0", {gates * H});
+        ValueId bHh = P.add(base + ".b_1", {gates * H});
+        if (l == 0) {
+            ValueId timeMajor = b.rawTranspose(x, {1, 0, 2}, false);
+            for (int64_t t = 0; t < T; ++t) inputs.push_back(b.rawSliceAt(timeMajor, 0, t));
+        } else {
+            for (ValueId& in : inputs) in = b.dropout(in, o.dropout);
+        }
+        ValueId h = b.full({B, H}, 0.0);  // the zero initial states
+        ValueId c = lstm ? b.full({B, H}, 0.0) : kNoId;
+        const Dims gateSizes(size_t(gates), H);
+        for (int64_t t = 0; t < T; ++t) {
+            ValueId xt = inputs[size_t(t)];
+            // One statement per op where an expression would leave their order to the compiler.
+            if (lstm) {
+                ValueId g = b.add(b.matmul(xt, wIh, false, true), bIh);
+                g = b.add(g, b.matmul(h, wHh, false, true));
+                g = b.add(g, bHh);
+                auto parts = b.split(g, gateSizes, 1);  // i, f, g, o
+                ValueId i = b.unary("pd_op.sigmoid", parts[0]), f = b.unary("pd_op.sigmoid", parts[1]);
+                ValueId out = b.unary("pd_op.sigmoid", parts[3]);
+                ValueId kept = b.mul(f, c);
+                ValueId candidate = b.unary("pd_op.tanh", parts[2]);
+                c = b.add(kept, b.mul(i, candidate));
+                h = b.mul(out, b.unary("pd_op.tanh", c));
+            } else {
+                ValueId xg = b.add(b.matmul(xt, wIh, false, true), bIh);
+                ValueId hg = b.add(b.matmul(h, wHh, false, true), bHh);
+                auto xs = b.split(xg, gateSizes, 1);  // r, z, c
+                auto hs = b.split(hg, gateSizes, 1);
+                ValueId r = b.unary("pd_op.sigmoid", b.add(xs[0], hs[0]));
+                ValueId z = b.unary("pd_op.sigmoid", b.add(xs[1], hs[1]));
+                ValueId n = b.unary("pd_op.tanh", b.add(xs[2], b.mul(r, hs[2])));
+                h = b.add(b.mul(b.sub(h, n), z), n);  // (h - n) * z + n = (1 - z) * n + z * h
+            }
+            inputs[size_t(t)] = h;
+        }
+    }
+    b.scope_.clear();
+    ValueId outputs = b.concat(inputs, 0);  // [T*B, H]
+    if (o.controlFlow) outputs = controlFlowTail(b, P, o, outputs);
+    return b.mean(P.linear2d(outputs, H, true), {0, 1}, false);
+}
+
 }  // namespace
 
-std::vector<std::string> zooModels() { return {"mlp", "transformer", "llama", "conv"}; }
+std::vector<std::string> zooModels() { return {"mlp", "transformer", "llama", "conv", "lstm", "gru"}; }
 
 GeneratedProgram generateModel(const ZooOptions& o) {
     checkOptions(o);
@@ -1034,7 +1117,8 @@ GeneratedProgram generateModel(const ZooOptions& o) {
     else if (o.model == "transformer") loss = buildTransformer(b, P, o);
     else if (o.model == "llama") loss = buildLlama(b, P, o);
     else if (o.model == "conv") loss = buildConv(b, P, o);
-    else throw Error("unknown model '" + o.model + "' (mlp, transformer, llama, conv)");
+    else if (o.model == "lstm" || o.model == "gru") loss = buildRecurrent(b, P, o);
+    else throw Error("unknown model '" + o.model + "' (mlp, transformer, llama, conv, lstm, gru)");
 
     ValueId seed = b.full(b.dims(loss), 1.0, o.dtype);  // the gradient seed, as Paddle adds it
     OpId seedOp = p.value(seed).definingOp;

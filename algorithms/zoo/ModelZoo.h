@@ -16,16 +16,16 @@
 namespace rx::zoo {
 
 struct ZooOptions {
-    std::string model = "transformer";   // mlp | transformer | llama | conv
-    int layers = 2;
-    int64_t hidden = 64;                 // conv: channels
+    std::string model = "transformer";   // mlp | transformer | llama | conv | lstm | gru
+    int layers = 2;                      // lstm, gru: stacked cells
+    int64_t hidden = 64;                 // conv: channels; lstm, gru: input and hidden size
     int64_t heads = 4;
-    int64_t seq = 16;                    // conv: image height and width
+    int64_t seq = 16;                    // conv: image height and width; lstm, gru: time steps unrolled
     int64_t batch = 2;
     int64_t ffn = 0;                     // 0: 4*hidden (llama: 8/3*hidden rounded up to 8)
     DType dtype = DType::Float32;
     bool composite = false;              // composite ops + *_grad ops instead of primitives
-    double dropout = 0.1;                // transformer/mlp dropout probability (0: none)
+    double dropout = 0.1;                // transformer/mlp dropout probability, lstm/gru between layers (0: none)
     Generation generation = Generation::G2;
     // Adds a pd_op.if and a pd_op.while (and their backward as Paddle builds it, with cf
     // stacks) on the hidden state before the loss head.

@@ -61,11 +61,11 @@ rx::cli::RegisterCommand reg("generate", "Write a joint forward+backward trainin
                              [](CLI::App& app) {
                                  auto a = std::make_shared<GenerateArgs>();
                                  zoo::ZooOptions& o = a->zoo;
-                                 app.add_option("MODEL", o.model, "mlp, transformer, llama or conv")->required();
-                                 app.add_option("--layers", o.layers, "layers")->check(CLI::NonNegativeNumber);
+                                 app.add_option("MODEL", o.model, "mlp, transformer, llama, conv, lstm or gru")->required();
+                                 app.add_option("--layers", o.layers, "layers (lstm, gru: stacked cells)")->check(CLI::NonNegativeNumber);
                                  app.add_option("--hidden", o.hidden, "hidden size")->check(CLI::NonNegativeNumber);
                                  app.add_option("--heads", o.heads, "attention heads")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--seq", o.seq, "sequence length")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--seq", o.seq, "sequence length (conv: image side; lstm, gru: time steps unrolled)")->check(CLI::NonNegativeNumber);
                                  app.add_option("--batch", o.batch, "batch size")->check(CLI::NonNegativeNumber);
                                  app.add_option("--ffn", o.ffn, "feed-forward size")->check(CLI::NonNegativeNumber);
                                  app.add_option("--dtype", a->dtype, "f32, f16, bf16 or f64");

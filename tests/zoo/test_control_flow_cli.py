@@ -26,7 +26,7 @@ def check(name, condition, detail=""):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    for model in ("mlp", "transformer", "llama", "conv"):
+    for model in ("mlp", "transformer", "llama", "conv", "lstm", "gru"):
         for generation in ("G2", "G3"):
             base = os.path.join(tmp, f"{model}-{generation}")
             pir = base + ".pir"

@@ -1,9 +1,7 @@
 // The zoo's control-flow programs (generate MODEL --control-flow): structure as Paddle builds
 // it, read back in every printer generation, true gradients, and solve + rewrite + run
 // equivalent with measured peak = the memory model, on both branches of the if.
-#include "algorithms/Solver.h"  // before Qt: Analysis.h has a member named `slots`
-
-#include <QtTest>
+#include "zoo/SolveRewriteRun.h"  // first: Solver.h before Qt (Analysis.h has a member named `slots`)
 
 #include <cmath>
 
@@ -57,44 +55,6 @@ void setGateThreshold(Program& p, double value) {
     QFAIL("no gate condition");
 }
 
-// The memory model along the run's path (exec/Liveness.h) against the bytes the run held,
-// op by op.
-void checkMeasuredEqualsModel(const Program& p, const RunResult& run, const RunOptions& options) {
-    const LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, options)), &run.controlPath);
-    QVERIFY2(model.error.empty(), model.error.c_str());
-    QCOMPARE(run.ops.size(), model.perOp.size());
-    for (size_t i = 0; i < run.ops.size(); ++i)
-        if (run.ops[i].peakBytes != model.perOp[i])
-            QFAIL(qPrintable(QString("op %1 (%2): measured %3 bytes, model %4").arg(i)
-                                 .arg(QString::fromStdString(std::string(p.opName(run.ops[i].op))))
-                                 .arg(run.ops[i].peakBytes).arg(model.perOp[i])));
-    QCOMPARE(run.peakBytes, model.peakBytes);
-}
-
-struct Outcome {
-    VerifyReport report;
-    SolveResult solved;
-    RunResult original, rewritten;
-};
-
-Outcome solveAndRun(std::shared_ptr<const Program> program, const RecomputeSpec& spec) {
-    Outcome c;
-    RecomputeSolver solver(program, spec);
-    c.solved = solver.solve(RecomputeConfig::seedDefaults());
-    if (!c.solved.ok()) throw Error("solver failed: " + c.solved.error);
-    CpuExecutor ex;
-    RunInputs in;
-    in.seed = 5;
-    RunOptions ro;
-    ro.residentValues = spec.inputs;
-    c.original = ex.run(*program, in, ro);
-    c.rewritten = ex.run(*c.solved.rewritten, in, ro);
-    c.report = compareRuns(c.original, c.rewritten, {});
-    checkMeasuredEqualsModel(*program, c.original, ro);
-    checkMeasuredEqualsModel(*c.solved.rewritten, c.rewritten, ro);
-    return c;
-}
-
 }  // namespace
 
 class TestControlFlowZoo : public QObject {
@@ -102,7 +62,7 @@ class TestControlFlowZoo : public QObject {
 private slots:
     void models_data() {
         QTest::addColumn<QString>("model");
-        for (const char* m : {"mlp", "transformer", "llama", "conv"}) QTest::newRow(m) << m;
+        for (const std::string& m : zooModels()) QTest::newRow(m.c_str()) << QString::fromStdString(m);
     }
 
     // The forward holds an if and a while, each pushing its block's values on a cf stack; the
@@ -208,7 +168,7 @@ private slots:
         for (double threshold : {-1e9, 1e9}) {
             GeneratedProgram g = generateModel(controlFlow(model.toStdString()));
             setGateThreshold(*g.program, threshold);
-            Outcome c = solveAndRun(g.program, g.spec);
+            zootest::SolvedAndRun c = zootest::solveAndRun(g.program, g.spec, 5);
             if (QTest::currentTestFailed()) return;
             QVERIFY2(c.report.equivalent, c.report.summary().c_str());
             QCOMPARE(c.report.bitwiseEqual, c.report.compared);

@@ -1,17 +1,17 @@
 // The model zoo's programs: structure, parse-back, determinism, true gradients (finite
 // differences in f64), and equivalence of original and rewritten programs by execution on
 // generated, bundled and torch-joint programs, with the measured peak against the model.
-#include "algorithms/Solver.h"  // before Qt: Analysis.h has a member named `slots`
-
-#include <QtTest>
+#include "zoo/SolveRewriteRun.h"  // first: Solver.h before Qt (Analysis.h has a member named `slots`)
 
 #include <cmath>
 #include <malloc.h>
 #include <filesystem>
+#include <map>
 #include <unordered_set>
 
 #include "exec/cpu/CpuExecutor.h"
 #include "exec/Verify.h"
+#include "algorithms/Layers.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -125,28 +125,77 @@ void checkGradients(const ZooOptions& o) {
     QVERIFY(checked >= 2 * static_cast<int>(g.parameters.size()) - 2);
 }
 
-struct Checked {
-    VerifyReport report;
-    SolveResult solved;
-    RunResult original, rewritten;
-};
+// Paddle's LSTMCell / GRUCell stacked over time in plain doubles, from the values a run
+// feeds the program's parameters and input; then the head: mean(concat(h_t) @ W + b).
+double referenceRecurrentLoss(const GeneratedProgram& g, uint64_t seed) {
+    const Program& p = *g.program;
+    std::unordered_map<std::string, Tensor> fed;
+    for (OpId op : p.globalBlock().ops) {
+        const std::string_view n = p.opName(op);
+        if (n != "builtin.parameter" && n != "pd_op.data") continue;
+        const Attribute* a = p.op(op).attribute(n == "pd_op.data" ? "name" : "parameter_name");
+        fed[a->text] = seededInputFor(p, op, seed);
+    }
+    const Tensor& x = fed.at("x");
+    const int64_t B = x.dims[0], T = x.dims[1], H = x.dims[2];
+    const bool lstm = fed.count("lstm_cell_0.w_0") > 0;
+    const int64_t G = lstm ? 4 : 3;
+    auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+    std::vector<std::vector<double>> in(size_t(T), std::vector<double>(size_t(B * H)));
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t k = 0; k < H; ++k) in[size_t(t)][size_t(b * H + k)] = x.get((b * T + t) * H + k);
+    for (int l = 0; fed.count((lstm ? "lstm_cell_" : "gru_cell_") + std::to_string(l) + ".w_0"); ++l) {
+        const std::string base = (lstm ? "lstm_cell_" : "gru_cell_") + std::to_string(l);
+        const Tensor &wIh = fed.at(base + ".w_0"), &wHh = fed.at(base + ".w_1"), &bIh = fed.at(base + ".b_0"), &bHh = fed.at(base + ".b_1");
+        std::vector<double> h(size_t(B * H), 0.0), c(size_t(B * H), 0.0);
+        for (int64_t t = 0; t < T; ++t) {
+            std::vector<double> next = h;
+            for (int64_t b = 0; b < B; ++b) {
+                std::vector<double> xg(size_t(G * H)), hg(size_t(G * H));  // x W_ih^T + b_ih, h W_hh^T + b_hh
+                for (int64_t j = 0; j < G * H; ++j) {
+                    double sx = bIh.get(j), sh = bHh.get(j);
+                    for (int64_t k = 0; k < H; ++k) {
+                        sx += in[size_t(t)][size_t(b * H + k)] * wIh.get(j * H + k);
+                        sh += h[size_t(b * H + k)] * wHh.get(j * H + k);
+                    }
+                    xg[size_t(j)] = sx;
+                    hg[size_t(j)] = sh;
+                }
+                for (int64_t k = 0; k < H; ++k) {
+                    const size_t at = size_t(b * H + k);
+                    auto gate = [&](int64_t q) { return xg[size_t(q * H + k)] + hg[size_t(q * H + k)]; };
+                    if (lstm) {
+                        c[at] = sigmoid(gate(1)) * c[at] + sigmoid(gate(0)) * std::tanh(gate(2));
+                        next[at] = sigmoid(gate(3)) * std::tanh(c[at]);
+                    } else {
+                        const double r = sigmoid(gate(0)), z = sigmoid(gate(1));
+                        const double n = std::tanh(xg[size_t(2 * H + k)] + r * hg[size_t(2 * H + k)]);
+                        next[at] = (1 - z) * n + z * h[at];
+                    }
+                }
+            }
+            h = next;
+            in[size_t(t)] = h;
+        }
+    }
+    const Tensor &w = fed.at("linear_0.w_0"), &bias = fed.at("linear_0.b_0");
+    double total = 0;
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t j = 0; j < H; ++j) {
+                double v = bias.get(j);
+                for (int64_t k = 0; k < H; ++k) v += in[size_t(t)][size_t(b * H + k)] * w.get(k * H + j);
+                total += v;
+            }
+    return total / double(T * B * H);
+}
 
-// Solve with the seed's config, run both programs, compare bit for bit; measured peaks
-// (spec inputs resident, as the memory model counts) against the model's.
-Checked solveAndVerify(std::shared_ptr<const Program> program, const RecomputeSpec& spec) {
-    Checked c;
-    RecomputeSolver solver(program, spec);
-    c.solved = solver.solve(RecomputeConfig::seedDefaults());
-    if (!c.solved.ok()) throw Error("solver failed: " + c.solved.error);
-    CpuExecutor ex;
-    RunInputs in;
-    in.seed = 11;
-    RunOptions ro;
-    ro.residentValues = spec.inputs;
-    c.original = ex.run(*program, in, ro);
-    c.rewritten = ex.run(*c.solved.rewritten, in, ro);
-    c.report = compareRuns(c.original, c.rewritten, {});
-    return c;
+ZooOptions recurrent(const std::string& model, int layers, int64_t seq) {
+    ZooOptions o = small(model, false);
+    o.layers = layers;
+    o.seq = seq;
+    return o;
 }
 
 }  // namespace
@@ -271,7 +320,8 @@ private slots:
         QFETCH(bool, composite);
         for (DType dt : {DType::Float32, DType::BFloat16}) {
             GeneratedProgram g = generateModel(small(model.toStdString(), composite, dt));
-            Checked c = solveAndVerify(g.program, g.spec);
+            zootest::SolvedAndRun c = zootest::solveAndRun(g.program, g.spec, 11);
+            if (QTest::currentTestFailed()) return;
             QVERIFY2(c.report.equivalent, c.report.summary().c_str());
             QCOMPARE(c.report.bitwiseEqual, c.report.compared);
             QCOMPARE(c.original.peakBytes, c.solved.originalMemory.peakBytes);
@@ -280,7 +330,8 @@ private slots:
     }
     void recomputeHappensOnPrimPrograms() {
         GeneratedProgram g = generateModel(small("transformer", false));
-        Checked c = solveAndVerify(g.program, g.spec);
+        zootest::SolvedAndRun c = zootest::solveAndRun(g.program, g.spec, 11);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(!c.solved.clones.empty());
         QVERIFY(c.report.equivalent);
         QVERIFY(c.rewritten.peakBytes < c.original.peakBytes);
@@ -295,7 +346,8 @@ private slots:
         std::string base = std::string(RX_SHARED_DIR) + "/corpus/torch-joint/" + file.toStdString();
         auto program = std::make_shared<Program>(readPirFile(base + ".pir"));
         RecomputeSpec spec = readSpecFile(base + ".spec.json", *program);
-        Checked c = solveAndVerify(program, spec);
+        zootest::SolvedAndRun c = zootest::solveAndRun(program, spec, 11);
+        if (QTest::currentTestFailed()) return;
         QVERIFY2(c.report.equivalent, c.report.summary().c_str());
         QVERIFY(c.report.compared > 0);
         QCOMPARE(c.report.bitwiseEqual, c.report.compared);
@@ -322,6 +374,110 @@ private slots:
         QVERIFY(r.compared >= 1);
         QCOMPARE(r.originalPeakBytes, solved.originalMemory.peakBytes);
         QCOMPARE(r.rewrittenPeakBytes, solved.rewrittenMemory.peakBytes);
+    }
+    void recurrent_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("lstm") << QString("lstm");
+        QTest::newRow("gru") << QString("gru");
+    }
+    // The unrolled cells compute Paddle's LSTMCell / GRUCell equations (checked against a
+    // plain-double reference), in the op vocabulary after decomposition: two matmuls per
+    // cell, the gates split by pd_op.split + builtin.split, sigmoid and tanh.
+    void recurrentCellsArePaddles_data() { recurrent_data(); }
+    void recurrentCellsArePaddles() {
+        QFETCH(QString, model);
+        const bool lstm = model == "lstm";
+        const int layers = 2;
+        const int64_t T = 3;
+        for (bool composite : {false, true}) {
+            ZooOptions o = recurrent(model.toStdString(), layers, T);
+            o.dtype = DType::Float64;
+            o.dropout = 0;
+            o.composite = composite;
+            const GeneratedProgram g = generateModel(o);
+            const Program& p = *g.program;
+            std::map<std::string, int> forward;
+            for (int32_t i = 0; i <= g.spec.fwdOpEndIdx; ++i) ++forward[std::string(p.opName(p.globalBlock().ops[size_t(i)]))];
+            const int cells = layers * int(T);
+            QCOMPARE(forward["pd_op.matmul"], 2 * cells + 1);  // + the head
+            QCOMPARE(forward["pd_op.split"], (lstm ? 1 : 2) * cells);
+            QCOMPARE(forward["builtin.split"], forward["pd_op.split"]);
+            QCOMPARE(forward["pd_op.sigmoid"], (lstm ? 3 : 2) * cells);
+            QCOMPARE(forward["pd_op.tanh"], (lstm ? 2 : 1) * cells);
+            QCOMPARE(forward["pd_op.slice"], int(T));
+            QCOMPARE(g.parameters.size(), size_t(4 * layers + 2));
+            CpuExecutor ex;
+            RunInputs in;
+            in.seed = 9;
+            const double loss = ex.run(p, in, {}).fetches.at(0).tensor.get(0);
+            const double want = referenceRecurrentLoss(g, 9);
+            QVERIFY2(std::fabs(loss - want) <= 1e-12 * std::max(1.0, std::fabs(want)),
+                     qPrintable(QString("%1: program %2, reference %3").arg(model).arg(loss, 0, 'g', 17).arg(want, 0, 'g', 17)));
+        }
+    }
+    // Through two stacked layers and three time steps, dropout between the layers, every
+    // parameter (weights, both biases, the head): the backward against finite differences.
+    void recurrentGradientsThroughLayersAndTime_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("composite");
+        for (const char* m : {"lstm", "gru"}) {
+            QTest::newRow((std::string(m) + " prim").c_str()) << QString(m) << false;
+            QTest::newRow((std::string(m) + " composite").c_str()) << QString(m) << true;
+        }
+    }
+    void recurrentGradientsThroughLayersAndTime() {
+        QFETCH(QString, model);
+        QFETCH(bool, composite);
+        ZooOptions o = recurrent(model.toStdString(), 2, 3);
+        o.dtype = DType::Float64;
+        o.composite = composite;
+        checkGradients(o);
+    }
+    // The layer overview: one row per stacked layer (struct_name "/LSTM/RNN_k/LSTMCell_k/"),
+    // whatever the sequence length; each row's backward a contiguous range, the last layer's
+    // first (facing its forward); the same rows after printing and reading back.
+    void recurrentLayerOverviewOneRowPerLayer_data() { recurrent_data(); }
+    void recurrentLayerOverviewOneRowPerLayer() {
+        QFETCH(QString, model);
+        for (const auto& [layers, seq] : {std::pair<int, int64_t>{32, 3}, {3, 17}}) {
+            const GeneratedProgram g = generateModel(recurrent(model.toStdString(), layers, seq));
+            const LayerPartition part = detectLayers(*g.program, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+            QCOMPARE(part.source, std::string("name scope"));
+            QCOMPARE(part.layerCount(), size_t(layers));
+            std::vector<const LayerGroup*> rows;
+            for (const LayerGroup& lg : part.groups)
+                if (lg.kind == LayerGroup::Kind::Layer) rows.push_back(&lg);
+            QVERIFY(part.groups.front().kind == LayerGroup::Kind::Embedding);
+            QVERIFY(std::any_of(part.groups.begin(), part.groups.end(), [](const LayerGroup& lg) { return lg.kind == LayerGroup::Kind::Head; }));
+            for (size_t k = 1; k < rows.size(); ++k) QCOMPARE(rows[k]->forwardOps, rows[1]->forwardOps);  // layer 0 also slices x
+            // Backward positions per layer row: contiguous, and in reverse layer order (the
+            // trailing gradient fetches aside: the overview joins them to their row).
+            const auto& where = part.groupOfPos;
+            const auto& ops = g.program->globalBlock().ops;
+            std::vector<std::pair<uint32_t, uint32_t>> span(part.groups.size(), {UINT32_MAX, 0});
+            std::vector<uint32_t> count(part.groups.size(), 0);
+            for (uint32_t i = uint32_t(g.spec.backwardOpStartIdx); i < where.size(); ++i) {
+                if (g.program->opName(ops[i]) == "pd_op.fetch") continue;
+                auto& sp = span[size_t(where[i])];
+                sp.first = std::min(sp.first, i);
+                sp.second = i + 1;
+                ++count[size_t(where[i])];
+            }
+            uint32_t previousBegin = UINT32_MAX;
+            for (const LayerGroup* lg : rows) {
+                const size_t gi = size_t(lg - part.groups.data());
+                QVERIFY(lg->backwardOps > lg->forwardOps);
+                QVERIFY2(span[gi].second - span[gi].first == count[gi],
+                         qPrintable(QString("%1 %2: backward not contiguous").arg(model).arg(QString::fromStdString(lg->name))));
+                QVERIFY(span[gi].second <= previousBegin);
+                previousBegin = span[gi].first;
+            }
+            const std::string text = printProgram(*g.program);
+            QVERIFY(text.find("struct_name:\"/" + std::string(model == "lstm" ? "LSTM/RNN_1/LSTMCell_1/" : "GRU/RNN_1/GRUCell_1/") + "\"") != std::string::npos);
+            const Program back = parsePir(text, "rnn.pir");
+            const LayerPartition again = detectLayers(back, g.spec.fwdOpEndIdx, g.spec.backwardOpStartIdx);
+            QCOMPARE(again.groupOfPos, part.groupOfPos);
+        }
     }
     void rewrittenProgramThatComputesSomethingElseIsCaught() {
         // Negative control: change one constant in a copy; the verifier names the value.

@@ -595,7 +595,15 @@ SliceGeom sliceGeometry(const OpSite& s, const Dims& in, size_t startsOperand) {
         g.size[a] = std::max<int64_t>(e - b, 0);
     }
     std::vector<bool> drop(r, false);
-    for (int64_t a : s.attrInts("decrease_axis")) drop[static_cast<size_t>(s.normAxis(a, r))] = true;
+    for (int64_t a : s.attrInts("decrease_axis")) {
+        const size_t at = static_cast<size_t>(s.normAxis(a, r));
+        // As Paddle's slice: only a length-1 axis is dropped (else the result's dims would
+        // not describe its elements: an empty slice dropped would claim a full tensor).
+        if (g.size[at] != 1)
+            s.fail("attribute decrease_axis = " + dimsString(s.attrInts("decrease_axis")) + ": axis " + std::to_string(a) +
+                   " has length " + std::to_string(g.size[at]) + " after slicing, not 1");
+        drop[at] = true;
+    }
     for (size_t i = 0; i < r; ++i) if (!drop[i]) g.outDims.push_back(g.size[i]);
     return g;
 }

@@ -252,6 +252,22 @@ private slots:
 })",
                     {"op 2", "groups"});
     }
+    void sliceDroppingAnAxisNotOfLengthOneIsRefused() {
+        // An empty slice (start past the end) with its axis dropped would claim [2, 6, 6]
+        // with no elements; found by the mutation test on the zoo's lstm.
+        const std::string head = R"({
+    (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"x",shape:(pd_op.IntArray)[1,2,6,6]} : () -> pd_op.tensor<1x2x6x6xf32>
+    (%1) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,value:[(Int64)5]} : () -> pd_op.tensor<1xi64>
+    (%2) = "pd_op.full_int_array" () {dtype:(pd_op.DataType)int64,value:[(Int64)6]} : () -> pd_op.tensor<1xi64>
+)";
+        expectError(head + R"(    (%3) = "pd_op.slice" (%0, %1, %2) {axes:[(Int64)0],decrease_axis:[(Int64)0],infer_flags:[(Int64)1]} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<1xi64>, pd_op.tensor<1xi64>) -> pd_op.tensor<2x6x6xf32>
+    (%4) = "pd_op.relu" (%3) {} : (pd_op.tensor<2x6x6xf32>) -> pd_op.tensor<2x6x6xf32>
+})",
+                    {"op 3", "pd_op.slice", "decrease_axis", "length 0"});
+        expectError(head + R"(    (%3) = "pd_op.slice" (%0, %1, %2) {axes:[(Int64)0],decrease_axis:[(Int64)1],infer_flags:[(Int64)1]} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<1xi64>, pd_op.tensor<1xi64>) -> pd_op.tensor<0x6x6xf32>
+})",
+                    {"op 3", "decrease_axis", "length 2"});
+    }
     void pool2dWithZeroStridesIsRefused() {
         expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.pool2d" (%0) {kernel_size:[2,2],strides:[0,0],paddings:[0,0],pooling_type:"max"} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
 })",

@@ -642,15 +642,16 @@ private Q_SLOTS:
         QVERIFY(sweep->points().size() < sweepValues(SweepKnob::MinimumWeight).size());
     }
 
-    // Item 5: the first picture of a 12-layer transformer's overview and of a 32-layer
-    // (32-row) stack reads: node titles at least 9 px on screen, the transformer's width fitted
-    // (scroll the height only).
+    // Item 5: the first picture of a 12-layer transformer's overview and of 32-layer LSTM and
+    // GRU overviews (32 stacked layers detected, drawn two to a row) reads: node titles at
+    // least 9 px on screen, the width fitted (scroll the height only).
     void firstZoomReadsOnDeepStacks() {
-        struct Case { const char* model; int layers; bool widthFits; };
-        for (const Case c : {Case{"transformer", 12, true}, Case{"mlp", 32, false}}) {
+        struct Case { const char* model; int layers; int64_t seq; bool widthFits; };
+        for (const Case c : {Case{"transformer", 12, 16, true}, Case{"lstm", 32, 8, true}, Case{"gru", 32, 8, true}}) {
             zoo::ZooOptions o;
             o.model = c.model;
             o.layers = c.layers;
+            o.seq = c.seq;
             const zoo::GeneratedProgram g = zoo::generateModel(o);
             const QString path = tmp_.path() + QStringLiteral("/deep-%1.pir").arg(c.model);
             writeProgramFile(*g.program, path.toStdString());
@@ -658,10 +659,12 @@ private Q_SLOTS:
             QVERIFY(window_->openFile(path));
             waitSolved();
             QVERIFY(window_->showTab("program"));
+            QCOMPARE(window_->programView()->layers().layerCount(), size_t(c.layers));
             GraphCanvas* canvas = window_->programView()->canvas();
             QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && !canvas->graph().nodes.empty(), 60000);
             QTest::qWait(50);
             const double px = canvas->nodeTitlePixels();
+            qInfo("%s, %d layers: node titles %.1f px at the first zoom, %zu nodes", c.model, c.layers, px, canvas->graph().nodes.size());
             QVERIFY2(px >= GraphCanvas::kMinReadablePixels, qPrintable(QStringLiteral("%1: node titles %2 px").arg(c.model).arg(px)));
             if (c.widthFits) {
                 const QRect shown = canvas->mapFromScene(canvas->scene()->itemsBoundingRect()).boundingRect();

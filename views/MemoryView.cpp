@@ -450,7 +450,8 @@ void MemoryView::fillTable() {
             decision = side == ValueSide::Saved ? tr("saved") : side == ValueSide::Recomputed ? tr("recomputed") : tr("—");
         }
         const OpId def = p.value(lt.value).definingOp;
-        auto* it = new QTreeWidgetItem({qs(p.value(lt.value).name), formatBytes(double(lt.bytes)), tr(memoryRoleName(lt.role)), decision,
+        const QString name = qs(p.value(lt.value).name) + (lt.element >= 0 ? QStringLiteral("[%1]").arg(lt.element) : QString());
+        auto* it = new QTreeWidgetItem({name, formatBytes(double(lt.bytes)), tr(memoryRoleName(lt.role)), decision,
                                         def == kNoId ? QString() : QStringLiteral("#%1 %2").arg(lt.begin).arg(shortOpName(p.opName(def)))});
         it->setData(0, ValueRole, orig);
         it->setForeground(2, memoryRoleColor(lt.role));

@@ -36,8 +36,8 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
         const std::string_view name = program.opName(op);
         const bool gradOp = name.size() > 5 && name.substr(name.size() - 5) == "_grad";
         for (ValueId r : program.op(op).results)
-          for (uint32_t b : liveness.buffersOf[r]) {  // a vector: one band per element
-            const exec::Liveness::Buffer& buf = liveness.buffers[b];
+          for (size_t element = 0; element < liveness.buffersOf[r].size(); ++element) {  // a vector: one band per element
+            const exec::Liveness::Buffer& buf = liveness.buffers[liveness.buffersOf[r][element]];
             if (buf.owner != r || !buf.bytes) continue;
             if (buf.death == exec::Liveness::kNever) {  // resident (or kept by a resident alias)
                 out.residentBytes += buf.bytes;
@@ -46,6 +46,8 @@ ProgramLifetimes computeLifetimes(const Program& program, const LifetimeOptions&
             }
             ValueLifetime lt;
             lt.value = r;
+            if (program.types()[program.value(r).type].kind == Type::Kind::Vector)
+                lt.element = int32_t(element);
             lt.begin = uint32_t(i);
             lt.end = std::max<uint32_t>(uint32_t(i), buf.death);
             lt.bytes = buf.bytes;

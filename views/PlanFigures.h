@@ -22,6 +22,7 @@ struct ValueLifetime {
     uint32_t begin = 0, end = 0;
     int64_t bytes = 0;
     MemoryRole role = MemoryRole::Temporary;
+    int32_t element = -1;  // a vector value's element (one band each, e.g. pd_op.split's parts); -1: not a vector
 };
 
 struct LifetimeOptions {

@@ -674,6 +674,37 @@ private Q_SLOTS:
         }
     }
 
+    // The Memory tab's peak table names each element of a vector value apart: "%165[2]", never
+    // four rows of "%165". (An lstm's gates split by pd_op.split, one band per part: the
+    // recomputed sigmoids read the parts, which the rewritten program holds to its peak.)
+    void memoryTableNamesVectorElementsApart() {
+        zoo::ZooOptions o;
+        o.model = "lstm";
+        o.layers = 4;
+        o.seq = 8;
+        o.batch = 32;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const QString path = tmp_.path() + QStringLiteral("/lstm-memory.pir");
+        writeProgramFile(*g.program, path.toStdString());
+        writeFileAtomic((tmp_.path() + QStringLiteral("/lstm-memory.spec.json")).toStdString(), zoo::specJson(g));
+        QVERIFY(window_->openFile(path));
+        waitSolved();
+        QVERIFY(window_->showTab("memory"));
+        auto* memory = window_->findChild<MemoryView*>();
+        QTRY_COMPARE(memory->chart()->panes().size(), size_t(2));
+        QCOMPARE(memory->peakChoice()->currentIndex(), 0);  // live at the rewritten peak
+        QTreeWidget* table = memory->peakTable();
+        QSet<QString> names;
+        int elements = 0;
+        for (int i = 0; i < table->topLevelItemCount(); ++i) {
+            const QString name = table->topLevelItem(i)->text(0);
+            QVERIFY2(!names.contains(name), qPrintable(QStringLiteral("%1 listed twice").arg(name)));
+            names.insert(name);
+            elements += name.endsWith(']');
+        }
+        QVERIFY2(elements >= 4, qPrintable(QStringLiteral("%1 vector elements at the peak").arg(elements)));
+    }
+
     // Item 3: on a 1366x768 screen the Profile dock's "top ops" chart shows each op's label
     // whole: one row of text per bar at least a line of the labels' font tall, no label wider
     // than the room left of the plot.

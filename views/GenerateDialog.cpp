@@ -121,10 +121,10 @@ GenerateDialog::GenerateDialog(QWidget* parent) : QDialog(parent) {
     auto* form = new QFormLayout(form_);
     form->setContentsMargins(0, 0, 0, 0);
     form->addRow(tr("Model"), model_);
-    form->addRow(tr("Layers"), layers_);
+    form->addRow(tr("Layers (lstm, gru: stacked cells)"), layers_);
     form->addRow(tr("Hidden size (conv: channels)"), hidden_);
     form->addRow(tr("Attention heads"), heads_);
-    form->addRow(tr("Sequence length (conv: image side)"), seq_);
+    form->addRow(tr("Sequence length (conv: image side; lstm, gru: time steps)"), seq_);
     form->addRow(tr("Batch"), batch_);
     form->addRow(tr("FFN size"), ffn_);
     form->addRow(tr("Data type"), dtype_);

@@ -322,20 +322,6 @@ Tensor sumToShape(const Tensor& from, const Dims& to) {
     return out;
 }
 
-// ---------- layer norm ----------
-LnShape lnShape(const Context& c, const Dims& d) {
-    int64_t axis = c.attrInt("begin_norm_axis", 1);
-    if (axis < 0) axis += static_cast<int64_t>(d.size());
-    if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("begin_norm_axis out of range");
-    LnShape s{1, 1};
-    for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) (i < axis ? s.rows : s.cols) *= d[i];
-    return s;
-}
-Dims statDims(const Context& c, size_t result, int64_t rows) {
-    if (auto d = c.staticDims(result); d && numelOf(*d) == rows) return *d;
-    return {rows};
-}
-
 // ---------- conv / pool geometry (OpSemantics) ----------
 
 Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis) {

@@ -21,6 +21,30 @@ std::vector<double> paramValues(const Context& c, size_t i, int64_t count, doubl
 // Whether result i is declared and wanted.
 bool wants(const Context& c, size_t i) { return c.outputs.size() > i && !c.resultIsNull(i); }
 
+// Elements [begin, begin + n) of t as doubles, and doubles stored into them (as Tensor::set
+// rounds them): the dtype resolved once a call, not once an element.
+void loadDoubles(const Tensor& t, int64_t begin, int64_t n, double* out) {
+    visitRealDType(t.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* p = t.data<T>() + begin;
+        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(loadElement(p[i]));
+    }, [&] { for (int64_t i = 0; i < n; ++i) out[i] = t.get(begin + i); });
+}
+void storeDoubles(Tensor& t, int64_t begin, int64_t n, const double* in) {
+    visitRealDType(t.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = t.data<T>() + begin;
+        for (int64_t i = 0; i < n; ++i) p[i] = storeElement<T>(in[i]);
+    }, [&] { for (int64_t i = 0; i < n; ++i) t.set(begin + i, in[i]); });
+}
+// A run of `n` contiguous elements walked in blocks: fn(first, len) for each block, in order,
+// so sums over a run add in the order one sweep would.
+constexpr int64_t kBlock = 1024;
+template <class Fn>
+void forBlocks(int64_t n, Fn&& fn) {
+    for (int64_t first = 0; first < n; first += kBlock) fn(first, std::min(kBlock, n - first));
+}
+
 // A norm over groups of consecutive channels of NCHW-like x (group_norm; instance_norm: a
 // channel a group) with scale and bias (operands 1, 2): stores y as result 0 and returns each
 // (batch, group)'s mean and variance.
@@ -28,23 +52,33 @@ std::pair<std::vector<double>, std::vector<double>> groupedNorm(Context& c, cons
     const int64_t nb = p.batch, ch = p.channels, sp = p.spatial, cpg = ch / groups, per = cpg * sp;
     if ((c.has(1) && c.x(1).numel() != ch) || (c.has(2) && c.x(2).numel() != ch)) c.fail("scale/bias do not match the channels");
     const std::vector<double> scale = paramValues(c, 1, ch, 1.0, "scale"), bias = paramValues(c, 2, ch, 0.0, "bias");
-    std::vector<double> mean(static_cast<size_t>(nb * groups)), var(mean.size());
+    std::vector<double> mean(static_cast<size_t>(nb * groups)), var(mean.size()), xb(kBlock), yb(kBlock);
     Tensor out(c.outDType(0), x.dims);
     const double cnt = static_cast<double>(std::max<int64_t>(per, 1));
     for (int64_t n = 0; n < nb; ++n)
         for (int64_t gi = 0; gi < groups; ++gi) {
             const int64_t base = (n * groups + gi) * per;
             double m = 0, q = 0;
-            for (int64_t e = 0; e < per; ++e) m += x.get(base + e);
+            forBlocks(per, [&](int64_t f, int64_t len) {
+                loadDoubles(x, base + f, len, xb.data());
+                for (int64_t j = 0; j < len; ++j) m += xb[j];
+            });
             m /= cnt;
-            for (int64_t e = 0; e < per; ++e) { const double d = x.get(base + e) - m; q += d * d; }
+            forBlocks(per, [&](int64_t f, int64_t len) {
+                loadDoubles(x, base + f, len, xb.data());
+                for (int64_t j = 0; j < len; ++j) { const double d = xb[j] - m; q += d * d; }
+            });
             q /= cnt;
             mean[n * groups + gi] = m; var[n * groups + gi] = q;
             const double inv = 1.0 / std::sqrt(q + p.epsilon);
-            for (int64_t e = 0; e < per; ++e) {
-                const int64_t chan = gi * cpg + e / sp;
-                out.set(base + e, (x.get(base + e) - m) * inv * scale[chan] + bias[chan]);
-            }
+            forBlocks(per, [&](int64_t f, int64_t len) {
+                loadDoubles(x, base + f, len, xb.data());
+                for (int64_t j = 0; j < len; ++j) {
+                    const int64_t chan = gi * cpg + (f + j) / sp;
+                    yb[j] = (xb[j] - m) * inv * scale[chan] + bias[chan];
+                }
+                storeDoubles(out, base + f, len, yb.data());
+            });
         }
     c.setOut(0, std::move(out));
     return {std::move(mean), std::move(var)};
@@ -61,25 +95,34 @@ void groupedNormGrad(Context& c, const Tensor& x, const Tensor& g, const Channel
     const std::vector<double> scale = paramValues(c, 1, ch, 1.0, "scale");
     std::optional<Tensor> dx;
     if (!c.resultIsNull(0)) dx.emplace(c.outDType(0), x.dims);
-    std::vector<double> ds(ch, 0.0), db(ch, 0.0);
+    std::vector<double> ds(ch, 0.0), db(ch, 0.0), xb(kBlock), gb(kBlock);
     const double cnt = static_cast<double>(std::max<int64_t>(per, 1));
     for (int64_t n = 0; n < nb; ++n)
         for (int64_t gi = 0; gi < groups; ++gi) {
             const int64_t base = (n * groups + gi) * per;
             const auto [m, inv] = stats(n * groups + gi);
             double sumG = 0, sumGX = 0;  // over the group, of dy * scale and dy * scale * xhat
-            for (int64_t e = 0; e < per; ++e) {
-                const int64_t chan = gi * cpg + e / sp;
-                const double ge = g.get(base + e), xhat = (x.get(base + e) - m) * inv, gy = ge * scale[chan];
-                sumG += gy; sumGX += gy * xhat;
-                ds[chan] += ge * xhat; db[chan] += ge;
-            }
+            forBlocks(per, [&](int64_t f, int64_t len) {
+                loadDoubles(x, base + f, len, xb.data());
+                loadDoubles(g, base + f, len, gb.data());
+                for (int64_t j = 0; j < len; ++j) {
+                    const int64_t chan = gi * cpg + (f + j) / sp;
+                    const double ge = gb[j], xhat = (xb[j] - m) * inv, gy = ge * scale[chan];
+                    sumG += gy; sumGX += gy * xhat;
+                    ds[chan] += ge * xhat; db[chan] += ge;
+                }
+            });
             if (!dx) continue;
-            for (int64_t e = 0; e < per; ++e) {
-                const int64_t chan = gi * cpg + e / sp;
-                const double xhat = (x.get(base + e) - m) * inv;
-                dx->set(base + e, inv * (g.get(base + e) * scale[chan] - sumG / cnt - xhat * sumGX / cnt));
-            }
+            forBlocks(per, [&](int64_t f, int64_t len) {
+                loadDoubles(x, base + f, len, xb.data());
+                loadDoubles(g, base + f, len, gb.data());
+                for (int64_t j = 0; j < len; ++j) {
+                    const int64_t chan = gi * cpg + (f + j) / sp;
+                    const double xhat = (xb[j] - m) * inv;
+                    xb[j] = inv * (gb[j] * scale[chan] - sumG / cnt - xhat * sumGX / cnt);
+                }
+                storeDoubles(*dx, base + f, len, xb.data());
+            });
         }
     if (dx) c.setOut(0, std::move(*dx));
     if (wants(c, 1)) c.setOutDoubles(1, {ch}, ds);
@@ -143,10 +186,10 @@ void registerNormKernels(KernelTable& table) {
         if ((!scale.empty() && static_cast<int64_t>(scale.size()) != s.cols) || (!bias.empty() && static_cast<int64_t>(bias.size()) != s.cols))
             c.fail("layer_norm scale/bias size differs from the normalized size");
         // One row at a time in double; the result is stored in its dtype as it is computed.
-        std::vector<double> mean(s.rows), var(s.rows), rowValues(static_cast<size_t>(s.cols));
+        std::vector<double> mean(s.rows), var(s.rows), rowValues(static_cast<size_t>(s.cols)), outRow(rowValues.size());
         Tensor out(c.outDType(0), x.dims);
         for (int64_t r = 0; r < s.rows; ++r) {
-            for (int64_t j = 0; j < s.cols; ++j) rowValues[j] = x.get(r * s.cols + j);
+            loadDoubles(x, r * s.cols, s.cols, rowValues.data());
             const double* row = rowValues.data();
             double m = 0;
             for (int64_t j = 0; j < s.cols; ++j) m += row[j];
@@ -160,8 +203,9 @@ void registerNormKernels(KernelTable& table) {
                 double y = (row[j] - m) * inv;
                 if (!scale.empty()) y *= scale[j];
                 if (!bias.empty()) y += bias[j];
-                out.set(r * s.cols + j, y);
+                outRow[j] = y;
             }
+            storeDoubles(out, r * s.cols, s.cols, outRow.data());
         }
         c.setOut(0, std::move(out));
         if (wants(c, 1)) c.setOutDoubles(1, rowStatDims(c, 1, s.rows), mean);
@@ -180,23 +224,25 @@ void registerNormKernels(KernelTable& table) {
         if (g.numel() != x.numel()) c.fail("out_grad " + dimsString(g.dims) + " differs from x " + dimsString(x.dims));
         std::optional<Tensor> dx;
         if (!c.resultIsNull(0)) dx.emplace(c.outDType(0), x.dims);
-        std::vector<double> ds(s.cols, 0.0), db(s.cols, 0.0);
+        // One row of x and out_grad at a time, as the forward holds one.
+        std::vector<double> ds(s.cols, 0.0), db(s.cols, 0.0), xr(static_cast<size_t>(s.cols)), gr(xr.size());
         const double n = static_cast<double>(s.cols);
         for (int64_t r = 0; r < s.rows; ++r) {
             const double m = meanT.get(r), inv = 1.0 / std::sqrt(varT.get(r) + s.epsilon);
+            loadDoubles(x, r * s.cols, s.cols, xr.data());
+            loadDoubles(g, r * s.cols, s.cols, gr.data());
             double sumG = 0, sumGX = 0;
             for (int64_t j = 0; j < s.cols; ++j) {
-                const int64_t i = r * s.cols + j;
-                const double gi = g.get(i), xhat = (x.get(i) - m) * inv, gy = gi * (scale.empty() ? 1.0 : scale[j]);
+                const double gi = gr[j], xhat = (xr[j] - m) * inv, gy = gi * (scale.empty() ? 1.0 : scale[j]);
                 sumG += gy; sumGX += gy * xhat;
                 ds[j] += gi * xhat; db[j] += gi;
             }
             if (!dx) continue;
             for (int64_t j = 0; j < s.cols; ++j) {
-                const int64_t i = r * s.cols + j;
-                const double xhat = (x.get(i) - m) * inv, gy = g.get(i) * (scale.empty() ? 1.0 : scale[j]);
-                dx->set(i, inv * (gy - sumG / n - xhat * sumGX / n));
+                const double xhat = (xr[j] - m) * inv, gy = gr[j] * (scale.empty() ? 1.0 : scale[j]);
+                xr[j] = inv * (gy - sumG / n - xhat * sumGX / n);
             }
+            storeDoubles(*dx, r * s.cols, s.cols, xr.data());
         }
         if (dx) c.setOut(0, std::move(*dx));
         if (wants(c, 1) && c.has(1)) c.setOutDoubles(1, c.x(1).dims, ds);
@@ -214,25 +260,32 @@ void registerNormKernels(KernelTable& table) {
             c.fail("batch_norm statistics do not match the channel count");
         const std::vector<double> rm = rmT.toDoubles(), rv = rvT.toDoubles();
         const std::vector<double> scale = paramValues(c, 3, ch, 1.0, "scale"), bias = paramValues(c, 4, ch, 0.0, "bias");
-        std::vector<double> mean(ch), var(ch), mOut(ch), vOut(ch), inv(ch);
+        std::vector<double> mean(ch), var(ch), mOut(ch), vOut(ch), inv(ch), xb(kBlock);
         const double cnt = static_cast<double>(nb * sp);
         Tensor out(c.outDType(0), x.dims);
+        // Channel k2's elements: a run of sp at (n * ch + k2) * sp for each n.
+        auto forChannel = [&](int64_t k2, auto&& fn) {
+            for (int64_t n = 0; n < nb; ++n) {
+                const int64_t base = (n * ch + k2) * sp;
+                forBlocks(sp, [&](int64_t f, int64_t len) { loadDoubles(x, base + f, len, xb.data()); fn(base + f, len); });
+            }
+        };
         for (int64_t k2 = 0; k2 < ch; ++k2) {
             if (p.useGlobalStats) { mean[k2] = rm[k2]; var[k2] = rv[k2]; }
             else {
                 double m = 0, q = 0;
-                for (int64_t n = 0; n < nb; ++n) for (int64_t s = 0; s < sp; ++s) m += x.get((n * ch + k2) * sp + s);
+                forChannel(k2, [&](int64_t, int64_t len) { for (int64_t j = 0; j < len; ++j) m += xb[j]; });
                 m /= cnt;
-                for (int64_t n = 0; n < nb; ++n) for (int64_t s = 0; s < sp; ++s) { double d = x.get((n * ch + k2) * sp + s) - m; q += d * d; }
+                forChannel(k2, [&](int64_t, int64_t len) { for (int64_t j = 0; j < len; ++j) { const double d = xb[j] - m; q += d * d; } });
                 mean[k2] = m; var[k2] = q / cnt;
             }
             inv[k2] = 1.0 / std::sqrt(var[k2] + p.epsilon);
             mOut[k2] = p.useGlobalStats ? rm[k2] : p.momentum * rm[k2] + (1 - p.momentum) * mean[k2];
             vOut[k2] = p.useGlobalStats ? rv[k2] : p.momentum * rv[k2] + (1 - p.momentum) * var[k2];
-            for (int64_t n = 0; n < nb; ++n) for (int64_t s = 0; s < sp; ++s) {
-                const int64_t i = (n * ch + k2) * sp + s;
-                out.set(i, (x.get(i) - mean[k2]) * inv[k2] * scale[k2] + bias[k2]);
-            }
+            forChannel(k2, [&](int64_t first, int64_t len) {
+                for (int64_t j = 0; j < len; ++j) xb[j] = (xb[j] - mean[k2]) * inv[k2] * scale[k2] + bias[k2];
+                storeDoubles(out, first, len, xb.data());
+            });
         }
         c.setOut(0, std::move(out));
         auto setIf = [&](size_t i, const std::vector<double>& d) {
@@ -258,22 +311,36 @@ void registerNormKernels(KernelTable& table) {
         if (g.numel() != x.numel()) c.fail("out_grad " + dimsString(g.dims) + " differs from x " + dimsString(x.dims));
         std::optional<Tensor> dx;
         if (!c.resultIsNull(0)) dx.emplace(c.outDType(0), x.dims);
-        std::vector<double> ds(ch, 0.0), db(ch, 0.0);
+        std::vector<double> ds(ch, 0.0), db(ch, 0.0), xb(kBlock), gb(kBlock);
         const double cnt = static_cast<double>(nb * sp);
+        // Channel k2's elements of x and out_grad: a run of sp at (n * ch + k2) * sp for each n.
+        auto forChannel = [&](int64_t k2, auto&& fn) {
+            for (int64_t n = 0; n < nb; ++n) {
+                const int64_t base = (n * ch + k2) * sp;
+                forBlocks(sp, [&](int64_t f, int64_t len) {
+                    loadDoubles(x, base + f, len, xb.data());
+                    loadDoubles(g, base + f, len, gb.data());
+                    fn(base + f, len);
+                });
+            }
+        };
         for (int64_t k2 = 0; k2 < ch; ++k2) {
             double sg = 0, sgx = 0;
-            for (int64_t n = 0; n < nb; ++n) for (int64_t s = 0; s < sp; ++s) {
-                const int64_t i = (n * ch + k2) * sp + s;
-                const double gi = g.get(i), xhat = (x.get(i) - mean[k2]) * inv[k2];
-                sg += gi; sgx += gi * xhat;
-            }
+            forChannel(k2, [&](int64_t, int64_t len) {
+                for (int64_t j = 0; j < len; ++j) {
+                    const double xhat = (xb[j] - mean[k2]) * inv[k2];
+                    sg += gb[j]; sgx += gb[j] * xhat;
+                }
+            });
             ds[k2] = sgx; db[k2] = sg;
             if (!dx) continue;
-            for (int64_t n = 0; n < nb; ++n) for (int64_t s = 0; s < sp; ++s) {
-                const int64_t i = (n * ch + k2) * sp + s;
-                const double xhat = (x.get(i) - mean[k2]) * inv[k2];
-                dx->set(i, scale[k2] * inv[k2] * (g.get(i) - sg / cnt - xhat * sgx / cnt));
-            }
+            forChannel(k2, [&](int64_t first, int64_t len) {
+                for (int64_t j = 0; j < len; ++j) {
+                    const double xhat = (xb[j] - mean[k2]) * inv[k2];
+                    xb[j] = scale[k2] * inv[k2] * (gb[j] - sg / cnt - xhat * sgx / cnt);
+                }
+                storeDoubles(*dx, first, len, xb.data());
+            });
         }
         if (dx) c.setOut(0, std::move(*dx));
         if (wants(c, 1)) c.setOutDoubles(1, {ch}, ds);
@@ -357,17 +424,20 @@ void registerNormKernels(KernelTable& table) {
         if (wants(c, 2)) c.setOutDoubles(2, {p.batch * p.channels}, inv);
     };
     // rms_norm's normalised input x' = x + bias + residual (bias per column, residual like x),
-    // element by element: operands checked once, nothing copied.
+    // a row at a time: operands checked once, nothing copied whole.
     struct RmsInput {
         const Tensor& x;
         std::vector<double> bias;   // per column, empty when absent
         const Tensor* residual = nullptr;
         int64_t cols = 1;
-        double at(int64_t i) const {
-            double v = x.get(i);
-            if (!bias.empty()) v += bias[static_cast<size_t>(i % cols)];
-            if (residual) v += residual->get(i);
-            return v;
+        // Row r of x' into row; `scratch` holds cols doubles (the residual's row).
+        void loadRow(int64_t r, double* row, double* scratch) const {
+            loadDoubles(x, r * cols, cols, row);
+            if (!bias.empty()) for (int64_t j = 0; j < cols; ++j) row[j] += bias[static_cast<size_t>(j)];
+            if (residual) {
+                loadDoubles(*residual, r * cols, cols, scratch);
+                for (int64_t j = 0; j < cols; ++j) row[j] += scratch[j];
+            }
         }
     };
     auto rmsInput = [](const Context& c, const RowNormParams& s) {
@@ -389,18 +459,20 @@ void registerNormKernels(KernelTable& table) {
         Tensor out(c.outDType(0), x.dims);
         std::optional<Tensor> residualOut;
         if (wants(c, 1)) residualOut.emplace(c.outDType(1), x.dims);
-        std::vector<double> invVar(static_cast<size_t>(s.rows)), row(static_cast<size_t>(s.cols));
+        std::vector<double> invVar(static_cast<size_t>(s.rows)), row(static_cast<size_t>(s.cols)), scratch(row.size());
         for (int64_t r = 0; r < s.rows; ++r) {
+            in.loadRow(r, row.data(), scratch.data());
             double q = 0;
-            for (int64_t j = 0; j < s.cols; ++j) { row[j] = in.at(r * s.cols + j); q += row[j] * row[j]; }
+            for (int64_t j = 0; j < s.cols; ++j) q += row[j] * row[j];
             invVar[r] = 1.0 / std::sqrt(q / static_cast<double>(s.cols) + s.epsilon);
+            if (residualOut) storeDoubles(*residualOut, r * s.cols, s.cols, row.data());
             for (int64_t j = 0; j < s.cols; ++j) {
                 double y = row[j] * invVar[r];
                 if (!w.empty()) y *= w[j];
                 if (!nb.empty()) y += nb[j];
-                out.set(r * s.cols + j, y);
-                if (residualOut) residualOut->set(r * s.cols + j, row[j]);
+                scratch[j] = y;
             }
+            storeDoubles(out, r * s.cols, s.cols, scratch.data());
         }
         c.setOut(0, std::move(out));
         if (residualOut) c.setOut(1, std::move(*residualOut));
@@ -447,24 +519,25 @@ void registerNormKernels(KernelTable& table) {
         if (g.numel() != x.numel()) c.fail("out_grad " + dimsString(g.dims) + " differs from x " + dimsString(x.dims));
         std::optional<Tensor> dx;
         if (!c.resultIsNull(0)) dx.emplace(c.outDType(0), x.dims);
-        std::vector<double> dw(static_cast<size_t>(s.cols), 0.0), db(static_cast<size_t>(s.cols), 0.0), row(static_cast<size_t>(s.cols));
+        const size_t cols = static_cast<size_t>(s.cols);
+        std::vector<double> dw(cols, 0.0), db(cols, 0.0), row(cols), gr(cols), scratch(cols);
         const double n = static_cast<double>(s.cols);
         for (int64_t r = 0; r < s.rows; ++r) {
             const double inv = invT.get(r);
+            in.loadRow(r, row.data(), scratch.data());
+            loadDoubles(g, r * s.cols, s.cols, gr.data());
             double dot = 0;  // sum_j dy_j * w_j * x'_j
             for (int64_t j = 0; j < s.cols; ++j) {
-                const int64_t i = r * s.cols + j;
-                row[j] = in.at(i);
-                const double gi = g.get(i), gy = gi * (w.empty() ? 1.0 : w[j]);
+                const double gi = gr[j], gy = gi * (w.empty() ? 1.0 : w[j]);
                 dot += gy * row[j];
                 dw[j] += gi * row[j] * inv; db[j] += gi;
             }
             if (!dx) continue;
             for (int64_t j = 0; j < s.cols; ++j) {
-                const int64_t i = r * s.cols + j;
-                const double gy = g.get(i) * (w.empty() ? 1.0 : w[j]);
-                dx->set(i, inv * gy - row[j] * inv * inv * inv * dot / n);
+                const double gy = gr[j] * (w.empty() ? 1.0 : w[j]);
+                scratch[j] = inv * gy - row[j] * inv * inv * inv * dot / n;
             }
+            storeDoubles(*dx, r * s.cols, s.cols, scratch.data());
         }
         if (dx) c.setOut(0, std::move(*dx));
         if (wants(c, 1) && c.has(3)) c.setOutDoubles(1, c.x(3).dims, dw);

@@ -71,14 +71,14 @@ std::pair<std::vector<double>, std::vector<double>> groupedNorm(Context& c, cons
             q /= cnt;
             mean[n * groups + gi] = m; var[n * groups + gi] = q;
             const double inv = 1.0 / std::sqrt(q + p.epsilon);
-            forBlocks(per, [&](int64_t f, int64_t len) {
-                loadDoubles(x, base + f, len, xb.data());
-                for (int64_t j = 0; j < len; ++j) {
-                    const int64_t chan = gi * cpg + (f + j) / sp;
-                    yb[j] = (xb[j] - m) * inv * scale[chan] + bias[chan];
-                }
-                storeDoubles(out, base + f, len, yb.data());
-            });
+            for (int64_t cc = 0; cc < cpg; ++cc) {  // channel by channel: its scale and bias
+                const int64_t chan = gi * cpg + cc, start = base + cc * sp;
+                forBlocks(sp, [&](int64_t f, int64_t len) {
+                    loadDoubles(x, start + f, len, xb.data());
+                    for (int64_t j = 0; j < len; ++j) yb[j] = (xb[j] - m) * inv * scale[chan] + bias[chan];
+                    storeDoubles(out, start + f, len, yb.data());
+                });
+            }
         }
     c.setOut(0, std::move(out));
     return {std::move(mean), std::move(var)};
@@ -101,27 +101,32 @@ void groupedNormGrad(Context& c, const Tensor& x, const Tensor& g, const Channel
         for (int64_t gi = 0; gi < groups; ++gi) {
             const int64_t base = (n * groups + gi) * per;
             const auto [m, inv] = stats(n * groups + gi);
+            // Channel by channel (its scale), each a run of sp elements, in order.
+            auto forChannels = [&](auto&& fn) {
+                for (int64_t cc = 0; cc < cpg; ++cc) {
+                    const int64_t chan = gi * cpg + cc, start = base + cc * sp;
+                    forBlocks(sp, [&](int64_t f, int64_t len) {
+                        loadDoubles(x, start + f, len, xb.data());
+                        loadDoubles(g, start + f, len, gb.data());
+                        fn(chan, start + f, len);
+                    });
+                }
+            };
             double sumG = 0, sumGX = 0;  // over the group, of dy * scale and dy * scale * xhat
-            forBlocks(per, [&](int64_t f, int64_t len) {
-                loadDoubles(x, base + f, len, xb.data());
-                loadDoubles(g, base + f, len, gb.data());
+            forChannels([&](int64_t chan, int64_t, int64_t len) {
                 for (int64_t j = 0; j < len; ++j) {
-                    const int64_t chan = gi * cpg + (f + j) / sp;
                     const double ge = gb[j], xhat = (xb[j] - m) * inv, gy = ge * scale[chan];
                     sumG += gy; sumGX += gy * xhat;
                     ds[chan] += ge * xhat; db[chan] += ge;
                 }
             });
             if (!dx) continue;
-            forBlocks(per, [&](int64_t f, int64_t len) {
-                loadDoubles(x, base + f, len, xb.data());
-                loadDoubles(g, base + f, len, gb.data());
+            forChannels([&](int64_t chan, int64_t first, int64_t len) {
                 for (int64_t j = 0; j < len; ++j) {
-                    const int64_t chan = gi * cpg + (f + j) / sp;
                     const double xhat = (xb[j] - m) * inv;
                     xb[j] = inv * (gb[j] * scale[chan] - sumG / cnt - xhat * sumGX / cnt);
                 }
-                storeDoubles(*dx, base + f, len, xb.data());
+                storeDoubles(*dx, first, len, xb.data());
             });
         }
     if (dx) c.setOut(0, std::move(*dx));

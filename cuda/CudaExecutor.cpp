@@ -462,21 +462,23 @@ TermOf termOf(Ctx& c) {
     for (const auto& [n, code] : binaryOpCodes())
         if (n == name) { t.arity = 2; t.op = code; t.tensorOperands = {0, 1}; return t; }
     if (name == "pd_op.scale") {
-        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
-        t.p1 = c.attrFloat("bias", 0.0);
-        t.op = c.attrBool("bias_after_scale", true) ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE;
+        const exec::ScaleParams p = exec::scaleParams(c);
+        t.p0 = p.scale;
+        t.p1 = p.bias;
+        t.op = p.biasAfterScale ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE;
     } else if (name == "pd_op.pow") {
         t.op = RX_U_POW;
-        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
+        t.p0 = exec::powParams(c).exponent;
     } else if (name == "pd_op.cast") {
         t.op = c.outDType(0) == DType::Bool ? RX_U_CAST_BOOL : RX_U_CAST;
     } else if (name == "pd_op.gelu") {
         t.op = RX_U_GELU;
-        t.p0 = c.attrBool("approximate", false) ? 1 : 0;
+        t.p0 = exec::geluParams(c).approximate ? 1 : 0;
     } else if (name == "pd_op.clip") {
+        const exec::ClipParams p = exec::clipParams(c);
         t.op = RX_U_CLIP;
-        t.p0 = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
-        t.p1 = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
+        t.p0 = p.min;
+        t.p1 = p.max;
     } else if (name == "pd_op.where") {
         t.arity = 3;
         t.op = RX_T_WHERE;
@@ -560,18 +562,17 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     // -- sources and plumbing --
     kt["pd_op.full"] = [](Ctx& c) {
         Dims shape = exec::fullShape(c);
-        double v = c.attrFloat("value", 0.0);
+        const double v = exec::fullValue(c);
         int64_t n = numelOf(shape);
         if (n <= 64) c.setOut(0, hostValue(c, c.outDType(0), shape, std::vector<double>(static_cast<size_t>(n), v)));
         else c.setOut(0, fill(c, c.outDType(0), shape, v));
     };
     kt["pd_op.full_int_array"] = [](Ctx& c) {
-        Dims v = c.attrInts("value");
+        const Dims v = exec::fullIntArrayValues(c);
         c.setOut(0, hostValue(c, c.outDType(0), {static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end())));
     };
     kt["pd_op.full_like"] = [](Ctx& c) {
-        double v = c.has(1) ? c.scalar(1) : c.attrFloat("value", 0.0);
-        c.setOut(0, fill(c, c.outDType(0), c.x(0).dims, v));
+        c.setOut(0, fill(c, c.outDType(0), c.x(0).dims, exec::fullValue(c)));
     };
     kt["pd_op.full_with_tensor"] = [](Ctx& c) {
         double v = c.scalar(0);
@@ -617,21 +618,15 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         int op = code;
         kt[name] = [op](Ctx& c) { c.setOut(0, unaryOp(c, op, c.x(0), c.outDType(0))); };
     }
-    kt["pd_op.gelu"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_GELU, c.x(0), c.outDType(0), c.attrBool("approximate", false) ? 1 : 0)); };
-    kt["pd_op.pow"] = [](Ctx& c) {
-        double y = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
-        c.setOut(0, unaryOp(c, RX_U_POW, c.x(0), c.outDType(0), y));
-    };
+    kt["pd_op.gelu"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_GELU, c.x(0), c.outDType(0), exec::geluParams(c).approximate ? 1 : 0)); };
+    kt["pd_op.pow"] = [](Ctx& c) { c.setOut(0, unaryOp(c, RX_U_POW, c.x(0), c.outDType(0), exec::powParams(c).exponent)); };
     kt["pd_op.scale"] = [](Ctx& c) {
-        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
-        double b = c.attrFloat("bias", 0.0);
-        bool after = c.attrBool("bias_after_scale", true);
-        c.setOut(0, unaryOp(c, after ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE, c.x(0), c.outDType(0), s, b));
+        const exec::ScaleParams p = exec::scaleParams(c);
+        c.setOut(0, unaryOp(c, p.biasAfterScale ? RX_U_SCALE_AFTER : RX_U_SCALE_BEFORE, c.x(0), c.outDType(0), p.scale, p.bias));
     };
     kt["pd_op.clip"] = [](Ctx& c) {
-        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
-        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
-        c.setOut(0, unaryOp(c, RX_U_CLIP, c.x(0), c.outDType(0), lo, hi));
+        const exec::ClipParams p = exec::clipParams(c);
+        c.setOut(0, unaryOp(c, RX_U_CLIP, c.x(0), c.outDType(0), p.min, p.max));
     };
     kt["pd_op.cast"] = [](Ctx& c) {
         DType t = c.outDType(0);
@@ -671,7 +666,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
             DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
             if (out->dtype != x.dtype) c.fail("tril/triu change the dtype");
             k::triangle(x.data(), dtypeCode(x.dtype), out->data(), x.numel(), x.dims[x.dims.size() - 2], x.dims.back(),
-                        c.attrInt("diagonal", 0), lower, c.stream());
+                        exec::triangleParams(c).diagonal, lower, c.stream());
             c.launched();
             c.setOut(0, out);
         };
@@ -847,7 +842,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         Dims od = exec::embeddingDims(c, ids.dims, w.dims);
         DevPtr out = c.dev.allocate(w.dtype, od);
         k::embedding(ids.data(), dtypeCode(ids.dtype), w.data(), out->data(), ids.numel(), w.dims[0], w.dims[1],
-                     c.attrInt("padding_idx", -1), elemBytes(w.dtype), c.dev.errorFlag, c.stream());
+                     exec::embeddingParams(c).paddingIdx, elemBytes(w.dtype), c.dev.errorFlag, c.stream());
         c.launched();
         requireIndexOk(c, "embedding");
         c.setOut(0, out);
@@ -886,13 +881,15 @@ std::unordered_map<std::string, Kernel> buildKernels() {
 
     // -- matmul --
     kt["pd_op.matmul"] = [](Ctx& c) {
-        c.setOut(0, matmul(c, c.xp(0), c.xp(1), c.attrBool("transpose_x", false), c.attrBool("transpose_y", false), c.outDType(0)));
+        const exec::MatmulParams p = exec::matmulParams(c);
+        c.setOut(0, matmul(c, c.xp(0), c.xp(1), p.transposeX, p.transposeY, c.outDType(0)));
     };
     kt["pd_op.matmul_grad"] = [](Ctx& c) {
         const DevPtr& x = c.xp(0);
         const DevPtr& y = c.xp(1);
         const DevPtr& g = c.xp(2);
-        bool tx = c.attrBool("transpose_x", false), ty = c.attrBool("transpose_y", false);
+        const exec::MatmulParams p = exec::matmulParams(c);
+        const bool tx = p.transposeX, ty = p.transposeY;
         if (x->dims.size() < 2 || y->dims.size() < 2) c.fail("matmul_grad supports rank >= 2 only");
         if (c.wants(0)) {
             DevPtr dx = tx ? matmul(c, y, g, ty, true, x->dtype) : matmul(c, g, y, false, !ty, x->dtype);
@@ -940,25 +937,22 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     }
     kt["pd_op.gelu_grad"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        c.setOut(0, binaryOp(c, RX_G_GELU, x, c.x(1), c.outDType(0), x.dims, c.attrBool("approximate", false) ? 1 : 0));
+        c.setOut(0, binaryOp(c, RX_G_GELU, x, c.x(1), c.outDType(0), x.dims, exec::geluParams(c).approximate ? 1 : 0));
     };
     kt["pd_op.pow_grad"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        double y = c.has(2) ? c.scalar(2) : c.attrFloat("y", 1.0);
-        c.setOut(0, binaryOp(c, RX_G_POW, x, c.x(1), c.outDType(0), x.dims, y));
+        c.setOut(0, binaryOp(c, RX_G_POW, x, c.x(1), c.outDType(0), x.dims, exec::powParams(c).exponent));
     };
     kt["pd_op.scale_grad"] = [](Ctx& c) {
-        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
-        c.setOut(0, unaryOp(c, RX_U_MUL_CONST, c.x(0), c.outDType(0), s));
+        c.setOut(0, unaryOp(c, RX_U_MUL_CONST, c.x(0), c.outDType(0), exec::scaleParams(c).scale));
     };
 
     // -- softmax --
     auto softmaxGeom = [](Ctx& c, const DevTensor& x, int64_t& outer, int64_t& n, int64_t& inner) {
-        size_t axis = static_cast<size_t>(c.normAxis(c.attrInt("axis", -1), x.dims.size()));
-        n = x.dims.empty() ? 1 : x.dims[axis];
-        inner = outer = 1;
-        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
-        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
+        const exec::AxisLanes lanes = exec::softmaxLanes(c, x.dims);
+        outer = lanes.outer;
+        n = lanes.n;
+        inner = lanes.inner;
     };
     auto softmaxLike = [softmaxGeom](int kind) {
         return [kind, softmaxGeom](Ctx& c) {
@@ -990,43 +984,32 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.log_softmax_grad"] = softmaxGradLike(1);
 
     // -- layer norm --
-    auto lnShape = [](Ctx& c, const Dims& d, int64_t& rows, int64_t& cols) {
-        int64_t axis = c.attrInt("begin_norm_axis", 1);
-        if (axis < 0) axis += static_cast<int64_t>(d.size());
-        if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("begin_norm_axis out of range");
-        rows = cols = 1;
-        for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) (i < axis ? rows : cols) *= d[static_cast<size_t>(i)];
-    };
-    auto statDims = [](Ctx& c, size_t result, int64_t rows) -> Dims {
-        if (auto d = c.staticDims(result); d && numelOf(*d) == rows) return *d;
-        return {rows};
-    };
-    kt["pd_op.layer_norm"] = [lnShape, statDims](Ctx& c) {
+    kt["pd_op.layer_norm"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        int64_t rows, cols;
-        lnShape(c, x.dims, rows, cols);
+        const exec::RowNormParams p = exec::rowNormParams(c, x.dims);
+        const int64_t rows = p.rows, cols = p.cols;
         const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
         const DevTensor* bias = c.has(2) ? &c.x(2) : nullptr;
         if ((scale && scale->numel() != cols) || (bias && bias->numel() != cols))
             c.fail("layer_norm scale/bias size differs from the normalized size");
         DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
-        DevPtr mean = c.wants(1) ? c.dev.allocate(c.outDType(1), statDims(c, 1, rows)) : nullptr;
-        DevPtr var = c.wants(2) ? c.dev.allocate(c.outDType(2), statDims(c, 2, rows)) : nullptr;
+        DevPtr mean = c.wants(1) ? c.dev.allocate(c.outDType(1), exec::rowStatDims(c, 1, rows)) : nullptr;
+        DevPtr var = c.wants(2) ? c.dev.allocate(c.outDType(2), exec::rowStatDims(c, 2, rows)) : nullptr;
         if (mean && var && mean->dtype != var->dtype) c.fail("layer_norm mean and variance differ in dtype");
         int statDt = mean ? dtypeCode(mean->dtype) : var ? dtypeCode(var->dtype) : dtypeCode(DType::Float32);
         k::layerNorm(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
                      bias ? bias->data() : nullptr, bias ? dtypeCode(bias->dtype) : 0, out->data(), dtypeCode(out->dtype),
                      mean ? mean->data() : nullptr, var ? var->data() : nullptr, statDt, rows, cols,
-                     c.attrFloat("epsilon", 1e-5), c.stream());
+                     p.epsilon, c.stream());
         c.launched();
         c.setOut(0, out);
         if (mean) c.setOut(1, mean);
         if (var) c.setOut(2, var);
     };
-    kt["pd_op.layer_norm_grad"] = [lnShape](Ctx& c) {  // (x, scale, bias, mean, variance, out_grad)
+    kt["pd_op.layer_norm_grad"] = [](Ctx& c) {  // (x, scale, bias, mean, variance, out_grad)
         const DevTensor& x = c.x(0);
-        int64_t rows, cols;
-        lnShape(c, x.dims, rows, cols);
+        const exec::RowNormParams p = exec::rowNormParams(c, x.dims);
+        const int64_t rows = p.rows, cols = p.cols;
         const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
         const DevTensor& mean = c.x(3);
         const DevTensor& var = c.x(4);
@@ -1041,7 +1024,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         k::layerNormGrad(x.data(), dtypeCode(x.dtype), scale ? scale->data() : nullptr, scale ? dtypeCode(scale->dtype) : 0,
                          mean.data(), var.data(), dtypeCode(mean.dtype), g.data(), dtypeCode(g.dtype), dx ? dx->data() : nullptr,
                          dx ? dtypeCode(dx->dtype) : 0, ds ? ds->data() : nullptr, db ? db->data() : nullptr, paramDt, rows, cols,
-                         c.attrFloat("epsilon", 1e-5), c.stream());
+                         p.epsilon, c.stream());
         c.launched(2);
         if (dx) c.setOut(0, dx);
         if (ds) c.setOut(1, ds);
@@ -1141,7 +1124,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.all"] = anyAll(false);
     kt["pd_op.logit"] = [](Ctx& c) {  // log(p / (1 - p)), p = clamp(x, eps, 1 - eps) when eps > 0
         const DevTensor& x = c.x(0);
-        double eps = c.attrFloat("eps", 0.0);
+        const double eps = exec::logitParams(c).eps;
         DevPtr p = unaryOp(c, eps > 0 ? RX_U_CLIP : RX_U_CAST, x, DType::Float64, eps, 1.0 - eps);
         DevPtr one = fill(c, DType::Float64, {}, 1.0);
         DevPtr q = binaryOp(c, RX_B_SUB, *one, *p, DType::Float64, x.dims);
@@ -1186,7 +1169,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
         DevPtr acc = fill(c, DType::Float64, w.dims, 0.0);
         k::embeddingGrad(ids.data(), dtypeCode(ids.dtype), ids.numel(), g.data(), dtypeCode(g.dtype),
-                         static_cast<double*>(acc->data()), w.dims[0], width, c.attrInt("padding_idx", -1), c.dev.errorFlag, c.stream());
+                         static_cast<double*>(acc->data()), w.dims[0], width, exec::embeddingParams(c).paddingIdx, c.dev.errorFlag, c.stream());
         c.launched();
         requireIndexOk(c, "embedding_grad");
         c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
@@ -1251,16 +1234,14 @@ std::unordered_map<std::string, Kernel> buildKernels() {
 #endif
     auto batchNorm = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        if (x.dims.size() < 2) c.fail("batch_norm needs rank >= 2");
-        std::string layout = c.attrString("data_format", c.attrString("data_layout", "NCHW"));
-        if (layout != "NCHW" && layout != "NCL" && layout != "NC" && layout != "AnyLayout") c.fail("only channel-first batch_norm is supported");
+        const exec::ChannelNormParams p = exec::batchNormParams(c, x.dims);
         k::BatchNorm b;
-        b.ch = x.dims[1];
-        b.n = x.dims[0];
-        b.sp = x.numel() / std::max<int64_t>(b.n * b.ch, 1);
-        b.eps = c.attrFloat("epsilon", 1e-5);
-        b.momentum = c.attrFloat("momentum", 0.9);
-        b.useGlobal = c.attrBool("is_test", false) || c.attrBool("use_global_stats", false);
+        b.ch = p.channels;
+        b.n = p.batch;
+        b.sp = p.spatial;
+        b.eps = p.epsilon;
+        b.momentum = p.momentum;
+        b.useGlobal = p.useGlobalStats;
         const DevTensor& rm = c.x(1);
         const DevTensor& rv = c.x(2);
         const DevTensor* scale = c.has(3) ? &c.x(3) : nullptr;
@@ -1536,8 +1517,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
                     ValueId v = o.operands.empty() ? kNoId : o.operands[0];
                     if (v != kNoId && slots[v].set && !slots[v].isList) {
                         exec::FetchedValue f;
-                        const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
-                        f.fetchName = a ? a->text : std::string();
+                        f.fetchName = exec::fetchName(program, op);
                         f.valueName = program.value(v).name;
                         f.tensor = dev.download(*slots[v].tensor);
                         // With a sink the host copy lives only for the call (RunOptions::fetchSink).

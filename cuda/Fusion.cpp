@@ -11,7 +11,7 @@
 
 #include "cuda/CudaRuntime.h"
 #include "model/Diagnostic.h"
-#include "model/RecomputeConfig.h"
+#include "model/OpTraits.h"
 
 namespace rx::cuda {
 
@@ -41,10 +41,6 @@ bool broadcastsTo(const std::vector<int64_t>& in, const std::vector<int64_t>& ou
 
 FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const std::function<bool(OpId)>& hasFormula,
                       const std::function<bool(ValueId)>& keep) {
-    static const std::set<std::string, std::less<>> fusible = [] {
-        std::vector<std::string> names = RecomputeConfig::seedDefaults().fusibleOps();
-        return std::set<std::string, std::less<>>(names.begin(), names.end());
-    }();
     const size_t nOps = plan.order.size();
     FusionPlan out;
     out.groupAt.assign(nOps, -1);
@@ -76,7 +72,7 @@ FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const st
         OpId op = plan.order[pos];
         const Operation& o = program.op(op);
         std::vector<int64_t> dims;
-        bool candidate = fusible.count(program.opName(op)) && o.results.size() == 1 && o.regions.empty() &&
+        bool candidate = hasOpTrait(program.opName(op), OpTrait::Fusible) && o.results.size() == 1 && o.regions.empty() &&
                          staticDenseDims(program, o.results[0], dims) && hasFormula(op);
         if (!candidate) { close(); continue; }
         bool connected = false, fits = true;

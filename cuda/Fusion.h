@@ -1,6 +1,6 @@
 #pragma once
-// Fused mode: each maximal run of consecutive, connected elementwise ops that the seed calls
-// fusible (RecomputeConfig::fusibleOps) and that share one output shape becomes one kernel,
+// Fused mode: each maximal run of consecutive, connected ops with the Fusible trait
+// (model/OpTraits.h) that share one output shape becomes one kernel,
 // generated as CUDA C++ from cuda/ElementwiseOps.cuh's formulas and compiled with NVRTC at run
 // time (cached by source). Values used only inside a group never reach memory; each member
 // rounds to its dtype as its unfused kernel would store it, so fused == unfused bit for bit.

@@ -251,14 +251,7 @@ Dims OpSite::broadcast(const Dims& a, const Dims& b) const {
     return *out;
 }
 
-int64_t OpSite::checkedNumel(const Dims& d) const {
-    int64_t n = 1;
-    for (int64_t x : d) {
-        if (x < 0) fail("shape " + dimsString(d) + " has a negative dim");
-        if (__builtin_mul_overflow(n, x, &n)) fail("shape " + dimsString(d) + " has more elements than 64-bit arithmetic counts");
-    }
-    return n;
-}
+int64_t OpSite::checkedNumel(const Dims& d) const { return rx::exec::checkedNumel(d, failFn()); }
 
 // ---------- the seeded generator ----------
 uint64_t mix64(uint64_t x) {
@@ -470,24 +463,7 @@ Dims fullWithTensorShape(const OpSite& s) {
     return shape;
 }
 
-Dims reshapeDims(const OpSite& s, const Dims& in, Dims shape) {
-    int64_t total = s.checkedNumel(in), known = 1, infer = -1;
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] == 0 && i < in.size()) shape[i] = in[i];
-        if (shape[i] == -1) {
-            if (infer >= 0) s.fail("reshape to " + dimsString(shape) + ": two -1 dims");
-            infer = static_cast<int64_t>(i);
-        } else if (shape[i] < 0) s.fail("reshape to " + dimsString(shape) + ": a negative dim");
-        else if (__builtin_mul_overflow(known, shape[i], &known))
-            s.fail("reshape to " + dimsString(shape) + ": more elements than 64-bit arithmetic counts");
-    }
-    if (infer >= 0) {
-        if (known == 0 || total % known) s.fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + ": cannot infer the -1 dim");
-        shape[static_cast<size_t>(infer)] = total / known;
-    }
-    if (s.checkedNumel(shape) != total) s.fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + " changes the element count");
-    return shape;
-}
+Dims reshapeDims(const OpSite& s, const Dims& in, Dims shape) { return reshapeTarget(in, std::move(shape), s.failFn()); }
 
 Dims reshapeDims(const OpSite& s) { return reshapeDims(s, s.operandDims(0), s.intsOr(1, "shape")); }
 
@@ -534,19 +510,7 @@ Dims xshapeDims(const Dims& in) {
 }
 
 Dims transposePerm(const OpSite& s, size_t rank, bool inverse) {
-    Dims permIn = s.attrInts("perm");
-    if (permIn.size() != rank) s.fail("attribute perm = " + dimsString(permIn) + ": does not match rank " + std::to_string(rank));
-    Dims perm(rank);
-    std::vector<bool> seen(rank, false);
-    for (size_t i = 0; i < rank; ++i) {
-        perm[i] = s.normAxis(permIn[i], rank);
-        if (seen[static_cast<size_t>(perm[i])]) s.fail("attribute perm = " + dimsString(permIn) + ": axis " + std::to_string(permIn[i]) + " is repeated");
-        seen[static_cast<size_t>(perm[i])] = true;
-    }
-    if (!inverse) return perm;
-    Dims inv(rank);
-    for (size_t i = 0; i < rank; ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-    return inv;
+    return transposePermutation(s.attrInts("perm"), static_cast<int64_t>(rank), inverse, s.failFn());
 }
 
 Dims permutedDims(const Dims& in, const Dims& perm) {
@@ -555,20 +519,7 @@ Dims permutedDims(const Dims& in, const Dims& perm) {
     return od;
 }
 
-Dims expandDims(const OpSite& s) {
-    Dims in = s.operandDims(0), shape = s.intsOr(1, "shape");
-    if (shape.size() < in.size()) s.fail("expand of " + dimsString(in) + " to " + dimsString(shape) + ": a lower rank");
-    size_t off = shape.size() - in.size();
-    for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] == -1) {
-            if (i < off) s.fail("expand of " + dimsString(in) + " to " + dimsString(shape) + ": -1 in a new dim");
-            shape[i] = in[i - off];
-        }
-    }
-    s.checkedNumel(shape);
-    s.broadcast(in, shape);
-    return shape;
-}
+Dims expandDims(const OpSite& s) { return expandTarget(s.operandDims(0), s.intsOr(1, "shape"), s.failFn()); }
 
 Dims expandAsDims(const OpSite& s) {
     Dims in = s.operandDims(0), shape = s.has(1) ? s.operandDims(1) : s.attrInts("target_shape");
@@ -750,6 +701,221 @@ RandomParams randintParams(const OpSite& s, uint64_t runSeed) {
     return r;
 }
 
+// ---------- scalar parameters of the norm, softmax, elementwise and matmul families ----------
+namespace {
+// The op's name without its dialect ("pd_op.group_norm" -> "group_norm"), for messages.
+std::string shortOpName(const OpSite& s) {
+    std::string_view n = s.program.opName(s.id);
+    if (size_t dot = n.find('.'); dot != std::string_view::npos) n.remove_prefix(dot + 1);
+    return std::string(n);
+}
+}  // namespace
+
+AxisLanes axisLanes(const Dims& d, size_t axis) {
+    AxisLanes l;
+    l.axis = axis;
+    l.n = d.empty() ? 1 : d[axis];
+    for (size_t i = 0; i < axis && i < d.size(); ++i) l.outer *= d[i];
+    for (size_t i = axis + 1; i < d.size(); ++i) l.inner *= d[i];
+    return l;
+}
+
+AxisLanes softmaxLanes(const OpSite& s, const Dims& x) {
+    return axisLanes(x, static_cast<size_t>(s.normAxis(s.attrInt("axis", -1), x.size())));
+}
+
+double normEpsilon(const Operation& o, double fallback, const FailFn& fail) {
+    if (!o.attribute("epsilon")) return fallback;
+    double eps = attrFloat(o, "epsilon", fallback);
+    if (!(eps >= 0) || !std::isfinite(eps)) fail("attribute epsilon = " + std::to_string(eps) + ": must be finite and >= 0");
+    return eps;
+}
+
+RowNormParams rowNormParams(const OpSite& s, const Dims& d) {
+    RowNormParams p;
+    int64_t axis = s.attrInt("begin_norm_axis", 1);
+    if (axis < 0) axis += static_cast<int64_t>(d.size());
+    if (axis < 0 || axis > static_cast<int64_t>(d.size())) s.fail("begin_norm_axis out of range");
+    for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) (i < axis ? p.rows : p.cols) *= d[static_cast<size_t>(i)];
+    const bool rms = s.program.opName(s.id).starts_with("pd_op.rms_norm");
+    p.epsilon = normEpsilon(s.o, rms ? 1e-6 : 1e-5, s.failFn());
+    return p;
+}
+
+Dims rowStatDims(const OpSite& s, size_t result, int64_t rows) {
+    if (auto d = s.staticDims(result); d && numelOf(*d) == rows) return *d;
+    return {rows};
+}
+
+namespace {
+// The channel-first geometry the three channel norms share (messages name the op).
+ChannelNormParams channelGeometry(const OpSite& s, const Dims& x) {
+    if (x.size() < 2) s.fail(shortOpName(s) + " needs rank >= 2");
+    ChannelNormParams p;
+    p.batch = x[0];
+    p.channels = x[1];
+    p.spatial = numelOf(x) / std::max<int64_t>(p.batch * p.channels, 1);
+    p.epsilon = normEpsilon(s.o, 1e-5, s.failFn());
+    return p;
+}
+}  // namespace
+
+ChannelNormParams batchNormParams(const OpSite& s, const Dims& x) {
+    if (x.size() < 2) s.fail("batch_norm needs rank >= 2");
+    std::string layout = s.attrString("data_format", s.attrString("data_layout", "NCHW"));
+    if (layout != "NCHW" && layout != "NCL" && layout != "NC" && layout != "AnyLayout") s.fail("only channel-first batch_norm is supported");
+    ChannelNormParams p = channelGeometry(s, x);
+    p.momentum = s.attrFloat("momentum", 0.9);
+    p.useGlobalStats = s.attrBool("is_test", false) || s.attrBool("use_global_stats", false);
+    return p;
+}
+
+ChannelNormParams groupNormParams(const OpSite& s, const Dims& x) {
+    ChannelNormParams p = channelGeometry(s, x);
+    if (s.attrString("data_format", "NCHW") != "NCHW") s.fail("attribute data_format: only NCHW group_norm is supported");
+    p.groups = s.attrInt("groups", 1);
+    if (p.groups < 1 || p.channels % p.groups)
+        s.fail("attribute groups = " + std::to_string(p.groups) + " does not divide " + std::to_string(p.channels) + " channels");
+    return p;
+}
+
+ChannelNormParams instanceNormParams(const OpSite& s, const Dims& x) { return channelGeometry(s, x); }
+
+CrossEntropyParams crossEntropyParams(const OpSite& s, const Dims& x) {
+    if (x.empty()) s.fail("cross_entropy_with_softmax of a 0-d input");
+    CrossEntropyParams p;
+    p.lanes = axisLanes(x, static_cast<size_t>(s.normAxis(s.attrInt("axis", -1), x.size())));
+    p.lossDims = x;
+    p.lossDims[p.lanes.axis] = 1;
+    p.softLabel = s.attrBool("soft_label", false);
+    p.useSoftmax = s.attrBool("use_softmax", true);
+    p.ignoreIndex = s.attrInt("ignore_index", -100);
+    if (!p.useSoftmax && s.program.opName(s.id) == "pd_op.cross_entropy_with_softmax_grad")
+        s.fail("attribute use_softmax = false: the grad is only defined through the softmax here");
+    return p;
+}
+
+ScaleParams scaleParams(const OpSite& s) {
+    ScaleParams p;
+    p.scale = s.has(1) ? s.scalar(1) : s.attrFloat("scale", 1.0);
+    p.bias = s.attrFloat("bias", 0.0);
+    p.biasAfterScale = s.attrBool("bias_after_scale", true);
+    return p;
+}
+
+ClipParams clipParams(const OpSite& s) {
+    ClipParams p;
+    p.min = s.has(1) ? s.scalar(1) : s.attrFloat("min", -std::numeric_limits<double>::infinity());
+    p.max = s.has(2) ? s.scalar(2) : s.attrFloat("max", std::numeric_limits<double>::infinity());
+    return p;
+}
+
+PowParams powParams(const OpSite& s) {
+    const size_t operand = s.program.opName(s.id) == "pd_op.pow_grad" ? 2 : 1;
+    return PowParams{s.has(operand) ? s.scalar(operand) : s.attrFloat("y", 1.0)};
+}
+
+GeluParams geluParams(const OpSite& s) { return GeluParams{s.attrBool("approximate", false)}; }
+
+MatmulParams matmulParams(const OpSite& s) { return MatmulParams{s.attrBool("transpose_x", false), s.attrBool("transpose_y", false)}; }
+
+TriangleParams triangleParams(const OpSite& s) { return TriangleParams{s.attrInt("diagonal", 0)}; }
+
+LogitParams logitParams(const OpSite& s) { return LogitParams{s.attrFloat("eps", 0.0)}; }
+
+EmbeddingParams embeddingParams(const OpSite& s) { return EmbeddingParams{s.attrInt("padding_idx", -1)}; }
+
+double fullValue(const OpSite& s) {
+    if (s.program.opName(s.id) == "pd_op.full_like" && s.has(1)) return s.scalar(1);
+    return s.attrFloat("value", 0.0);
+}
+
+Dims fullIntArrayValues(const OpSite& s) { return s.attrInts("value"); }
+
+std::string fetchName(const Program& p, OpId op) {
+    const Attribute* a = p.op(op).attribute(p.opName(op) == "pd_op.fetch" ? "name" : "output_name");
+    return a ? a->text : std::string();
+}
+// ---------- end of the scalar parameters ----------
+
+// ---------- reshape / expand / transpose rules, for the ops and for the check pass ----------
+int64_t checkedNumel(const Dims& d, const FailFn& fail) {
+    int64_t n = 1;
+    for (int64_t x : d) {
+        if (x < 0) fail("shape " + dimsString(d) + " has a negative dim");
+        if (__builtin_mul_overflow(n, x, &n)) fail("shape " + dimsString(d) + " has more elements than 64-bit arithmetic counts");
+    }
+    return n;
+}
+
+void checkReshapeTarget(const Dims& shape, const FailFn& fail) {
+    int minus = 0;
+    for (int64_t d : shape) {
+        if (d < -1) fail("shape " + dimsString(shape) + ": dims must be >= -1");
+        minus += d == -1;
+    }
+    if (minus > 1) fail("shape " + dimsString(shape) + ": more than one -1");
+}
+
+Dims reshapeTarget(const Dims& in, Dims shape, const FailFn& fail) {
+    checkReshapeTarget(shape, fail);
+    int64_t total = checkedNumel(in, fail), known = 1, infer = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0 && i < in.size()) shape[i] = in[i];
+        if (shape[i] == -1) infer = static_cast<int64_t>(i);
+        else if (__builtin_mul_overflow(known, shape[i], &known))
+            fail("reshape to " + dimsString(shape) + ": more elements than 64-bit arithmetic counts");
+    }
+    if (infer >= 0) {
+        if (known == 0 || total % known) fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + ": cannot infer the -1 dim");
+        shape[static_cast<size_t>(infer)] = total / known;
+    }
+    if (checkedNumel(shape, fail) != total) fail("reshape of " + dimsString(in) + " to " + dimsString(shape) + " changes the element count");
+    return shape;
+}
+
+void checkExpandTarget(const Dims& shape, int64_t rank, const FailFn& fail) {
+    for (int64_t d : shape)
+        if (d < -1) fail("shape " + dimsString(shape) + ": dims must be >= -1");
+    if (rank >= 0 && static_cast<int64_t>(shape.size()) < rank) fail("shape " + dimsString(shape) + " has a lower rank than the input");
+}
+
+Dims expandTarget(const Dims& in, const Dims& shape, const FailFn& fail, bool checkCount) {
+    checkExpandTarget(shape, static_cast<int64_t>(in.size()), fail);
+    Dims d = shape;
+    const size_t off = d.size() - in.size();
+    for (size_t i = 0; i < d.size(); ++i)
+        if (d[i] == -1) {
+            if (i < off) fail("shape " + dimsString(shape) + ": -1 in a new dim");
+            d[i] = in[i - off];
+        }
+    if (checkCount) checkedNumel(d, fail);
+    for (size_t i = 0; i < in.size(); ++i)
+        if (in[i] != 1 && in[i] != d[off + i]) fail("cannot expand " + dimsString(in) + " to " + dimsString(shape));
+    return d;
+}
+
+Dims transposePermutation(const Dims& permIn, int64_t rank, bool inverse, const FailFn& fail) {
+    if (rank >= 0 && static_cast<int64_t>(permIn.size()) != rank)
+        fail("attribute perm = " + dimsString(permIn) + ": expected " + std::to_string(rank) + " entries (the operand's rank)");
+    const int64_t r = static_cast<int64_t>(permIn.size());
+    Dims perm(permIn.size());
+    std::vector<bool> seen(permIn.size(), false);
+    for (size_t i = 0; i < permIn.size(); ++i) {
+        const int64_t a = permIn[i] < 0 ? permIn[i] + r : permIn[i];
+        if (a < 0 || a >= std::max<int64_t>(r, 1))
+            fail("attribute perm " + dimsString(permIn) + ": axis = " + std::to_string(permIn[i]) + ": out of range for rank " + std::to_string(r));
+        if (seen[static_cast<size_t>(a)]) fail("attribute perm = " + dimsString(permIn) + ": axis " + std::to_string(permIn[i]) + " is repeated");
+        seen[static_cast<size_t>(a)] = true;
+        perm[i] = a;
+    }
+    if (!inverse) return perm;
+    Dims inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    return inv;
+}
+// ---------- end of the reshape / expand / transpose rules ----------
+
 // ---------- the check pass ----------
 namespace {
 
@@ -863,11 +1029,7 @@ private:
     }
 
     // epsilon of the norms: finite and >= 0 (a negative one can take sqrt of a negative).
-    void checkNormAttrs() const {
-        if (!o_->attribute("epsilon")) return;
-        double eps = attrFloat(*o_, "epsilon", 0.0);
-        if (!(eps >= 0) || !std::isfinite(eps)) fail("attribute epsilon = " + std::to_string(eps) + ": must be finite and >= 0");
-    }
+    void checkNormAttrs() const { normEpsilon(*o_, 0.0, failFn()); }
 
     void setShape(size_t result, Dims d) {
         if (result >= nOut()) return;
@@ -998,16 +1160,12 @@ private:
         if (name == "pd_op.expand") {
             needOperands(1);
             if (auto s = intsFrom(1, "shape")) {
-                for (int64_t d : *s) if (d < -1) fail("shape " + dimsString(*s) + ": dims must be >= -1");
-                if (rank(0) >= 0 && static_cast<int64_t>(s->size()) < rank(0)) fail("shape " + dimsString(*s) + " has a lower rank than the input");
+                checkExpandTarget(*s, rank(0), failFn());
                 if (auto x = shape(0)) {
-                    Dims d = *s;
-                    size_t off = d.size() - x->size();
-                    for (size_t i = 0; i < d.size(); ++i)
-                        if (d[i] == -1) { if (i < off) fail("shape " + dimsString(*s) + ": -1 in a new dim"); d[i] = (*x)[i - off]; }
+                    // The run's element limit rather than int64's: its message names the limit.
+                    Dims d = expandTarget(*x, *s, failFn(), false);
                     checkElements(d);
-                    if (!broadcastShapes(*x, d)) fail("cannot expand " + dimsString(*x) + " to " + dimsString(*s));
-                    setShape(0, d);
+                    setShape(0, std::move(d));
                 }
             }
             return;
@@ -1015,27 +1173,15 @@ private:
         if (name == "pd_op.reshape" || name == "pd_op.view_shape") {
             needOperands(1);
             if (auto s = intsFrom(1, "shape")) {
-                int minus = 0;
-                for (int64_t d : *s) {
-                    if (d < -1) fail("shape " + dimsString(*s) + ": dims must be >= -1");
-                    minus += d == -1;
-                }
-                if (minus > 1) fail("shape " + dimsString(*s) + ": more than one -1");
+                checkReshapeTarget(*s, failFn());
+                if (auto x = shape(0)) setShape(0, reshapeTarget(*x, *s, failFn()));
             }
             return;
         }
         if (name == "pd_op.transpose" || name == "pd_op.transpose_grad") {
             needOperands(1);
-            Dims perm = attrInts(*o_, "perm");
-            int64_t r = rank(0);
-            if (r >= 0 && static_cast<int64_t>(perm.size()) != r)
-                fail("attribute perm = " + dimsString(perm) + ": expected " + std::to_string(r) + " entries (the operand's rank)");
-            distinctAxes(perm, static_cast<int64_t>(perm.size()), "attribute perm");
-            if (auto x = shape(0); x && name == "pd_op.transpose") {
-                Dims d(perm.size());
-                for (size_t i = 0; i < perm.size(); ++i) d[i] = (*x)[normAxis(perm[i], r, "perm")];
-                setShape(0, d);
-            }
+            const Dims perm = transposePermutation(attrInts(*o_, "perm"), rank(0), name == "pd_op.transpose_grad", failFn());
+            if (auto x = shape(0)) setShape(0, permutedDims(*x, perm));
             return;
         }
         if (name == "pd_op.squeeze" || name == "pd_op.unsqueeze") {

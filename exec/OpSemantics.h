@@ -7,6 +7,7 @@
 // its op through OpSite and these functions, never the attributes themselves.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -222,6 +223,118 @@ struct RandomParams {
 };
 RandomParams uniformParams(const OpSite& s, uint64_t runSeed);
 RandomParams randintParams(const OpSite& s, uint64_t runSeed);
+
+// ---------- scalar parameters of the norm, softmax, elementwise and matmul families ----------
+// Each op's scalar attributes (and the scalar operands that stand in for them) read once,
+// with Paddle's defaults, validated with a positioned message; kernels of every backend take
+// these records and read no attribute themselves.
+// An axis and the lanes along it: element (o, j, i) of the input is at (o * n + j) * inner + i.
+struct AxisLanes {
+    size_t axis = 0;
+    int64_t outer = 1, n = 1, inner = 1;
+};
+AxisLanes axisLanes(const Dims& d, size_t axis);
+// softmax / log_softmax and their grads: attribute axis (default -1), normalised for x's dims.
+AxisLanes softmaxLanes(const OpSite& s, const Dims& x);
+// The epsilon of a norm: attribute epsilon (else `fallback`), finite and >= 0.
+double normEpsilon(const Operation& o, double fallback, const FailFn& fail);
+// layer_norm / rms_norm (and grads): rows before begin_norm_axis, normalised columns after it.
+struct RowNormParams {
+    int64_t rows = 1, cols = 1;
+    double epsilon = 1e-5;  // rms_norm's default is 1e-6
+};
+RowNormParams rowNormParams(const OpSite& s, const Dims& x);
+// The dims of a per-row statistic result (layer_norm's mean and variance, rms_norm's
+// inv_var): its declared dims when they hold `rows` values, else [rows].
+Dims rowStatDims(const OpSite& s, size_t result, int64_t rows);
+// batch / group / instance norm (and grads) over NCHW-like x: batch, channels, the elements
+// per channel; groups (group_norm, dividing the channels), momentum and whether the running
+// statistics are used (batch_norm's is_test or use_global_stats).
+struct ChannelNormParams {
+    int64_t batch = 0, channels = 0, spatial = 0, groups = 1;
+    double epsilon = 1e-5, momentum = 0.9;
+    bool useGlobalStats = false;
+};
+ChannelNormParams batchNormParams(const OpSite& s, const Dims& x);
+ChannelNormParams groupNormParams(const OpSite& s, const Dims& x);
+ChannelNormParams instanceNormParams(const OpSite& s, const Dims& x);
+// cross_entropy_with_softmax (and grad) {soft_label, use_softmax, ignore_index, axis}: the
+// lanes along axis and the loss dims (that axis kept with size 1).
+struct CrossEntropyParams {
+    AxisLanes lanes;
+    Dims lossDims;
+    bool softLabel = false, useSoftmax = true;
+    int64_t ignoreIndex = -100;
+};
+CrossEntropyParams crossEntropyParams(const OpSite& s, const Dims& x);
+// scale (and scale_grad): the factor from operand 1 or attribute scale; bias, bias_after_scale.
+struct ScaleParams {
+    double scale = 1, bias = 0;
+    bool biasAfterScale = true;
+};
+ScaleParams scaleParams(const OpSite& s);
+// clip: bounds from operands 1, 2 or attributes min, max (unbounded by default).
+struct ClipParams {
+    double min = -std::numeric_limits<double>::infinity(), max = std::numeric_limits<double>::infinity();
+};
+ClipParams clipParams(const OpSite& s);
+// pow (operand 1) and pow_grad (operand 2), else attribute y: the exponent.
+struct PowParams {
+    double exponent = 1;
+};
+PowParams powParams(const OpSite& s);
+// gelu and gelu_grad: the tanh approximation or the exact erf form.
+struct GeluParams {
+    bool approximate = false;
+};
+GeluParams geluParams(const OpSite& s);
+// matmul and matmul_grad: whether each operand is used transposed.
+struct MatmulParams {
+    bool transposeX = false, transposeY = false;
+};
+MatmulParams matmulParams(const OpSite& s);
+// tril / triu (and grads): the diagonal kept as the boundary.
+struct TriangleParams {
+    int64_t diagonal = 0;
+};
+TriangleParams triangleParams(const OpSite& s);
+// logit: inputs clamped to [eps, 1 - eps] when eps > 0.
+struct LogitParams {
+    double eps = 0;
+};
+LogitParams logitParams(const OpSite& s);
+// embedding and embedding_grad: the id whose rows stay zero (-1: none).
+struct EmbeddingParams {
+    int64_t paddingIdx = -1;
+};
+EmbeddingParams embeddingParams(const OpSite& s);
+// full, full_like (operand 1 or attribute value), full_int_array (attribute value): the values.
+double fullValue(const OpSite& s);
+Dims fullIntArrayValues(const OpSite& s);
+// fetch / shadow_output: the name a value is fetched under (attribute name or output_name).
+std::string fetchName(const Program& p, OpId op);
+// ---------- end of the scalar parameters ----------
+
+// ---------- reshape / expand / transpose rules, for the ops and for the check pass ----------
+// The rules on what is known before a run (attributes, constant operands, declared ranks)
+// and on the full shapes, worded once: the check pass calls them with what it knows, the
+// OpSite functions above (reshapeDims, expandDims, transposePerm) with the operands' dims.
+// Element count of `d` (dims >= 0) within int64.
+int64_t checkedNumel(const Dims& d, const FailFn& fail);
+// A reshape target: dims >= -1 (0 copies the input's dim), at most one -1.
+void checkReshapeTarget(const Dims& shape, const FailFn& fail);
+// The reshape of `in` to `shape`: 0 copies a dim, the -1 inferred, the same element count.
+Dims reshapeTarget(const Dims& in, Dims shape, const FailFn& fail);
+// An expand target for an input of rank `rank` (-1 when unknown): dims >= -1, rank not lower.
+void checkExpandTarget(const Dims& shape, int64_t rank, const FailFn& fail);
+// The expand of `in` to `shape` (-1 keeps a dim, only in the input's dims); each input dim is
+// 1 or its target's. `checkCount`: refuse a count beyond int64 (the check pass counts
+// elements against its own, lower limit instead).
+Dims expandTarget(const Dims& in, const Dims& shape, const FailFn& fail, bool checkCount = true);
+// transpose's perm attribute for an operand of rank `rank` (-1 when unknown): one entry per
+// axis, each in range and none repeated; normalised (inverse: the inverse permutation).
+Dims transposePermutation(const Dims& perm, int64_t rank, bool inverse, const FailFn& fail);
+// ---------- end of the reshape / expand / transpose rules ----------
 
 // Limits of one run, in real bytes (shapes propagated, not only declared). 0 = no limit.
 struct RunLimits {

@@ -15,6 +15,7 @@ constexpr uint32_t bit(OpTrait t) { return static_cast<uint32_t>(t); }
 constexpr uint32_t kInput = bit(OpTrait::Input) | bit(OpTrait::SideEffecting);
 constexpr uint32_t kRandom = bit(OpTrait::Random) | bit(OpTrait::SideEffecting);
 constexpr uint32_t kFetch = bit(OpTrait::Fetch) | bit(OpTrait::SideEffecting);
+constexpr uint32_t kFusible = bit(OpTrait::Fusible);
 
 struct Entry {
     std::string_view name;
@@ -75,6 +76,24 @@ constexpr Entry kTable[] = {
     {"pd_op.c_broadcast_", bit(OpTrait::Collective)},
     {"pd_op.c_allreduce_sum", bit(OpTrait::Collective)},
     {"pd_op.c_allreduce_sum_", bit(OpTrait::Collective)},
+    // Fusible: each result element a function of the same (broadcast) elements of the
+    // operands, and fused by Paddle's compiler (RecomputeConfig::seedDefaults' recomputable
+    // ops, those that are elementwise). Shape ops, reductions and gathers are not here.
+    {"pd_op.add", kFusible}, {"pd_op.subtract", kFusible}, {"pd_op.multiply", kFusible}, {"pd_op.divide", kFusible},
+    {"pd_op.elementwise_pow", kFusible}, {"pd_op.pow", kFusible}, {"pd_op.scale", kFusible}, {"pd_op.cast", kFusible},
+    {"pd_op.where", kFusible}, {"pd_op.logical_and", kFusible}, {"pd_op.logical_not", kFusible},
+    {"pd_op.equal", kFusible}, {"pd_op.not_equal", kFusible}, {"pd_op.less_than", kFusible}, {"pd_op.less_equal", kFusible},
+    {"pd_op.greater_than", kFusible}, {"pd_op.greater_equal", kFusible}, {"pd_op.bitwise_and", kFusible},
+    {"pd_op.bitwise_or", kFusible}, {"pd_op.bitwise_xor", kFusible}, {"pd_op.bitwise_not", kFusible},
+    {"pd_op.exp", kFusible}, {"pd_op.expm1", kFusible}, {"pd_op.log", kFusible}, {"pd_op.log1p", kFusible},
+    {"pd_op.logit", kFusible}, {"pd_op.rsqrt", kFusible}, {"pd_op.sigmoid", kFusible}, {"pd_op.sin", kFusible},
+    {"pd_op.cos", kFusible}, {"pd_op.tanh", kFusible}, {"pd_op.atan", kFusible}, {"pd_op.atanh", kFusible},
+    {"pd_op.sinh", kFusible}, {"pd_op.asin", kFusible}, {"pd_op.asinh", kFusible}, {"pd_op.cosh", kFusible},
+    {"pd_op.acos", kFusible}, {"pd_op.acosh", kFusible}, {"pd_op.abs", kFusible}, {"pd_op.sign", kFusible},
+    {"pd_op.erf", kFusible}, {"pd_op.erfinv", kFusible}, {"pd_op.ceil", kFusible}, {"pd_op.floor", kFusible},
+    {"pd_op.frac", kFusible}, {"pd_op.round", kFusible}, {"pd_op.trunc", kFusible}, {"pd_op.isinf", kFusible},
+    {"pd_op.isnan", kFusible}, {"pd_op.angle", kFusible}, {"pd_op.real", kFusible}, {"pd_op.imag", kFusible},
+    {"pd_op.conj", kFusible}, {"pd_op.complex", kFusible},
     // Region holders.
     {"pd_op.if", bit(OpTrait::ControlFlow)},
     {"pd_op.while", bit(OpTrait::ControlFlow)},

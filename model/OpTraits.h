@@ -1,7 +1,7 @@
 #pragma once
 // The one table of op traits every layer asks (planner, analysis, executors, CUDA fusion):
 // which ops are inputs, parameters, fetches, random, side-effecting, in place, views, take a
-// vector operand, are collectives or control flow. The recompute config's op lists (the
+// vector operand, are collectives or control flow, are fusible elementwise ops. The recompute config's op lists (the
 // seed's recomputable / random / compute-intensive / view ops) are not here: a config
 // overrides those, and only those; these traits are facts about the ops themselves.
 #include <cstdint>
@@ -21,6 +21,7 @@ enum class OpTrait : uint32_t {
     VectorOperand = 1u << 7,  // operand 0 is a vector (builtin.combine's result)
     Collective = 1u << 8,     // communication between ranks (identity on one rank)
     ControlFlow = 1u << 9,    // cf.* and the region-holding ops (pd_op.if, pd_op.while)
+    Fusible = 1u << 10,       // an elementwise op Paddle's compiler fuses with its neighbours (the seed's recomputable elementwise ops); cuda/Fusion groups runs of them
 };
 
 // Every trait of op `name` (a bit set of OpTrait).

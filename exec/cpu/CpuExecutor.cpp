@@ -395,13 +395,11 @@ private:
         if (name == "pd_op.fetch" || name == "builtin.shadow_output") {
             ValueId v = o.operands.empty() ? kNoId : o.operands[0];
             if (v != kNoId && slots_[v].set && !slots_[v].isList && options_.fetchSink) {
-                const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
-                options_.fetchSink(FetchView{false, a ? std::string_view(a->text) : std::string_view(),
-                                             program_.value(v).name, *slots_[v].tensor});
+                const std::string fetched = fetchName(program_, op);
+                options_.fetchSink(FetchView{false, fetched, program_.value(v).name, *slots_[v].tensor});
             } else if (v != kNoId && slots_[v].set && !slots_[v].isList) {
                 FetchedValue f;
-                const Attribute* a = o.attribute(name == "pd_op.fetch" ? "name" : "output_name");
-                f.fetchName = a ? a->text : std::string();
+                f.fetchName = fetchName(program_, op);
                 f.valueName = program_.value(v).name;
                 f.tensor = *slots_[v].tensor;
                 result_.fetches.push_back(std::move(f));

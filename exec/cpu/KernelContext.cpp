@@ -14,26 +14,11 @@ namespace rx::exec::cpu {
 // ---------- broadcasting ----------
 Dims broadcastDims(const Context& c, const Dims& a, const Dims& b) { return c.broadcast(a, b); }
 
-// For each output element, the linear index into an input of dims `in` broadcast to `out`.
+// For each output element, the linear index into an input of dims `in` broadcast to `out`
+// (the walk forEachBroadcast makes, written down).
 std::vector<int64_t> broadcastIndex(const Dims& in, const Dims& out) {
-    int64_t n = numelOf(out);
-    std::vector<int64_t> idx(static_cast<size_t>(n));
-    if (in == out) { std::iota(idx.begin(), idx.end(), 0); return idx; }
-    size_t r = out.size();
-    Dims inFull(r, 1);
-    for (size_t i = 0; i < in.size(); ++i) inFull[r - in.size() + i] = in[i];
-    Dims inStr = stridesOf(inFull);
-    for (size_t i = 0; i < r; ++i) if (inFull[i] == 1) inStr[i] = 0;
-    Dims counter(r, 0);
-    int64_t pos = 0;
-    for (int64_t k = 0; k < n; ++k) {
-        idx[k] = pos;
-        for (int i = static_cast<int>(r) - 1; i >= 0; --i) {
-            if (++counter[i] < out[i]) { pos += inStr[i]; break; }
-            pos -= inStr[i] * (out[i] - 1);
-            counter[i] = 0;
-        }
-    }
+    std::vector<int64_t> idx(static_cast<size_t>(numelOf(out)));
+    forEachBroadcast(out, std::array<const Dims*, 1>{&in}, [&](int64_t k, const auto& off) { idx[static_cast<size_t>(k)] = off[0]; });
     return idx;
 }
 
@@ -320,20 +305,6 @@ Tensor sumToShape(const Tensor& from, const Dims& to) {
         });
     }, [&] { throw Error(std::string("internal: sum in dtype ") + std::string(dtypeShortName(from.dtype))); });
     return out;
-}
-
-// ---------- layer norm ----------
-LnShape lnShape(const Context& c, const Dims& d) {
-    int64_t axis = c.attrInt("begin_norm_axis", 1);
-    if (axis < 0) axis += static_cast<int64_t>(d.size());
-    if (axis < 0 || axis > static_cast<int64_t>(d.size())) c.fail("begin_norm_axis out of range");
-    LnShape s{1, 1};
-    for (int64_t i = 0; i < static_cast<int64_t>(d.size()); ++i) (i < axis ? s.rows : s.cols) *= d[i];
-    return s;
-}
-Dims statDims(const Context& c, size_t result, int64_t rows) {
-    if (auto d = c.staticDims(result); d && numelOf(*d) == rows) return *d;
-    return {rows};
 }
 
 // ---------- conv / pool geometry (OpSemantics) ----------

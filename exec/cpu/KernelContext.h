@@ -312,9 +312,5 @@ Tensor matmulTensor(const Context& c, const Tensor& a, bool ta, const Tensor& b,
 // accumulating each result element in double (int64_t for integers).
 Tensor sumToShape(const Tensor& from, const Dims& to);
 
-// ---------- norms, conv/pool, dropout ----------
-struct LnShape { int64_t rows, cols; };
-LnShape lnShape(const Context& c, const Dims& d);
-Dims statDims(const Context& c, size_t result, int64_t rows);
 
 }  // namespace rx::exec::cpu

@@ -57,22 +57,22 @@ void registerElementwiseKernels(KernelTable& table) {
         k[std::string(name)] = [f](Context& c) { setMapped(c, f); };
     }
     k["pd_op.gelu"] = [](Context& c) {
-        bool approx = c.attrBool("approximate", false);
+        const bool approx = geluParams(c).approximate;
         setMapped(c, [approx](double e) { return gelu(e, approx); });
     };
     k["pd_op.pow"] = [](Context& c) {
-        double y = c.has(1) ? c.scalar(1) : c.attrFloat("y", 1.0);
+        const double y = powParams(c).exponent;
         setMapped(c, [y](double e) { return (y == 2.0) ? e * e : std::pow(e, y); });
     };
     k["pd_op.scale"] = [](Context& c) {
-        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
-        double b = c.attrFloat("bias", 0.0);
-        bool after = c.attrBool("bias_after_scale", true);
+        const ScaleParams p = scaleParams(c);
+        const double s = p.scale, b = p.bias;
+        const bool after = p.biasAfterScale;
         setMapped(c, [=](double e) { return after ? e * s + b : (e + b) * s; });
     };
     k["pd_op.clip"] = [](Context& c) {
-        double lo = c.has(1) ? c.scalar(1) : c.attrFloat("min", -INFINITY);
-        double hi = c.has(2) ? c.scalar(2) : c.attrFloat("max", INFINITY);
+        const ClipParams p = clipParams(c);
+        const double lo = p.min, hi = p.max;
         setMapped(c, [=](double e) { return std::min(std::max(e, lo), hi); });
     };
     k["pd_op.cast"] = [](Context& c) {
@@ -139,7 +139,7 @@ void registerElementwiseKernels(KernelTable& table) {
         return [lower](Context& c) {
             const Tensor& x = c.x(0);
             if (x.dims.size() < 2) c.fail("tril/triu need rank >= 2");
-            int64_t diag = c.attrInt("diagonal", 0);
+            const int64_t diag = triangleParams(c).diagonal;
             int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
             Tensor out = mapElements(x, c.outDType(0), [](auto e) { return e; });
             const int eb = dtypeBytes(out.dtype);
@@ -158,7 +158,7 @@ void registerElementwiseKernels(KernelTable& table) {
     k["pd_op.triu_grad"] = triKernel(false);
 
     k["pd_op.logit"] = [](Context& c) {
-        double eps = c.attrFloat("eps", 0.0);
+        const double eps = logitParams(c).eps;
         setMapped(c, [eps](double e) {
             double p = eps > 0 ? std::clamp(e, eps, 1.0 - eps) : e;
             return std::log(p / (1.0 - p));

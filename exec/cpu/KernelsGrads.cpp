@@ -66,7 +66,7 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.sin_grad"] = unaryGrad([](double x, double g) { return g * std::cos(x); });
     k["pd_op.cos_grad"] = unaryGrad([](double x, double g) { return -g * std::sin(x); });
     k["pd_op.gelu_grad"] = [](Context& c) {
-        bool approx = c.attrBool("approximate", false);
+        const bool approx = geluParams(c).approximate;
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
         if (x.dims != g.dims) c.fail("gradient shape differs from the input");
@@ -74,7 +74,7 @@ void registerGradsKernels(KernelTable& table) {
                                  [approx](const std::array<double, 2>& v) { return v[1] * geluGrad(v[0], approx); }));
     };
     k["pd_op.scale_grad"] = [](Context& c) {  // d(x*s + b) = g*s
-        double s = c.has(1) ? c.scalar(1) : c.attrFloat("scale", 1.0);
+        const double s = scaleParams(c).scale;
         c.setOut(0, generatedTensorFrom(c.x(0), c.outDType(0), [s](int64_t, double e) { return e * s; }));
     };
     k["pd_op.reshape_grad"] = [](Context& c) {
@@ -226,7 +226,7 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.pow_grad"] = [](Context& c) {  // (x, out_grad) {y}
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
-        double y = c.has(2) ? c.scalar(2) : c.attrFloat("y", 1.0);
+        const double y = powParams(c).exponent;
         std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
         for (size_t i = 0; i < gv.size(); ++i) gv[i] *= y * std::pow(xv[i], y - 1);
         c.setOutDoubles(0, x.dims, gv);
@@ -243,7 +243,7 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& ids = c.x(0);
         const Tensor& w = c.x(1);
         const Tensor& g = c.x(2);
-        int64_t pad = c.attrInt("padding_idx", -1), width = w.dims.size() == 2 ? w.dims[1] : 0;
+        int64_t pad = embeddingParams(c).paddingIdx, width = w.dims.size() == 2 ? w.dims[1] : 0;
         if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
         std::vector<double> out(static_cast<size_t>(w.numel()), 0.0), gv = g.toDoubles();
         for (int64_t i = 0; i < ids.numel(); ++i) {
@@ -257,10 +257,8 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.log_softmax_grad"] = [](Context& c) {  // (out, out_grad) {axis}: g - exp(out) * sum(g)
         const Tensor& y = c.x(0);
         const Tensor& g = c.x(1);
-        int64_t axis = c.normAxis(c.attrInt("axis", -1), y.dims.size());
-        int64_t n = y.dims.empty() ? 1 : y.dims[axis], inner = 1, outer = 1;
-        for (size_t i = axis + 1; i < y.dims.size(); ++i) inner *= y.dims[i];
-        for (int64_t i = 0; i < axis; ++i) outer *= y.dims[i];
+        const AxisLanes lanes = softmaxLanes(c, y.dims);
+        const int64_t n = lanes.n, inner = lanes.inner, outer = lanes.outer;
         std::vector<double> yv = y.toDoubles(), gv = g.toDoubles(), out(yv.size());
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t in = 0; in < inner; ++in) {

@@ -1,5 +1,5 @@
-// Fused mode without a device: the planner's groups (maximal, connected, same shape, seed-
-// fusible, inner values not stored), the generated source compiling with NVRTC for sm_90, and
+// Fused mode without a device: the planner's groups (maximal, connected, same shape, of ops
+// with the Fusible trait, inner values not stored), the generated source compiling with NVRTC for sm_90, and
 // the factory's "no CUDA device" error where there is none.
 #include <QtTest>
 
@@ -12,6 +12,7 @@
 #include "cuda/LifetimePlan.h"
 #include "cuda/OpCodes.h"
 #include "model/Diagnostic.h"
+#include "model/OpTraits.h"
 #include "model/RecomputeConfig.h"
 
 using namespace rx;
@@ -88,7 +89,40 @@ private slots:
         QCOMPARE(plan.groupOf(2), 0);
     }
 
-    void membersAreSeedFusible() {
+    // The Fusible trait is what decides: relu has a formula but is not fusible (the seed does
+    // not fuse it), so it splits a chain that formulas alone would make one group.
+    void anOpWithAFormulaButNotTheTraitEndsAGroup() {
+        P b;
+        ValueId x = b.data("x", {4, 8});
+        ValueId e = b.op("pd_op.exp", {x}, {4, 8});
+        ValueId s = b.op("pd_op.sin", {e}, {4, 8});
+        ValueId r = b.op("pd_op.relu", {s}, {4, 8});
+        ValueId c = b.op("pd_op.cos", {r}, {4, 8});
+        ValueId t = b.op("pd_op.tanh", {c}, {4, 8});
+        b.fetch(t);
+        QVERIFY(formula(b.p, b.p.value(r).definingOp));
+        QVERIFY(!hasOpTrait("pd_op.relu", OpTrait::Fusible));
+        FusionPlan plan = planOf(b.p);
+        QCOMPARE(plan.groups.size(), size_t(2));
+        QCOMPARE(plan.groups[0].positions, (std::vector<size_t>{1, 2}));   // exp, sin
+        QCOMPARE(plan.groups[1].positions, (std::vector<size_t>{4, 5}));   // cos, tanh
+        QCOMPARE(plan.groupOf(3), -1);
+    }
+
+    // The trait lists exactly the seed's fusible ops that are elementwise: every trait op is
+    // seed-fusible, and every seed-fusible op the backend has a one-term formula for has it.
+    void fusibleTraitIsTheSeedsElementwiseFusibleOps() {
+        const std::vector<std::string> names = RecomputeConfig::seedDefaults().fusibleOps();
+        const std::set<std::string> seed(names.begin(), names.end());
+        for (std::string_view n : opsWithTrait(OpTrait::Fusible)) QVERIFY2(seed.count(std::string(n)), std::string(n).c_str());
+        std::set<std::string> withFormula = {"pd_op.scale", "pd_op.cast", "pd_op.where", "pd_op.pow", "pd_op.gelu", "pd_op.clip"};
+        for (const auto& [n, code] : unaryOpCodes()) withFormula.insert(n);
+        for (const auto& [n, code] : binaryOpCodes()) withFormula.insert(n);
+        for (const std::string& n : seed)
+            if (withFormula.count(n)) QVERIFY2(hasOpTrait(n, OpTrait::Fusible), n.c_str());
+    }
+
+    void membersHaveTheFusibleTrait() {
         for (const char* model : {"transformer", "llama"}) {
             zoo::ZooOptions zo;
             zo.model = model;
@@ -99,14 +133,12 @@ private slots:
             zoo::GeneratedProgram g = zoo::generateModel(zo);
             FusionPlan plan = planOf(*g.program);
             QVERIFY2(!plan.groups.empty(), model);
-            std::vector<std::string> names = RecomputeConfig::seedDefaults().fusibleOps();
-            std::set<std::string> fusible(names.begin(), names.end());
             LifetimePlan lp = planLifetimes(*g.program, std::nullopt, true);
             for (const FusionGroup& fg : plan.groups) {
                 QVERIFY(fg.positions.size() >= 2);
                 for (size_t i = 0; i < fg.positions.size(); ++i) {
                     if (i) QCOMPARE(fg.positions[i], fg.positions[i - 1] + 1);
-                    QVERIFY(fusible.count(std::string(g.program->opName(lp.order[fg.positions[i]]))));
+                    QVERIFY(hasOpTrait(g.program->opName(lp.order[fg.positions[i]]), OpTrait::Fusible));
                 }
             }
         }

@@ -285,6 +285,32 @@ private slots:
 })",
                     {"op 0", "pd_op.full", "results"});
     }
+    // The check pass computes reshape, expand, transpose and transpose_grad shapes with the
+    // rules the kernels use (OpSemantics), so dynamic declared dims are known before a run.
+    void checkPassPropagatesViewShapes() {
+        const Program p = parsePir(std::string(kConvHead) + R"(    (%2) = "pd_op.full_int_array" () {value:[2,-1]} : () -> pd_op.tensor<2xi64>
+    (%3) = "pd_op.reshape" (%0, %2) {} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2xi64>) -> pd_op.tensor<-1x-1xf32>
+    (%4) = "pd_op.transpose" (%3) {perm:[1,0]} : (pd_op.tensor<-1x-1xf32>) -> pd_op.tensor<-1x-1xf32>
+    (%5) = "pd_op.transpose_grad" (%0) {perm:[0,2,3,1]} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<-1x-1x-1x-1xf32>
+    (%6) = "pd_op.full_int_array" () {value:[3,-1,-1]} : () -> pd_op.tensor<3xi64>
+    (%7) = "pd_op.expand" (%4, %6) {} : (pd_op.tensor<-1x-1xf32>, pd_op.tensor<3xi64>) -> pd_op.tensor<-1x-1x-1xf32>
+})", "views.pir");
+        const ProgramCheck check = checkProgram(p, RunLimits{});
+        auto shapeOf = [&](const char* name) -> Dims {
+            for (ValueId v = 0; v < p.values().size(); ++v)
+                if (p.value(v).name == name) return check.shapes[v].value_or(Dims{-7});
+            return {-9};
+        };
+        QCOMPARE(shapeOf("%3"), (Dims{2, 36}));
+        QCOMPARE(shapeOf("%4"), (Dims{36, 2}));
+        QCOMPARE(shapeOf("%5"), (Dims{1, 6, 2, 6}));   // the inverse of perm [0,2,3,1]
+        QCOMPARE(shapeOf("%7"), (Dims{3, 36, 2}));
+        // A declared dim that contradicts the rule is refused before the run.
+        expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.full_int_array" () {value:[2,-1]} : () -> pd_op.tensor<2xi64>
+    (%3) = "pd_op.reshape" (%0, %2) {} : (pd_op.tensor<1x2x6x6xf32>, pd_op.tensor<2xi64>) -> pd_op.tensor<4x18xf32>
+})",
+                    {"op 3", "pd_op.reshape", "declared [4,18]", "computes [2,36]"});
+    }
     void transposeWithRepeatedAxisIsRefused() {
         expectError(std::string(kConvHead) + R"(    (%2) = "pd_op.transpose" (%0) {perm:[0,1,1,3]} : (pd_op.tensor<1x2x6x6xf32>) -> pd_op.tensor<1x2x2x6xf32>
 })",

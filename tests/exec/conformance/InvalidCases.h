@@ -128,12 +128,17 @@ inline std::vector<InvalidCase> familyInvalidCases() {
                      b.fetch(b.op("pd_op.expand", {b.f64("x", {2, 3}, iota(6)), b.ints({2, 4})}, F, {2, 4}));
                  },
                  "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,4]"});
+    c.push_back({"expand to a smaller dim", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.expand", {b.f64("x", {2, 3}, iota(6)), b.ints({2, 1})}, F, {2, 1}));
+                 },
+                 "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,1]"});
     c.push_back({"matmul inner dims differ", [x23](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.matmul", {b.f64("x", {2, 3}, x23), b.f64("y", {2, 3}, x23)}, F, {2, 3}));
                  },
                  "op 2 (pd_op.matmul -> %2): inner dims differ: [2,3] x [2,3] (transpose_x 0, transpose_y 0)"});
     // -- reshape --
     c.push_back({"reshape with two -1", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({-1, -1})}; }, {-1, -1}, {}), "op 2 (pd_op.reshape -> %2): shape [-1,-1]: more than one -1"});
+    c.push_back({"reshape with a dim below -1", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({-2, 3})}; }, {-1, 3}, {}), "op 2 (pd_op.reshape -> %2): shape [-2,3]: dims must be >= -1"});
     c.push_back({"reshape to another element count", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({4, 2})}; }, {4, 2}, {}), "op 2 (pd_op.reshape -> %2): reshape of [2,3] to [4,2] changes the element count"});
     // -- scalar parameters --
     c.push_back({"dropout p above 1", [](CaseBuilder& b) {

@@ -48,6 +48,10 @@ QString formatBytes(double bytes) {
     return sign + (u == 0 ? QString::number(int64_t(b)) : QString::number(b, 'f', b < 10 ? 2 : 1)) + " " + units[u];
 }
 
+QString layerHeldText(const LayerBytes& b) {
+    return QObject::tr("held %1\n%2 saved \u00B7 %3 recomp").arg(formatBytes(double(b.held))).arg(b.savedValues).arg(b.recomputedValues);
+}
+
 // ---------------------------------------------------------------- overview
 
 void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out) {
@@ -393,6 +397,27 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     };
 
     QHash<int, int32_t> groupOfNode;  // layer group of each layer node
+    // What the plan holds from each forward layer node: the sum over the layers it stands for.
+    QHash<int, LayerBytes> heldOfNode;
+    const bool layerFigures = options.layers && !marks.layerBytes.empty() && marks.layerBytes.size() == options.layers->groups.size();
+    auto layerFiguresOf = [&](const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
+        std::vector<uint8_t> counted(marks.layerBytes.size(), 0);
+        LayerBytes sum;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e && pos < options.layers->groupOfPos.size(); ++pos) {
+                const int32_t lg = options.layers->groupOfPos[pos];
+                if (lg < 0 || counted[size_t(lg)]) continue;
+                counted[size_t(lg)] = 1;
+                const LayerBytes& l = marks.layerBytes[size_t(lg)];
+                sum.heldForBackward += l.heldForBackward;
+                sum.saved += l.saved;
+                sum.recomputed += l.recomputed;
+                sum.held += l.held;
+                sum.savedValues += l.savedValues;
+                sum.recomputedValues += l.recomputedValues;
+            }
+        return sum;
+    };
     for (const auto& seg : overview.segments()) {
         if (seg.expanded) {
             for (uint32_t pos = seg.begin; pos < seg.end && pos < opCount; ++pos) unitOfPos[pos] = addOpNode(pos);
@@ -423,15 +448,10 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             // A layer: its name, and for the forward what the plan saves and recomputes there.
             n.title = seg.label;
             n.subtitle = span;
-            if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
-                int64_t saved = 0, recomputedBytes = 0;
-                for (const auto& [b, e] : ranges)
-                    for (uint32_t pos = b; pos < e; ++pos)
-                        for (ValueId r : program.op(global.ops[pos]).results) {
-                            if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
-                            else if (PlanMarks::at(marks.valueRecomputed, r)) recomputedBytes += program.valueBytes(r);
-                        }
-                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
+            if (!split.isBackward(seg.begin) && layerFigures) {
+                const LayerBytes sum = layerFiguresOf(ranges);
+                heldOfNode.insert(int(g.nodes.size()), sum);
+                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(sum.saved)), formatBytes(double(sum.recomputed)));
             }
         }
         if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
@@ -563,11 +583,17 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             const int32_t a = groupOfNode.value(e.from, -1);
             return a >= 0 && a == groupOfNode.value(e.to, -2) && !(g.nodes[e.from].flags & kFlagBackward) && (g.nodes[e.to].flags & kFlagBackward);
         };
+        // A bundle's bytes: what the plan holds from the layer (the Layers table's "held"),
+        // else, without a plan, what the backward reads from it.
+        auto bundleBytes = [&](size_t i) {
+            const auto it = heldOfNode.constFind(g.edges[i].from);
+            return it != heldOfNode.cend() ? it->held : edgeBytes[i];
+        };
         int64_t maxBundle = 1;
         size_t bundles = 0;
         for (size_t i = 0; i < g.edges.size(); ++i)
             if (layerBundle(g.edges[i])) {
-                maxBundle = std::max(maxBundle, edgeBytes[i]);
+                maxBundle = std::max(maxBundle, bundleBytes(i));
                 ++bundles;
             }
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -590,12 +616,14 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 e.dashed = true;
             }
             if (layerBundle(e)) {
-                // The bytes this layer's backward holds from its forward: the bundle's width
+                // The bytes the plan holds from this layer for the backward: the bundle's width
                 // and label. Its two ends share a rank, so it is one straight horizontal line.
                 e.dashed = false;
                 e.color = pal.savedFill;
-                e.width = 1.0 + 7.0 * double(edgeBytes[order[k]]) / double(maxBundle);
-                e.label = QObject::tr("%1 held").arg(formatBytes(double(edgeBytes[order[k]])));
+                e.width = 1.0 + 7.0 * double(bundleBytes(order[k])) / double(maxBundle);
+                const auto held = heldOfNode.constFind(e.from);
+                e.label = held != heldOfNode.cend() ? layerHeldText(*held)
+                                                    : QObject::tr("backward reads\n%1").arg(formatBytes(double(edgeBytes[order[k]])));
                 e.weight = 4;
                 e.minLength = 7;  // room for the label between the clusters
                 g.sameRank.push_back({e.from, e.to});

@@ -397,6 +397,17 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     };
 
     QHash<int, int32_t> groupOfNode;  // layer group of each layer node
+    // The forward layer nodes that start a bundle: those of layers with forward ops (the Layers
+    // table's rows; not the "other" ops between forward and backward). Without a partition,
+    // every labelled forward group.
+    QSet<int> bundleFrom;
+    auto hasForwardLayer = [&](const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
+        if (!options.layers) return true;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e && pos < options.layers->groupOfPos.size(); ++pos)
+                if (const int32_t lg = options.layers->groupOfPos[pos]; lg >= 0 && options.layers->groups[size_t(lg)].fwdEnd > options.layers->groups[size_t(lg)].fwdBegin) return true;
+        return false;
+    };
     // What the plan holds from each forward layer node: the sum over the layers it stands for.
     QHash<int, LayerBytes> heldOfNode;
     const bool layerFigures = options.layers && !marks.layerBytes.empty() && marks.layerBytes.size() == options.layers->groups.size();
@@ -408,6 +419,8 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 const int32_t lg = options.layers->groupOfPos[pos];
                 if (lg < 0 || counted[size_t(lg)]) continue;
                 counted[size_t(lg)] = 1;
+                const LayerGroup& group = options.layers->groups[size_t(lg)];
+                if (group.fwdEnd <= group.fwdBegin) continue;  // no row of the table
                 const LayerBytes& l = marks.layerBytes[size_t(lg)];
                 sum.heldForBackward += l.heldForBackward;
                 sum.saved += l.saved;
@@ -448,10 +461,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             // A layer: its name, and for the forward what the plan saves and recomputes there.
             n.title = seg.label;
             n.subtitle = span;
-            if (!split.isBackward(seg.begin) && layerFigures) {
-                const LayerBytes sum = layerFiguresOf(ranges);
-                heldOfNode.insert(int(g.nodes.size()), sum);
-                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(sum.saved)), formatBytes(double(sum.recomputed)));
+            if (!split.isBackward(seg.begin) && hasForwardLayer(ranges)) {
+                bundleFrom.insert(int(g.nodes.size()));
+                if (layerFigures) {
+                    const LayerBytes sum = layerFiguresOf(ranges);
+                    heldOfNode.insert(int(g.nodes.size()), sum);
+                    n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(sum.saved)), formatBytes(double(sum.recomputed)));
+                }
             }
         }
         if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
@@ -470,7 +486,8 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         for (size_t i = 0; i < top.size() && i < 8; ++i)
             tip += QStringLiteral("<br>%1 × %2").arg(top[i].first).arg(QString::fromUtf8(top[i].second.data(), qsizetype(top[i].second.size())));
         n.tooltip = tip;
-        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 7.5) + 30);
+        // The subtitle is drawn at 7.2 pt: 8.5 pt's estimate leaves it whole ("saved … · recomp …").
+        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 8.5) + 30);
         n.height = 40;
         n.cluster = clusterOf(seg.begin);
         const int idx = int(g.nodes.size());
@@ -581,7 +598,8 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         // A layer's forward → its own backward: the bytes the backward holds from it, always drawn.
         auto layerBundle = [&](const VisualEdge& e) {
             const int32_t a = groupOfNode.value(e.from, -1);
-            return a >= 0 && a == groupOfNode.value(e.to, -2) && !(g.nodes[e.from].flags & kFlagBackward) && (g.nodes[e.to].flags & kFlagBackward);
+            return a >= 0 && a == groupOfNode.value(e.to, -2) && bundleFrom.contains(e.from) && !(g.nodes[e.from].flags & kFlagBackward) &&
+                   (g.nodes[e.to].flags & kFlagBackward);
         };
         // A bundle's bytes: what the plan holds from the layer (the Layers table's "held"),
         // else, without a plan, what the backward reads from it.

@@ -643,7 +643,7 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 e.label = held != heldOfNode.cend() ? layerHeldText(*held)
                                                     : QObject::tr("backward reads\n%1").arg(formatBytes(double(edgeBytes[order[k]])));
                 e.weight = 4;
-                e.minLength = 7;  // room for the label between the clusters
+                e.minLength = 9;  // room for the label between the clusters (a comparison label is ~30 characters)
                 g.sameRank.push_back({e.from, e.to});
             } else if (bundles > 0 && (g.nodes[e.to].flags & kFlagBackward)) {
                 // The backward runs bottom-up beside its forward: its own edges must not push ranks.

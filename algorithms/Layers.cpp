@@ -333,4 +333,27 @@ std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition&
     return out;
 }
 
+LayerPartition layersOfRewritten(const LayerPartition& layers, const Program& program, const Program& rewritten) {
+    LayerPartition out;
+    if (layers.groups.empty()) return out;
+    out.groups = layers.groups;
+    out.period = layers.period;
+    out.source = layers.source;
+    const auto& ops = program.globalBlock().ops;
+    const auto& newOps = rewritten.globalBlock().ops;
+    std::vector<int32_t> groupOfOp(program.ops().size(), -1);
+    for (uint32_t i = 0; i < ops.size() && i < layers.groupOfPos.size(); ++i) groupOfOp[ops[i]] = layers.groupOfPos[i];
+    out.groupOfPos.assign(newOps.size(), -1);
+    // Walking back, a clone (or any op the original lacks) takes the group of the op after it.
+    int32_t next = -1;
+    for (size_t i = newOps.size(); i-- > 0;) {
+        const OpId op = newOps[i];
+        const bool original = op < groupOfOp.size() && rewritten.opName(op) == program.opName(op);
+        out.groupOfPos[i] = original ? groupOfOp[op] : next;
+        next = out.groupOfPos[i];
+        if (!original && next >= 0) ++out.groups[size_t(next)].backwardOps;
+    }
+    return out;
+}
+
 }  // namespace rx

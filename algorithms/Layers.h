@@ -48,4 +48,10 @@ struct LayerBytes {
 std::vector<LayerBytes> layerBytes(const Program& program, const LayerPartition& layers, const Plan& plan,
                                    int64_t backwardOpStartIdx);
 
+// The same layers on the rewritten program (algorithms/Rewriter.h: originals keep their op
+// ids, clones are new ops placed in the backward): an original op keeps its group, a clone
+// joins the group of the op it is placed before (the backward that reads it), so the rewritten
+// program's overview shows the original's layers. Empty when `layers` has no groups.
+LayerPartition layersOfRewritten(const LayerPartition& layers, const Program& program, const Program& rewritten);
+
 }  // namespace rx

@@ -9,6 +9,7 @@
 #include <QScrollBar>
 #include <QTimer>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 #include "views/LayoutService.h"
@@ -26,15 +27,30 @@ public:
         setCursor(Qt::PointingHandCursor);
         setToolTip(QObject::tr("Overview: click or drag to move the view; the ▾ corner folds it"));
     }
-    static constexpr int kMaxWidth = 200, kMaxHeight = 140, kFolded = 22;
-    bool collapsed() const { return collapsed_; }
-    void setCollapsed(bool c) {
-        collapsed_ = c;
+    // Full: within 200×140; Small: within 120×84, where the full one would cover the graph;
+    // Folded: a tab that unfolds it.
+    enum class Form { Full, Small, Folded };
+    static constexpr int kMaxWidth = 200, kMaxHeight = 140, kSmallWidth = 120, kSmallHeight = 84, kFolded = 22;
+    bool collapsed() const { return form_ == Form::Folded; }
+    Form form() const { return form_; }
+    void setForm(Form f) {
+        if (f == form_) return;
+        form_ = f;
         rebuild();
     }
+    bool enabledByUser() const { return enabled_; }
     void setEnabledByUser(bool on) {
         enabled_ = on;
         rebuild();
+    }
+    // Its size in a form: as big as the graph's shape needs within the form's box (a tall graph
+    // gets a narrow map).
+    QSize sizeFor(Form f) const {
+        const QRectF bounds = canvas_->sceneBounds();
+        if (f == Form::Folded || bounds.isEmpty()) return QSize(kFolded, kFolded);
+        const int maxW = f == Form::Full ? kMaxWidth : kSmallWidth, maxH = f == Form::Full ? kMaxHeight : kSmallHeight;
+        const double fitScale = std::min((maxW - 8) / bounds.width(), (maxH - 8) / bounds.height());
+        return QSize(std::max(60, int(bounds.width() * fitScale) + 8), std::max(40, int(bounds.height() * fitScale) + 8));
     }
     void rebuild() {
         const QRectF bounds = canvas_->sceneBounds();
@@ -43,16 +59,13 @@ public:
             hide();
             return;
         }
-        if (collapsed_) {  // a small tab to unfold it
-            setFixedSize(kFolded, kFolded);
+        setFixedSize(sizeFor(form_));
+        if (form_ == Form::Folded) {  // a small tab to unfold it
             pixmap_ = QPixmap();
             show();
             update();
             return;
         }
-        // As big as the graph's shape needs within 200×140: a tall graph gets a narrow map.
-        const double fitScale = std::min((kMaxWidth - 8) / bounds.width(), (kMaxHeight - 8) / bounds.height());
-        setFixedSize(std::max(60, int(bounds.width() * fitScale) + 8), std::max(40, int(bounds.height() * fitScale) + 8));
         const double s = std::min((width() - 8) / bounds.width(), (height() - 8) / bounds.height());
         QSize size(std::max(1, int(bounds.width() * s)), std::max(1, int(bounds.height() * s)));
         pixmap_ = QPixmap(size * devicePixelRatioF());
@@ -77,7 +90,7 @@ protected:
         p.setBrush(bg);
         p.drawRoundedRect(rect().adjusted(0, 0, -1, -1), 6, 6);
         p.setPen(pal.text);
-        if (collapsed_) {
+        if (form_ == Form::Folded) {
             p.drawText(rect(), Qt::AlignCenter, QStringLiteral("\u25b8"));
             return;
         }
@@ -96,20 +109,19 @@ protected:
         p.drawRect(r);
     }
     void mousePressEvent(QMouseEvent* e) override {
-        if (collapsed_ || foldRect().contains(e->position().toPoint())) {
-            setCollapsed(!collapsed_);
-            canvas_->overlaysChanged();
+        if (collapsed() || foldRect().contains(e->position().toPoint())) {
+            canvas_->setOverlayCollapsed(GraphCanvas::Overlay::Minimap, !collapsed());  // the user's choice, kept
             return;
         }
         moveTo(e->position());
     }
     void mouseMoveEvent(QMouseEvent* e) override {
-        if (!collapsed_ && (e->buttons() & Qt::LeftButton)) moveTo(e->position());
+        if (!collapsed() && (e->buttons() & Qt::LeftButton)) moveTo(e->position());
     }
 
 private:
     QRect foldRect() const { return QRect(width() - 16, 1, 15, 15); }
-    bool collapsed_ = false;
+    Form form_ = Form::Full;
     bool enabled_ = true;
     void moveTo(QPointF pos) {
         if (scale_ <= 0) return;
@@ -129,12 +141,26 @@ public:
     }
     bool collapsed() const { return collapsed_; }
     void setCollapsed(bool c) {
+        if (c == collapsed_) return;
         collapsed_ = c;
         setEntries(entries_, title_);
     }
+    bool enabledByUser() const { return enabled_; }
     void setEnabledByUser(bool on) {
         enabled_ = on;
         setEntries(entries_, title_);
+    }
+    // Its size folded to the title row or open.
+    QSize sizeFor(bool folded) const {
+        QFont f = font();
+        f.setPointSizeF(8.5);
+        const QFontMetrics fm(f);
+        QFont bold = f;
+        bold.setBold(true);
+        int w = QFontMetrics(bold).horizontalAdvance(title_) + 40;
+        if (!folded)
+            for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 58);
+        return QSize(w, folded ? 26 : 28 + int(entries_.size()) * 18 + 4);
     }
     void setEntries(const std::vector<LegendEntry>& entries, const QString& title) {
         if (&entries != &entries_) entries_ = entries;
@@ -142,13 +168,7 @@ public:
         QFont f = font();
         f.setPointSizeF(8.5);
         setFont(f);
-        const QFontMetrics fm(f);
-        QFont bold = f;
-        bold.setBold(true);
-        int w = QFontMetrics(bold).horizontalAdvance(title_) + 40;
-        if (!collapsed_)
-            for (const auto& e : entries_) w = std::max(w, fm.horizontalAdvance(e.text) + 58);
-        setFixedSize(w, collapsed_ ? 26 : 28 + int(entries_.size()) * 18 + 4);
+        setFixedSize(sizeFor(collapsed_));
         setVisible(enabled_ && !entries_.empty());
         update();
     }
@@ -199,8 +219,7 @@ protected:
 
     void mousePressEvent(QMouseEvent* e) override {
         if (e->position().y() < 26) {  // the title row folds it; the rest lets the graph have the click
-            setCollapsed(!collapsed_);
-            canvas_->overlaysChanged();
+            canvas_->setOverlayCollapsed(GraphCanvas::Overlay::Legend, !collapsed_);  // the user's choice, kept
             return;
         }
         e->ignore();
@@ -235,7 +254,13 @@ GraphCanvas::GraphCanvas(const QString& channel, QWidget* parent)
     placeTimer_ = new QTimer(this);
     placeTimer_->setSingleShot(true);
     placeTimer_->setInterval(250);
-    connect(placeTimer_, &QTimer::timeout, this, [this] { chooseOverlayCorners(); });
+    connect(placeTimer_, &QTimer::timeout, this, [this] {
+        // A resized window refits a picture the user has not zoomed since its fit (the widget's
+        // size, not the viewport's: scroll bars coming and going must not refit, that loops).
+        const bool fittedZoom = fittedScale_ > 0 && std::abs(transform().m11() - fittedScale_) <= 1e-9 * fittedScale_;
+        if (fittedZoom && size() != fittedFor_ && !shown_.nodes.empty() && !job_) fitReadable();
+        chooseOverlayCorners();
+    });
     connect(this, &GraphCanvas::viewChanged, placeTimer_, qOverload<>(&QTimer::start));  // zoom, fit
     legend_->hide();
 
@@ -338,8 +363,13 @@ void GraphCanvas::build(const LayoutResult& result) {
     pending_ = VisualGraph{};
     lastLayoutMs_ = result.elapsedMs;
 
+    clusterTitles_.clear();
     for (size_t c = 0; c < shown_.clusters.size() && c < result.clusterRect.size(); ++c)
-        if (!result.clusterRect[c].isNull()) scene_->addItem(new ClusterItem(shown_.clusters[c], result.clusterRect[c]));
+        if (!result.clusterRect[c].isNull()) {
+            auto* cluster = new ClusterItem(shown_.clusters[c], result.clusterRect[c]);
+            scene_->addItem(cluster);
+            if (const QRectF title = cluster->titleRect(); !title.isEmpty()) clusterTitles_.push_back(title);
+        }
     nodeItems_.reserve(shown_.nodes.size());
     for (size_t i = 0; i < shown_.nodes.size(); ++i) {
         auto* item = new NodeItem(shown_.nodes[i], int(i));
@@ -403,8 +433,8 @@ void GraphCanvas::restyle(const VisualGraph& g) {
     shown_.legend = g.legend;
     shown_.title = g.title;
     legend_->setEntries(shown_.legend, shown_.title);
-    placeOverlays();
     minimap_->rebuild();
+    chooseOverlayCorners();
 }
 
 void GraphCanvas::flash(const std::vector<ModelKey>& keys) {
@@ -473,6 +503,8 @@ void GraphCanvas::fit() {
     // Never magnify a tiny graph past 1.6x: it looks like a toy.
     if (transform().m11() > 1.6) setTransform(QTransform::fromScale(1.6, 1.6));
     centerOn(b.center());
+    fittedScale_ = transform().m11();
+    fittedFor_ = size();
     Q_EMIT viewChanged();
 }
 
@@ -506,6 +538,8 @@ void GraphCanvas::fitReadable() {
             }
         centerOn(focus);
     }
+    fittedScale_ = transform().m11();
+    fittedFor_ = size();
     minimap_->update();
     Q_EMIT viewChanged();
 }
@@ -567,7 +601,8 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
     QGraphicsView::resizeEvent(event);
-    placeOverlays();
+    placeOverlays();      // kept in their corners while the size changes
+    placeTimer_->start();  // and, once it rests, a fitted picture refitted and the corners chosen again
 }
 
 void GraphCanvas::scrollContentsBy(int dx, int dy) {
@@ -586,7 +621,8 @@ void GraphCanvas::setOverlayShown(Overlay which, bool shown) {
 }
 
 void GraphCanvas::setOverlayCollapsed(Overlay which, bool collapsed) {
-    if (which == Overlay::Minimap) minimap_->setCollapsed(collapsed);
+    userCollapsed_[int(which)] = collapsed;
+    if (which == Overlay::Minimap) minimap_->setForm(collapsed ? Minimap::Form::Folded : Minimap::Form::Full);
     else legend_->setCollapsed(collapsed);
     overlaysChanged();
 }
@@ -606,36 +642,82 @@ int GraphCanvas::nodesUnder(const QRect& viewRect) const {
     return n;
 }
 
+int GraphCanvas::itemsUnder(const QRect& viewRect) const {
+    const QRectF area = mapToScene(viewRect).boundingRect();
+    return nodesUnder(viewRect) + int(std::count_if(clusterTitles_.begin(), clusterTitles_.end(), [&](const QRectF& t) { return t.intersects(area); }));
+}
+
 void GraphCanvas::chooseOverlayCorners() {
-    // Each overlay takes the corner where it hides the fewest nodes (ties: the legend prefers
-    // bottom-left, the minimap bottom-right), and not the corner the other one took.
+    // Every placement of the two overlays (corner × form) that keeps them apart, scored by what
+    // they hide (nodes, cluster titles), then by how much smaller than whole they are, then by
+    // the usual corners (the legend bottom-left, the minimap bottom-right).
     const QRect vp = viewport()->rect();
-    auto cornerRect = [&](QWidget* w, int corner) {
-        const int x = (corner & 1) ? vp.right() - w->width() - 10 : 10;
-        const int y = (corner & 2) ? vp.bottom() - w->height() - 10 : 10;
-        return QRect(QPoint(x, y), w->size());
+    auto cornerRect = [&](QSize size, int corner) {  // corner bit 1: right, bit 2: bottom
+        const int x = (corner & 1) ? vp.right() - size.width() - 10 : 10;
+        const int y = (corner & 2) ? vp.bottom() - size.height() - 10 : 10;
+        return QRect(QPoint(x, y), size);
     };
-    auto choose = [&](QWidget* w, std::initializer_list<int> order, int taken) {
-        int best = -1, bestCount = INT_MAX;
-        const QRect other = taken >= 0 ? cornerRect(legend_, taken) : QRect();
-        for (int corner : order) {
-            if (corner == taken || (taken >= 0 && cornerRect(w, corner).intersects(other))) continue;
-            const int count = nodesUnder(cornerRect(w, corner));
-            if (count < bestCount) {
-                bestCount = count;
-                best = corner;
+    struct Placement {
+        int corner = 0, form = 0;
+        QRect rect;
+        double cost = 0;
+    };
+    // Forms: the minimap Full, Small, Folded (Minimap::Form); the legend open (0) or folded (2).
+    // The minimap may fold where the picture is the fitted one and shows the graph's whole width
+    // (whole, or scrolled down only); zoomed in, or at a readable zoom on a wide graph, it is
+    // the way around.
+    const bool fitted = fittedScale_ > 0 && std::abs(transform().m11() - fittedScale_) <= 1e-9 * fittedScale_ &&
+                        mapFromScene(sceneBounds()).boundingRect().width() <= vp.width() + 2;
+    auto placements = [&](Overlay which, std::initializer_list<int> cornerOrder) {
+        std::vector<int> forms;
+        const std::optional<bool> user = userCollapsed_[int(which)];
+        if (which == Overlay::Minimap) {
+            if (user != true) forms = {int(Minimap::Form::Full), int(Minimap::Form::Small)};
+            // Zoomed in, the minimap is how one gets around: it folds only at a fitted whole width.
+            if (user == true || (!user && fitted)) forms.push_back(int(Minimap::Form::Folded));
+        } else {
+            if (user != true) forms.push_back(0);
+            if (user != false) forms.push_back(2);
+        }
+        std::vector<Placement> out;
+        int preference = 0;
+        for (int corner : cornerOrder) {
+            for (int form : forms) {
+                const QSize size = which == Overlay::Minimap ? minimap_->sizeFor(Minimap::Form(form)) : legend_->sizeFor(form == 2);
+                const QRect r = cornerRect(size, corner);
+                out.push_back(Placement{corner, form, r, 1000.0 * itemsUnder(r) + 10.0 * form + preference});
+            }
+            ++preference;
+        }
+        return out;
+    };
+    const bool legendShown = legend_->enabledByUser() && !shown_.legend.empty();
+    const bool minimapShown = minimap_->enabledByUser() && !sceneBounds().isEmpty();
+    const std::vector<Placement> legendOptions = legendShown ? placements(Overlay::Legend, {2, 0, 3, 1}) : std::vector<Placement>{Placement{2, legend_->collapsed() ? 2 : 0, QRect(), 0}};
+    const std::vector<Placement> minimapOptions = minimapShown ? placements(Overlay::Minimap, {3, 1, 2, 0}) : std::vector<Placement>{Placement{3, int(minimap_->form()), QRect(), 0}};
+    const Placement* bestLegend = nullptr;
+    const Placement* bestMinimap = nullptr;
+    double best = 0;
+    for (const Placement& l : legendOptions)
+        for (const Placement& m : minimapOptions) {
+            if (legendShown && minimapShown && l.rect.intersects(m.rect)) continue;
+            if (!bestLegend || l.cost + m.cost < best) {
+                best = l.cost + m.cost;
+                bestLegend = &l;
+                bestMinimap = &m;
             }
         }
-        return best;
-    };
-    // Corners: bit 1 = right, bit 2 = bottom. The busy label sits at the top centre.
-    legendCorner_ = legend_->isVisible() ? choose(legend_, {2, 0, 3, 1}, -1) : 2;
-    minimapCorner_ = minimap_->isVisible() ? choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1) : 3;
-    if (minimapCorner_ < 0) {  // a view too small for both: the minimap folds to its tab, the legend stays
-        minimap_->setCollapsed(true);
-        minimapCorner_ = choose(minimap_, {3, 1, 2, 0}, legend_->isVisible() ? legendCorner_ : -1);
-        if (minimapCorner_ < 0) minimapCorner_ = 3;
+    if (!bestLegend) {  // a view too small to keep both apart: the minimap folds, the legend stays
+        legendCorner_ = 2;
+        minimapCorner_ = 1;
+        if (minimapShown) minimap_->setForm(Minimap::Form::Folded);
+        placeOverlays();
+        return;
     }
+    legendCorner_ = bestLegend->corner;
+    minimapCorner_ = bestMinimap->corner;
+    if (legendShown) legend_->setCollapsed(bestLegend->form == 2);
+    if (minimapShown) minimap_->setForm(Minimap::Form(bestMinimap->form));
     placeOverlays();
 }
 

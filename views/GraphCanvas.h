@@ -5,6 +5,8 @@
 #include <QGraphicsView>
 #include <QHash>
 #include <QPointer>
+#include <optional>
+#include <vector>
 
 #include "views/GraphItems.h"
 #include "views/VisualGraph.h"
@@ -43,7 +45,7 @@ public:
     void fit();
     // The first picture of a graph: fit the whole when its node titles read at that zoom,
     // else fit the width and scroll the height, else a readable zoom at the focus; never
-    // titles under kMinReadablePixels on screen.
+    // titles under kMinReadablePixels on screen. Resized before any zoom, it fits again.
     void fitReadable();
     static constexpr double kMinReadablePixels = 9.0;
     // A node title's em height on screen at the current zoom, in device-independent pixels.
@@ -53,7 +55,12 @@ public:
     QWidget* legendWidget() const;
     QWidget* minimapWidget() const;
     // The minimap and the legend: shown or not (View menu), folded to their title or not
-    // (a click on the title). Each sits in the corner where it hides the fewest nodes.
+    // (a click on the title: the user's choice, kept). Each sits where the graph is not: the
+    // corner (and, for the minimap, the size) where it hides the fewest nodes and cluster
+    // titles, chosen again after each layout, fit, zoom, scroll and resize. Where every corner
+    // would hide some, an overlay the user has not opened folds to its title (the minimap only
+    // where the fitted picture shows the graph's whole width: zoomed in, it is the way around
+    // and stays, as small as it gets).
     enum class Overlay { Minimap, Legend };
     void setOverlayShown(Overlay which, bool shown);
     void setOverlayCollapsed(Overlay which, bool collapsed);
@@ -61,6 +68,10 @@ public:
     void overlaysChanged();  // an overlay changed size: choose corners again
     // Nodes whose bounding box a rectangle of the viewport covers.
     int nodesUnder(const QRect& viewRect) const;
+    // Nodes and cluster titles (what the overlays keep off) under a rectangle of the viewport.
+    int itemsUnder(const QRect& viewRect) const;
+    // The clusters' titles as drawn, in scene coordinates.
+    const std::vector<QRectF>& clusterTitleRects() const { return clusterTitles_; }
     void zoomBy(double factor);
     void cancelLayout();
     bool isLayingOut() const { return job_ != 0; }
@@ -117,6 +128,11 @@ private:
     LegendOverlay* legend_;
     QTimer* placeTimer_;
     int minimapCorner_ = 3, legendCorner_ = 2;  // bit 1: right, bit 2: bottom
+    // The user's fold for each overlay (by Overlay): unset = the canvas chooses.
+    std::optional<bool> userCollapsed_[2];
+    double fittedScale_ = 0;  // the zoom fit()/fitReadable() chose last
+    QSize fittedFor_;         // and the widget's size then
+    std::vector<QRectF> clusterTitles_;
     QWidget* busy_;
     QLabel* busyLabel_;
     QTimer* busyTimer_;

@@ -417,12 +417,23 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
     painter->setBrush(cluster_.fill);
     painter->drawRoundedRect(rect_, 10, 10);
     if (lod(painter) < 0.15) return;
-    QFont font = painter->font();
-    font.setPointSizeF(10);
-    font.setBold(true);
-    painter->setFont(font);
+    painter->setFont(titleFont());
     painter->setPen(pal.mutedText);
     painter->drawText(rect_.adjusted(10, 4, -10, -4), Qt::AlignLeft | Qt::AlignTop, cluster_.label);
+}
+
+QFont ClusterItem::titleFont() const {
+    QFont font = QApplication::font();
+    font.setPointSizeF(10);
+    font.setBold(true);
+    return font;
+}
+
+QRectF ClusterItem::titleRect() const {
+    if (cluster_.label.isEmpty()) return {};
+    const QFontMetricsF fm(titleFont());
+    const QRectF room = rect_.adjusted(10, 4, -10, -4);
+    return QRectF(room.topLeft(), QSizeF(std::min(room.width(), fm.horizontalAdvance(cluster_.label)), std::min(room.height(), fm.height())));
 }
 
 }  // namespace rx

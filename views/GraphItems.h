@@ -1,6 +1,7 @@
 #pragma once
 // Graphics items drawn from a layout: nodes, spline edges with arrow heads, clusters.
 // Each draws less when zoomed out (level of detail) so 10k items stay smooth.
+#include <QFont>
 #include <QGraphicsItem>
 #include <QPointer>
 #include <QVariantAnimation>
@@ -81,8 +82,11 @@ public:
     int type() const override { return Type; }
     QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    // Where its title is drawn, in scene coordinates (overlays keep off it).
+    QRectF titleRect() const;
 
 private:
+    QFont titleFont() const;
     VisualCluster cluster_;
     QRectF rect_;
 };

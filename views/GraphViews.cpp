@@ -137,6 +137,8 @@ void ProgramView::resetOverview() {
     const Program& p = doc_->program();
     const uint32_t n = uint32_t(p.globalBlock().ops.size());
     const ProgramSplit s = doc_->split();
+    layerBytesOf_.reset();   // new layers: the figures per layer follow them
+    rewrittenOf_ = nullptr;  // and the rewritten overview is laid out on them again
     // Structure first: layers only matter where the overview groups ops at all.
     if (n > ProgramOverview::kDirectLimit) {
         layers_ = detectLayers(p, s.fwdOpEndIdx, s.backwardOpStartIdx);
@@ -162,11 +164,35 @@ void ProgramView::setOverlay(Overlay overlay) { overlay_->setCurrentIndex(int(ov
 void ProgramView::setShowRewritten(bool on) {
     if (rewritten_->isChecked() != on) return rewritten_->setChecked(on);  // re-enters via toggled
     showingRewritten_ = on;
-    if (on) {
-        auto r = doc_->result();
-        if (r && r->rewritten) rewrittenOverview_.reset(uint32_t(r->rewritten->globalBlock().ops.size()), doc_->split());
-    }
+    if (on) resetRewrittenOverview();
     rebuild(true);
+}
+
+void ProgramView::resetRewrittenOverview() {
+    auto r = doc_->result();
+    rewrittenOf_ = r && r->rewritten ? r->rewritten.get() : nullptr;
+    rewrittenLayers_ = LayerPartition{};
+    if (!rewrittenOf_) return;
+    const uint32_t n = uint32_t(rewrittenOf_->globalBlock().ops.size());
+    // The original's layers, clones joining the backward they serve: the same bundles and labels.
+    if (!layers_.groups.empty()) {
+        rewrittenLayers_ = layersOfRewritten(layers_, doc_->program(), *rewrittenOf_);
+        rewrittenOverview_.reset(n, doc_->split(), rewrittenLayers_);
+    } else {
+        rewrittenOverview_.reset(n, doc_->split());
+    }
+}
+
+const std::vector<LayerBytes>& ProgramView::currentLayerBytes() {
+    auto r = doc_->result();
+    if (!r || !r->ok() || layers_.groups.empty()) {
+        layerBytes_.clear();
+        layerBytesOf_.reset();
+    } else if (layerBytesOf_.lock() != r) {
+        layerBytes_ = layerBytes(doc_->program(), layers_, r->plan, doc_->split().backwardOpStartIdx);
+        layerBytesOf_ = r;
+    }
+    return layerBytes_;
 }
 
 bool ProgramView::canShowWholeGraph() const {
@@ -219,6 +245,7 @@ void ProgramView::rebuild(bool relayout) {
     }
     if (showingRewritten_ && r && r->rewritten) {
         const Program& p = *r->rewritten;
+        if (rewrittenOf_ != &p) resetRewrittenOverview();  // a new plan, a new rewritten program
         PlanMarks m;
         m.opClone.assign(p.ops().size(), 0);
         for (OpId c : r->clones)
@@ -228,11 +255,17 @@ void ProgramView::rebuild(bool relayout) {
             if (v < p.values().size()) m.valueSaved[v] = 1;
         // The clones are inserted into the backward: the split moves by their count.
         opt.split.backwardOpStartIdx = doc_->split().backwardOpStartIdx;
+        opt.layers = &rewrittenLayers_;
+        m.layerBytes = currentLayerBytes();
         g = buildProgramGraph(p, rewrittenOverview_, opt, m);
         g.title = tr("Rewritten program · %1 clones").arg(r->clones.size());
+        annotateComparison(g, rewrittenOverview_, rewrittenLayers_);
     } else {
-        g = buildProgramGraph(doc_->program(), overview_, opt, marksWithMidHold());
-        annotateComparison(g);
+        opt.layers = &layers_;
+        PlanMarks m = marksWithMidHold();
+        m.layerBytes = currentLayerBytes();
+        g = buildProgramGraph(doc_->program(), overview_, opt, m);
+        annotateComparison(g, overview_, layers_);
     }
     const bool wholeAllowed = canShowWholeGraph();
     whole_->setEnabled(wholeAllowed && !(showingRewritten_ ? rewrittenOverview_ : overview_).whole());
@@ -248,9 +281,9 @@ void ProgramView::setLayerComparison(std::vector<LayerRow> rows) {
     rebuild(false);  // labels and colours only: the layout stays
 }
 
-void ProgramView::annotateComparison(VisualGraph& g) const {
-    if (comparison_.empty() || overview_.whole()) return;
-    auto groupOfPos = [&](uint32_t pos) { return pos < layers_.groupOfPos.size() ? layers_.groupOfPos[pos] : -1; };
+void ProgramView::annotateComparison(VisualGraph& g, const ProgramOverview& overview, const LayerPartition& layers) const {
+    if (comparison_.empty() || overview.whole()) return;
+    auto groupOfPos = [&](uint32_t pos) { return pos < layers.groupOfPos.size() ? layers.groupOfPos[pos] : -1; };
     for (const LayerRow& row : comparison_) {
         const ModelKey forward{ModelKey::Kind::Group, row.firstPos};
         const QString text = layerComparisonText(row);

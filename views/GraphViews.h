@@ -51,6 +51,10 @@ public:
     // label in the overview then shows both plans side by side, coloured lighter/heavier.
     void setLayerComparison(std::vector<LayerRow> rows);
     const std::vector<LayerRow>& layerComparison() const { return comparison_; }
+    // The layers of the rewritten program's overview (layersOfRewritten of layers()); empty
+    // when it is not shown or has no layers.
+    const LayerPartition& rewrittenLayers() const { return rewrittenLayers_; }
+    const ProgramOverview& rewrittenOverview() const { return rewrittenOverview_; }
 
 Q_SIGNALS:
     void contextMenuForKey(rx::ModelKey key, QPoint globalPos);
@@ -59,6 +63,9 @@ private:
     void rebuild(bool relayout);
     PlanMarks marksWithMidHold() const;  // the document's marks plus the plan's mid-hold values
     void resetOverview();
+    void resetRewrittenOverview();
+    // What the current plan holds per layer (layerBytes(), as the Layers table), once per result.
+    const std::vector<LayerBytes>& currentLayerBytes();
     void onProgramChanged();
     void onResult(const std::vector<ValueId>& changed);
     void onSelection(ModelKey key, QObject* origin);
@@ -82,8 +89,14 @@ private:
     bool revealOnSelect_ = true;
     double layerBuildMs_ = 0;     // building the layer view's graph (UI thread), for the info label  // false while a finished layout re-applies the selection
     LayerViewSpec layerSpecFor(uint32_t groupBegin) const;
-    void annotateComparison(VisualGraph& g) const;
+    // Puts the compared plan's figures on the bundles of an overview of the program whose
+    // layers are `layers` (the original's or the rewritten one's).
+    void annotateComparison(VisualGraph& g, const ProgramOverview& overview, const LayerPartition& layers) const;
     std::vector<LayerRow> comparison_;
+    LayerPartition rewrittenLayers_;
+    const Program* rewrittenOf_ = nullptr;  // the rewritten program rewrittenOverview_ was reset for
+    std::weak_ptr<const SolveResult> layerBytesOf_;
+    std::vector<LayerBytes> layerBytes_;
 };
 
 class FlowView : public QWidget {

@@ -205,6 +205,7 @@ LayerTable::LayerTable(Document* doc, QWidget* parent) : QWidget(parent), doc_(d
     fillCompareChoice();
 
     connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
+        awaiting_ = false;
         if (running_ == generation_) {
             Computed c = watcher_.result();
             layers_ = c.layers;
@@ -238,7 +239,8 @@ LayerTable::LayerTable(Document* doc, QWidget* parent) : QWidget(parent), doc_(d
 
 LayerTable::~LayerTable() { watcher_.waitForFinished(); }
 
-bool LayerTable::busy() const { return watcher_.isRunning() || pending_; }
+// Until its rows are shown: the future ends on its thread before `finished` reaches this one.
+bool LayerTable::busy() const { return awaiting_ || pending_; }
 
 void LayerTable::onResult() {
     auto r = doc_->result();
@@ -271,7 +273,7 @@ void LayerTable::recompute() {
         model_->setRows({}, false, {});
         return;
     }
-    if (watcher_.isRunning()) {  // one job at a time; the newest state runs next
+    if (awaiting_ || watcher_.isRunning()) {  // one job at a time; the newest state runs next
         pending_ = true;
         ++generation_;
         return;
@@ -286,6 +288,7 @@ void LayerTable::recompute() {
         }
     info_->setText(other ? tr("now: %1 · then: %2").arg(history_.front().name, otherName_) : history_.empty() ? QString() : tr("now: %1").arg(history_.front().name));
     running_ = ++generation_;
+    awaiting_ = true;
     auto program = doc_->programPtr();
     RecomputeSpec spec = doc_->spec();
     watcher_.setFuture(QtConcurrent::run([program, spec, layers = layers_, r, other]() mutable {

@@ -111,6 +111,7 @@ private:
     int planSerial_ = 0;
     quint64 generation_ = 0, running_ = 0;
     bool pending_ = false, syncing_ = false;
+    bool awaiting_ = false;  // a job started whose `finished` this thread has not handled yet
     QString otherName_;
 };
 

@@ -69,6 +69,7 @@ ProfilePanel::ProfilePanel(Document* doc, QWidget* parent)
     memoryView_->chart()->setTitle(tr("Memory over time (MiB live while each op runs)"));
     timeView_ = new QChartView(new QChart(), this);
     timeView_->chart()->setTitle(tr("Top 20 ops by time (ms)"));
+    timeView_->installEventFilter(this);
     summary_ = new QTableWidget(0, 2, this);
     summary_->setObjectName("profileSummary");
     summary_->setHorizontalHeaderLabels({tr("original"), tr("rewritten")});
@@ -265,13 +266,11 @@ void ProfilePanel::drawTimes(const exec::ProfileReport& r) {
         if (!rewrittenMs.count(o.op)) all.push_back(&o);
     auto slowest = [&](const exec::OpProfile* o) { return std::max(originalMs[o->op], rewrittenMs[o->op]); };
     std::stable_sort(all.begin(), all.end(), [&](auto* a, auto* b) { return slowest(a) > slowest(b); });
-    // As many rows as the plot has room for at a label's line height (20 rows squeezed the
-    // labels to elided slivers at 1366x768); the legend, the axis and its title take ~190 px.
     QFont rowFont = chart->font();
     rowFont.setPointSizeF(8);
-    const int rowHeight = QFontMetrics(rowFont).height() + 5;
-    const int rowsThatFit = std::clamp((timeView_->height() - 190) / rowHeight, 4, 20);
-    all.resize(std::min<size_t>(size_t(rowsThatFit), all.size()));
+    topOpRows_ = topOpRowsThatFit();
+    all.resize(std::min<size_t>(size_t(topOpRows_), all.size()));
+    chart->setTitle(tr("Top %1 ops by time (ms)").arg(all.size()));
     auto* setA = new QBarSet(tr("original"));
     auto* setB = new QBarSet(tr("rewritten"));
     QStringList names;
@@ -295,6 +294,22 @@ void ProfilePanel::drawTimes(const exec::ProfileReport& r) {
     chart->addAxis(axisX, Qt::AlignBottom);
     series->attachAxis(axisY);
     series->attachAxis(axisX);
+}
+
+int ProfilePanel::topOpRowsThatFit() const {
+    // As many rows as the plot has room for at a label's line height (20 rows squeezed the
+    // labels to elided slivers at 1366x768); the legend, the axis and its title take ~190 px.
+    QFont rowFont = timeView_->chart()->font();
+    rowFont.setPointSizeF(8);
+    const int rowHeight = QFontMetrics(rowFont).height() + 5;
+    return std::clamp((timeView_->height() - 190) / rowHeight, 4, 20);
+}
+
+bool ProfilePanel::eventFilter(QObject* watched, QEvent* event) {
+    // Fitted to the height the chart has now: a dock dragged taller shows more ops, a smaller
+    // window fewer, each label whole.
+    if (watched == timeView_ && event->type() == QEvent::Resize && report_ && topOpRowsThatFit() != topOpRows_) drawTimes(*report_);
+    return QWidget::eventFilter(watched, event);
 }
 
 void ProfilePanel::fillSummary(const exec::ProfileReport& r) {

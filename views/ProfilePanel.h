@@ -43,6 +43,12 @@ public:
     QPushButton* profileButton() const { return startButton_; }
     QPushButton* cancelButton() const { return cancelButton_; }
 
+    // Top-op rows the time chart shows: as many as fit its height (refitted on resize).
+    int topOpRows() const { return topOpRows_; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the time chart resized: refit its rows
+
 Q_SIGNALS:
     // ok: the runs finished (equivalent or not); message: the summary or the error.
     void finished(bool ok, const QString& message);
@@ -57,6 +63,7 @@ private:
     void drawMemory(const exec::ProfileReport& r);
     void drawTimes(const exec::ProfileReport& r);
     void fillSummary(const exec::ProfileReport& r);
+    int topOpRowsThatFit() const;
 
     Document* doc_;
     QPushButton* startButton_;
@@ -71,6 +78,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::shared_ptr<std::atomic<size_t>> done_, total_;
     std::optional<exec::ProfileReport> report_;
+    int topOpRows_ = 0;
 };
 
 }  // namespace rx

@@ -48,6 +48,10 @@ QString formatBytes(double bytes) {
     return sign + (u == 0 ? QString::number(int64_t(b)) : QString::number(b, 'f', b < 10 ? 2 : 1)) + " " + units[u];
 }
 
+QString layerHeldText(const LayerBytes& b) {
+    return QObject::tr("held %1\n%2 saved \u00B7 %3 recomp").arg(formatBytes(double(b.held))).arg(b.savedValues).arg(b.recomputedValues);
+}
+
 // ---------------------------------------------------------------- overview
 
 void ProgramOverview::split(uint32_t begin, uint32_t end, uint32_t parts, std::vector<Segment>& out) {
@@ -393,6 +397,40 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
     };
 
     QHash<int, int32_t> groupOfNode;  // layer group of each layer node
+    // The forward layer nodes that start a bundle: those of layers with forward ops (the Layers
+    // table's rows; not the "other" ops between forward and backward). Without a partition,
+    // every labelled forward group.
+    QSet<int> bundleFrom;
+    auto hasForwardLayer = [&](const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
+        if (!options.layers) return true;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e && pos < options.layers->groupOfPos.size(); ++pos)
+                if (const int32_t lg = options.layers->groupOfPos[pos]; lg >= 0 && options.layers->groups[size_t(lg)].fwdEnd > options.layers->groups[size_t(lg)].fwdBegin) return true;
+        return false;
+    };
+    // What the plan holds from each forward layer node: the sum over the layers it stands for.
+    QHash<int, LayerBytes> heldOfNode;
+    const bool layerFigures = options.layers && !marks.layerBytes.empty() && marks.layerBytes.size() == options.layers->groups.size();
+    auto layerFiguresOf = [&](const std::vector<std::pair<uint32_t, uint32_t>>& ranges) {
+        std::vector<uint8_t> counted(marks.layerBytes.size(), 0);
+        LayerBytes sum;
+        for (const auto& [b, e] : ranges)
+            for (uint32_t pos = b; pos < e && pos < options.layers->groupOfPos.size(); ++pos) {
+                const int32_t lg = options.layers->groupOfPos[pos];
+                if (lg < 0 || counted[size_t(lg)]) continue;
+                counted[size_t(lg)] = 1;
+                const LayerGroup& group = options.layers->groups[size_t(lg)];
+                if (group.fwdEnd <= group.fwdBegin) continue;  // no row of the table
+                const LayerBytes& l = marks.layerBytes[size_t(lg)];
+                sum.heldForBackward += l.heldForBackward;
+                sum.saved += l.saved;
+                sum.recomputed += l.recomputed;
+                sum.held += l.held;
+                sum.savedValues += l.savedValues;
+                sum.recomputedValues += l.recomputedValues;
+            }
+        return sum;
+    };
     for (const auto& seg : overview.segments()) {
         if (seg.expanded) {
             for (uint32_t pos = seg.begin; pos < seg.end && pos < opCount; ++pos) unitOfPos[pos] = addOpNode(pos);
@@ -423,15 +461,13 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
             // A layer: its name, and for the forward what the plan saves and recomputes there.
             n.title = seg.label;
             n.subtitle = span;
-            if (!split.isBackward(seg.begin) && !marks.valueSaved.empty()) {
-                int64_t saved = 0, recomputedBytes = 0;
-                for (const auto& [b, e] : ranges)
-                    for (uint32_t pos = b; pos < e; ++pos)
-                        for (ValueId r : program.op(global.ops[pos]).results) {
-                            if (PlanMarks::at(marks.valueSaved, r)) saved += program.valueBytes(r);
-                            else if (PlanMarks::at(marks.valueRecomputed, r)) recomputedBytes += program.valueBytes(r);
-                        }
-                n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(saved)), formatBytes(double(recomputedBytes)));
+            if (!split.isBackward(seg.begin) && hasForwardLayer(ranges)) {
+                bundleFrom.insert(int(g.nodes.size()));
+                if (layerFigures) {
+                    const LayerBytes sum = layerFiguresOf(ranges);
+                    heldOfNode.insert(int(g.nodes.size()), sum);
+                    n.subtitle = QObject::tr("saved %1 · recomp %2").arg(formatBytes(double(sum.saved)), formatBytes(double(sum.recomputed)));
+                }
             }
         }
         if (seg.group >= 0) groupOfNode.insert(int(g.nodes.size()), seg.group);
@@ -450,7 +486,8 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         for (size_t i = 0; i < top.size() && i < 8; ++i)
             tip += QStringLiteral("<br>%1 × %2").arg(top[i].first).arg(QString::fromUtf8(top[i].second.data(), qsizetype(top[i].second.size())));
         n.tooltip = tip;
-        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 7.5) + 30);
+        // The subtitle is drawn at 7.2 pt: 8.5 pt's estimate leaves it whole ("saved … · recomp …").
+        n.width = seg.label.isEmpty() ? 170 : std::max(190.0, estimateTextWidth(n.subtitle, 8.5) + 30);
         n.height = 40;
         n.cluster = clusterOf(seg.begin);
         const int idx = int(g.nodes.size());
@@ -561,13 +598,20 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
         // A layer's forward → its own backward: the bytes the backward holds from it, always drawn.
         auto layerBundle = [&](const VisualEdge& e) {
             const int32_t a = groupOfNode.value(e.from, -1);
-            return a >= 0 && a == groupOfNode.value(e.to, -2) && !(g.nodes[e.from].flags & kFlagBackward) && (g.nodes[e.to].flags & kFlagBackward);
+            return a >= 0 && a == groupOfNode.value(e.to, -2) && bundleFrom.contains(e.from) && !(g.nodes[e.from].flags & kFlagBackward) &&
+                   (g.nodes[e.to].flags & kFlagBackward);
+        };
+        // A bundle's bytes: what the plan holds from the layer (the Layers table's "held"),
+        // else, without a plan, what the backward reads from it.
+        auto bundleBytes = [&](size_t i) {
+            const auto it = heldOfNode.constFind(g.edges[i].from);
+            return it != heldOfNode.cend() ? it->held : edgeBytes[i];
         };
         int64_t maxBundle = 1;
         size_t bundles = 0;
         for (size_t i = 0; i < g.edges.size(); ++i)
             if (layerBundle(g.edges[i])) {
-                maxBundle = std::max(maxBundle, edgeBytes[i]);
+                maxBundle = std::max(maxBundle, bundleBytes(i));
                 ++bundles;
             }
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -590,14 +634,16 @@ VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& ove
                 e.dashed = true;
             }
             if (layerBundle(e)) {
-                // The bytes this layer's backward holds from its forward: the bundle's width
+                // The bytes the plan holds from this layer for the backward: the bundle's width
                 // and label. Its two ends share a rank, so it is one straight horizontal line.
                 e.dashed = false;
                 e.color = pal.savedFill;
-                e.width = 1.0 + 7.0 * double(edgeBytes[order[k]]) / double(maxBundle);
-                e.label = QObject::tr("%1 held").arg(formatBytes(double(edgeBytes[order[k]])));
+                e.width = 1.0 + 7.0 * double(bundleBytes(order[k])) / double(maxBundle);
+                const auto held = heldOfNode.constFind(e.from);
+                e.label = held != heldOfNode.cend() ? layerHeldText(*held)
+                                                    : QObject::tr("backward reads\n%1").arg(formatBytes(double(edgeBytes[order[k]])));
                 e.weight = 4;
-                e.minLength = 7;  // room for the label between the clusters
+                e.minLength = 9;  // room for the label between the clusters (a comparison label is ~30 characters)
                 g.sameRank.push_back({e.from, e.to});
             } else if (bundles > 0 && (g.nodes[e.to].flags & kFlagBackward)) {
                 // The backward runs bottom-up beside its forward: its own edges must not push ranks.

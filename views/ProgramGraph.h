@@ -32,6 +32,9 @@ struct PlanMarks {
     std::vector<uint8_t> opClone;       // rewritten program: the op is a clone
     std::vector<double> valueWeight;    // for the weight overlay (<0 = unknown)
     std::vector<double> valueDistance;  // for the distance overlay (<0 = unknown)
+    // Per group of ProgramViewOptions::layers: what the plan holds there (layerBytes(), the
+    // Layers table's figures). Labels and sizes each layer's bundle; empty = no plan.
+    std::vector<LayerBytes> layerBytes;
     static bool at(const std::vector<uint8_t>& v, uint32_t i) { return i < v.size() && v[i]; }
 };
 
@@ -90,6 +93,8 @@ struct ProgramViewOptions {
     ProgramSplit split;
     Overlay overlay = Overlay::None;
     int showValues = -1;  // -1 auto (when <= 250 ops shown), 0 off, 1 on
+    // The layers of the program shown (of its global block's positions); null when none.
+    const LayerPartition* layers = nullptr;
 };
 
 VisualGraph buildProgramGraph(const Program& program, const ProgramOverview& overview,
@@ -123,5 +128,8 @@ QString shortOpName(std::string_view name);
 // "4096×4096 f32"
 QString typeSummary(const Program& program, ValueId v);
 QString formatBytes(double bytes);
+// A layer bundle's label: "held 54.0 KiB" over "6 saved · 16 recomp" (values), two lines so
+// it fits between a layer's forward and backward groups.
+QString layerHeldText(const LayerBytes& bytes);
 
 }  // namespace rx

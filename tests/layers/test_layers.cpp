@@ -3,6 +3,8 @@
 // group, layer k's backward reading layer k's forward), on name scopes (struct_name,
 // PyTorch-style parameter names) and op_role, and on the torch-joint corpus.
 #include <QtTest>
+#include <map>
+#include <set>
 
 #include "algorithms/Layers.h"
 #include "algorithms/Solver.h"
@@ -77,6 +79,47 @@ private Q_SLOTS:
             if (part.groups[k].kind == LayerGroup::Kind::Layer) perLayer.push_back(lb[k].heldForBackward);
         qInfo("held for backward per layer: first %lld, last %lld", (long long)perLayer.front(), (long long)perLayer.back());
         QVERIFY(perLayer.size() < 3 || perLayer[1] == perLayer[perLayer.size() - 2]);  // inner layers alike
+
+        // The same layers on the rewritten program: originals keep their group, each clone is in
+        // the group of the first non-clone op that reads it (the backward it serves).
+        QVERIFY(r.rewritten && !r.clones.empty());
+        const Program& rp = *r.rewritten;
+        const LayerPartition rpart = layersOfRewritten(part, p, rp);
+        const auto& rops = rp.globalBlock().ops;
+        QCOMPARE(rpart.groupOfPos.size(), rops.size());
+        QCOMPARE(rpart.groups.size(), part.groups.size());
+        std::set<OpId> clones(r.clones.begin(), r.clones.end());
+        std::map<OpId, uint32_t> rpos;
+        for (uint32_t i = 0; i < rops.size(); ++i) rpos[rops[i]] = i;
+        for (uint32_t i = 0; i < ops.size(); ++i) QCOMPARE(rpart.groupOfPos[rpos.at(ops[i])], part.groupOfPos[i]);
+        size_t readByTheirGroup = 0;
+        for (OpId c : r.clones) {
+            OpId reader = kNoId;  // the earliest non-clone reader of the clone's results, through clones
+            std::vector<OpId> todo{c};
+            std::set<OpId> seen;
+            while (!todo.empty()) {
+                const OpId op = todo.back();
+                todo.pop_back();
+                if (!seen.insert(op).second) continue;
+                for (ValueId v : rp.op(op).results)
+                    for (const Use& u : rp.uses(v)) {
+                        if (u.ancestor == kNoId || rp.op(u.ancestor).parentBlock != Program::kGlobalBlock) continue;
+                        if (clones.count(u.ancestor)) todo.push_back(u.ancestor);
+                        else if (reader == kNoId || rpos.at(u.ancestor) < rpos.at(reader)) reader = u.ancestor;
+                    }
+            }
+            QVERIFY(reader != kNoId);
+            QVERIFY(rpart.groupOfPos[rpos.at(c)] >= 0);
+            readByTheirGroup += rpart.groupOfPos[rpos.at(c)] == rpart.groupOfPos[rpos.at(reader)];
+        }
+        QCOMPARE(readByTheirGroup, r.clones.size());
+        uint32_t bwdBefore = 0, bwdAfter = 0;
+        for (size_t k = 0; k < part.groups.size(); ++k) {
+            bwdBefore += part.groups[k].backwardOps;
+            bwdAfter += rpart.groups[k].backwardOps;
+            QCOMPARE(rpart.groups[k].fwdBegin, part.groups[k].fwdBegin);
+        }
+        QCOMPARE(size_t(bwdAfter), size_t(bwdBefore) + r.clones.size());
     }
 
     void torchJointCorpus() {

@@ -51,6 +51,7 @@
 #include "views/MemoryView.h"
 #include "views/ParetoPanel.h"
 #include "views/VerifyAsync.h"
+#include "support/ExplorerWindow.h"
 
 using namespace rx;
 
@@ -77,12 +78,9 @@ QString shownText(const QLabel* label) {
 }
 }  // namespace
 
-class DailyTest : public QObject {
+class DailyTest : public testing::ExplorerWindowTest {
     Q_OBJECT
-    MainWindow* window_ = nullptr;
-    QTemporaryDir tmp_;
 
-    Document* doc() { return window_->document(); }
     void waitSolved() { QVERIFY(doc()->waitForSolve(30000)); }
     QLabel* bannerLabel() {
         auto* banner = window_->findChild<QWidget*>("errorBanner");
@@ -101,49 +99,11 @@ class DailyTest : public QObject {
         QWidget* focus = QApplication::focusWidget();
         QTest::keyClick(focus && focus->window() == window_ ? focus : window_, Qt::Key_Z, Qt::ControlModifier);
     }
-    // A generated `layers`-layer transformer with its spec, opened and solved.
-    void openZooTransformer(int layers) {
-        zoo::ZooOptions o;
-        o.model = "transformer";
-        o.layers = layers;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        const QString path = tmp_.path() + QStringLiteral("/zoo%1.pir").arg(layers);
-        writeProgramFile(*g.program, path.toStdString());
-        writeFileAtomic((tmp_.path() + QStringLiteral("/zoo%1.spec.json").arg(layers)).toStdString(), zoo::specJson(g));
-        QVERIFY(window_->openFile(path));
-        waitSolved();
-        QVERIFY(doc()->result() && doc()->result()->ok());
-    }
-    ParetoPanel* planFrontier() {
-        auto* pareto = window_->findChild<ParetoPanel*>();
-        if (!pareto) return nullptr;
-        window_->showTab("pareto");
-        QTest::qWait(50);
-        if (!QTest::qWaitFor([&] { return !pareto->busy() && pareto->frontierCount() > 1; }, 60000)) return nullptr;
-        return pareto;
-    }
-    // Clicks frontier point `index` of the Memory Budget chart with the mouse.
-    bool clickPlanPoint(ParetoPanel* pareto, size_t index) {
-        QChartView* view = pareto->chartView();
-        QChart* chart = view->chart();
-        QScatterSeries* points = nullptr;
-        for (QAbstractSeries* s : chart->series())
-            if (s->name() == "budget plans") points = qobject_cast<QScatterSeries*>(s);
-        if (!points || int(index) >= points->count()) return false;
-        const QPointF at = chart->mapToPosition(points->at(int(index)), points);
-        const QPoint pos = view->mapFromScene(chart->mapToScene(at));
-        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, pos);
-        return true;
-    }
 
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        window_ = new MainWindow(nullptr, false);
-        window_->resize(1560, 960);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_));
+        showWindow();
         window_->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(window_));
         openTransformer();

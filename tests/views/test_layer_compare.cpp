@@ -1,33 +1,24 @@
-// Issue 23 item 9: "compare with" in the Layers dock shows both plans side by side on each layer
-// of the Program tab's layer overview (held now and then, Δ, what moved), with the table's figures.
+// Issue 23 items 5 and 9: each layer's bundle in the Program tab's overview says what the
+// Layers table's row says the plan holds there (seed plan and an applied budget plan), and
+// "compare with" shows both plans side by side on each layer (held now and then, Δ, what
+// moved), with the table's figures, on the original's and the rewritten program's overview.
 
 #include <QComboBox>
 #include <QDockWidget>
-#include <QChart>
-#include <QChartView>
 #include <QGraphicsScene>
-#include <QScatterSeries>
+#include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QtTest>
 #include <map>
 
-#include "algorithms/zoo/ModelZoo.h"
-#include "model/FileIO.h"
-#include "model/PirWriter.h"
+#include "support/ExplorerWindow.h"
 #include "views/GraphViews.h"
 #include "views/LayerTable.h"
-#include "views/MainWindow.h"
-#include "views/ParetoPanel.h"
 
 using namespace rx;
 
-class LayerCompareTest : public QObject {
+class LayerCompareTest : public testing::ExplorerWindowTest {
     Q_OBJECT
-    MainWindow* window_ = nullptr;
-    QTemporaryDir tmp_;
-
-    Document* doc() { return window_->document(); }
 
     // The overview's bundle from a layer's forward group to its backward: the layer's label.
     static std::vector<const EdgeItem*> bundleItems(GraphCanvas* canvas, uint32_t firstPos) {
@@ -44,53 +35,71 @@ class LayerCompareTest : public QObject {
         return out;
     }
 
+    // Each layer's bundle says what the Layers table's row says the plan holds there: the
+    // bytes (the Held cell), the saved and recomputed values; wider where it holds more.
+    void bundlesShowTheTablesHeld(const char* plan) {
+        auto* table = window_->findChild<LayerTable*>();
+        ProgramView* program = window_->programView();
+        QVERIFY(window_->showTab("layers"));
+        QVERIFY(window_->showTab("program"));
+        GraphCanvas* canvas = program->canvas();
+        QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && !table->busy() && table->model()->rowCount() > 0, 30000);
+        QVERIFY(!program->inLayerView() && !program->showingRewritten());
+        // The first byte figure a label shows ("54.0 KiB"), whatever words stand around it.
+        static const QRegularExpression figure(QStringLiteral("(\\d+(?:\\.\\d+)? (?:B|KiB|MiB|GiB|TiB))"));
+        std::vector<std::pair<int64_t, double>> heldAndWidth;
+        for (int r = 0; r < table->model()->rowCount(); ++r) {
+            const LayerRow& row = table->model()->rows()[size_t(r)];
+            const auto items = bundleItems(canvas, row.firstPos);
+            if (row.name.startsWith("embedding")) {  // its values feed layer 0: it may have no bundle of its own
+                if (items.empty()) continue;
+            }
+            QVERIFY2(items.size() == 1, qPrintable(QStringLiteral("%1 (%2): %3 bundles").arg(row.name, plan).arg(items.size())));
+            const VisualEdge& e = items.front()->edge();
+            const QString held = table->model()->index(r, LayerTableModel::Held).data(Qt::DisplayRole).toString();
+            QCOMPARE(figure.match(e.label).captured(1), held);
+            QCOMPARE(e.label, QStringLiteral("held %1\n%2 saved \u00B7 %3 recomp").arg(held).arg(row.bytes.savedValues).arg(row.bytes.recomputedValues));
+            heldAndWidth.emplace_back(row.bytes.held, e.width);
+        }
+        QVERIFY2(heldAndWidth.size() >= 5, plan);  // 4 layers and the head at least
+        bool differ = false;
+        for (const auto& [ha, wa] : heldAndWidth)
+            for (const auto& [hb, wb] : heldAndWidth) {
+                if (ha < hb) QVERIFY(wa < wb);
+                if (ha == hb) QCOMPARE(wa, wb);
+                differ |= ha != hb;
+            }
+        QVERIFY(differ);
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(tmp_.isValid());
-        window_ = new MainWindow(nullptr, false);
-        window_->resize(1560, 960);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_));
-        zoo::ZooOptions o;
-        o.model = "transformer";
-        o.layers = 4;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        const QString path = tmp_.path() + "/zoo4.pir";
-        writeProgramFile(*g.program, path.toStdString());
-        writeFileAtomic((tmp_.path() + "/zoo4.spec.json").toStdString(), zoo::specJson(g));
-        QVERIFY(window_->openFile(path));
-        QVERIFY(doc()->waitForSolve(30000));
-        QVERIFY(doc()->result() && doc()->result()->ok());
+        showWindow();
+        openZooTransformer(4);
     }
     void cleanupTestCase() { delete window_; }
+
+    // Issue 23 item 5: one provider for what a layer holds, the bundle's label and the table.
+    void bundlesShowTheSeedPlansHeld() { bundlesShowTheTablesHeld("seed plan"); }
+    void bundlesFollowAnAppliedPlan() {
+        const auto before = doc()->result();
+        applyLowestPeakPlan();
+        QVERIFY(doc()->result() != before);
+        bundlesShowTheTablesHeld("budget plan");
+    }
 
     void overviewLabelsShowTheComparedPlan() {
         auto* table = window_->findChild<LayerTable*>();
         auto* program = window_->findChild<ProgramView*>();
         QVERIFY(table && program);
-        const auto before = doc()->result();
-        // A second plan: the lowest-peak point of the Memory Budget frontier, clicked.
-        auto* pareto = window_->findChild<ParetoPanel*>();
-        QVERIFY(pareto);
-        window_->showTab("pareto");
-        QVERIFY(QTest::qWaitFor([&] { return !pareto->busy() && pareto->frontierCount() > 1; }, 60000));
-        QChartView* view = pareto->chartView();
-        QScatterSeries* points = nullptr;
-        for (QAbstractSeries* s : view->chart()->series())
-            if (s->name() == "budget plans") points = qobject_cast<QScatterSeries*>(s);
-        QVERIFY(points && points->count() > 1);
-        const QPointF at = view->chart()->mapToPosition(points->at(points->count() - 1), points);
-        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(view->chart()->mapToScene(at)));
-        QTRY_VERIFY_WITH_TIMEOUT(doc()->result() != before, 30000);
-        QVERIFY(doc()->waitForSolve(30000));
-
+        QVERIFY(table->history().size() >= 2);  // the seed's plan and the applied budget plan
         QVERIFY(window_->showTab("layers"));
         QVERIFY(window_->showTab("program"));
         GraphCanvas* canvas = program->canvas();
         QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && !table->busy(), 30000);
         QVERIFY(!program->inLayerView());
-        // Before a comparison: the plain "… held" label.
+        // Before a comparison: the plain "held …" label.
         std::map<uint32_t, QString> plain;
         for (const LayerRow& row : table->model()->rows())
             for (const EdgeItem* e : bundleItems(canvas, row.firstPos)) {
@@ -127,14 +136,35 @@ private Q_SLOTS:
         }
         QCOMPARE(checked, plain.size());
         QVERIFY2(coloured > 0, "no layer got lighter or heavier between the two plans");
-        if (const QByteArray shot = qgetenv("RX_LAYER_COMPARE_SHOT"); !shot.isEmpty()) {
-            // The picture: the overview's layers tall enough to read, the table below.
-            if (auto* dock = window_->findChild<QDockWidget*>("layersDock")) window_->resizeDocks({dock}, {250}, Qt::Vertical);
-            canvas->setOverlayCollapsed(GraphCanvas::Overlay::Legend, true);
-            QTest::qWait(100);
-            canvas->fitReadable();
-            QTest::qWait(200);
-            QVERIFY(window_->grab().save(QString::fromLocal8Bit(shot)));
+        // The rewritten program's overview shows the same layers with the same labels.
+        program->setShowRewritten(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && canvas->graph().title.startsWith("Rewritten"), 30000);
+        QVERIFY(!program->rewrittenOverview().whole());
+        QCOMPARE(program->rewrittenLayers().groups.size(), program->layers().groups.size());
+        size_t rewrittenChecked = 0;
+        for (const LayerRow& row : table->model()->rows()) {
+            if (!plain.count(row.firstPos)) continue;
+            const auto items = bundleItems(canvas, row.firstPos);
+            QVERIFY2(items.size() == 1, qPrintable(QStringLiteral("%1: %2 bundles on the rewritten overview").arg(row.name).arg(items.size())));
+            QCOMPARE(items.front()->edge().label, layerComparisonText(row));
+            ++rewrittenChecked;
+        }
+        QCOMPARE(rewrittenChecked, plain.size());
+        program->setShowRewritten(false);
+        QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayingOut() && !canvas->graph().title.startsWith("Rewritten"), 30000);
+
+        if (const QString dir = qEnvironmentVariable("RX_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            // The picture: the overview's layers tall enough to read, the table below, at both sizes.
+            for (const QSize size : {QSize(1560, 960), QSize(1366, 768)}) {
+                window_->resize(size);
+                QTest::qWait(200);
+                if (auto* dock = window_->findChild<QDockWidget*>("layersDock")) window_->resizeDocks({dock}, {size.height() / 4}, Qt::Vertical);
+                QTest::qWait(100);
+                canvas->fitReadable();
+                QTest::qWait(400);
+                QVERIFY(window_->grab().save(dir + QStringLiteral("/explorer-overview-compare-%1x%2.png").arg(size.width()).arg(size.height())));
+            }
+            window_->resize(1560, 960);
         }
 
         // Clearing the choice restores the plain labels.

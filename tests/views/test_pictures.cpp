@@ -336,11 +336,11 @@ private Q_SLOTS:
         }
         QCOMPARE(fwd, 12);
         QVERIFY(bwd >= 12);
-        // One bundled edge per layer from its forward to its backward, labelled with the bytes held.
+        // One bundled edge per layer from its forward to its backward, labelled with the bytes the plan holds.
         const VisualGraph& g = view->canvas()->graph();
         int bundles = 0;
         for (const VisualEdge& e : g.edges)
-            if (g.nodes[size_t(e.from)].title.startsWith("layer 3 · forward") && g.nodes[size_t(e.to)].title.startsWith("layer 3 · backward") && e.label.endsWith("held"))
+            if (g.nodes[size_t(e.from)].title.startsWith("layer 3 · forward") && g.nodes[size_t(e.to)].title.startsWith("layer 3 · backward") && e.label.startsWith("held "))
                 ++bundles;
         QVERIFY(bundles >= 1);
         // Expand a layer, collapse it again.

@@ -59,6 +59,24 @@ private Q_SLOTS:
         QCOMPARE(t->item(2, 1)->text(), QString("yes"));
         QVERIFY(panel.status().contains("equivalent"));
         QVERIFY(panel.profileButton()->isEnabled());
+
+        // The rows follow the panel's height: shrunk, fewer ops, each row still a text line
+        // tall; grown back, the 20 again.
+        auto topBars = [&] {
+            auto* s = qobject_cast<QHorizontalBarSeries*>(panel.timeChart()->series().value(0));
+            return s && !s->barSets().isEmpty() ? s->barSets().at(0)->count() : -1;
+        };
+        panel.resize(1200, 520);
+        QTRY_VERIFY2(topBars() >= 4 && topBars() < 20, qPrintable(QString::number(topBars())));
+        QBarCategoryAxis* names = nullptr;
+        for (QAbstractAxis* a : panel.timeChart()->axes(Qt::Vertical)) names = qobject_cast<QBarCategoryAxis*>(a);
+        QVERIFY(names);
+        QCOMPARE(names->count(), topBars());
+        const QFontMetricsF fm(names->labelsFont());
+        QTRY_VERIFY2(panel.timeChart()->plotArea().height() / names->count() >= fm.height(),
+                     qPrintable(QStringLiteral("%1 px a row for %2 px text").arg(panel.timeChart()->plotArea().height() / names->count()).arg(fm.height())));
+        panel.resize(1200, 1400);
+        QTRY_COMPARE(topBars(), 20);
     }
     void cancelStopsTheRun() {
         Document doc;

@@ -1462,6 +1462,16 @@ TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& ind, const
     return p;
 }
 
+GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount) {
+    GatherGeom g;
+    g.axis = gatherAxis(s, x.size());
+    if (x.empty()) s.fail("gather from a 0-d tensor");
+    lanesOf(x, static_cast<int64_t>(g.axis), g.outer, g.n, g.inner);
+    g.outDims = x;
+    g.outDims[g.axis] = indexCount;
+    return g;
+}
+
 GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index) {
     if (index.empty()) s.fail("gather_nd index must have rank >= 1");
     GatherNdGeom g;

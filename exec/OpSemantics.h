@@ -313,6 +313,14 @@ struct TopkParams {
 };
 TopkParams topkParams(const OpSite& s, const Dims& x);
 TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& indices, const Dims& outGrad);
+// gather / index_select (x, index[, axis]) {axis}: the axis (gatherAxis), its lanes and the
+// result dims (the axis replaced by the index count).
+struct GatherGeom {
+    size_t axis = 0;
+    int64_t outer = 1, n = 1, inner = 1;
+    Dims outDims;
+};
+GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount);
 // gather_nd (x, index): the index depth, the rows it picks, the elements each copies, result dims.
 struct GatherNdGeom {
     int64_t depth = 0, rows = 0, inner = 1;

@@ -30,10 +30,11 @@ void im2col(const Conv2dGeom& g, const W* x, int64_t channels, int64_t c0, int64
         for (int64_t a = 0; a < g.kh; ++a)
             for (int64_t b = 0; b < g.kw; ++b) {
                 W* row = col + ((ic * g.kh + a) * g.kw + b) * nc;
-                for (int64_t e = c0; e < c0 + nc; ++e) {
-                    const int64_t i = e / g.ow, j = e % g.ow;
+                int64_t i = c0 / g.ow, j = c0 % g.ow;  // output pixel of column e, stepped along
+                for (int64_t e = 0; e < nc; ++e) {
                     const int64_t h = i * g.sh - g.ph0 + a * g.dh, w = j * g.sw - g.pw0 + b * g.dw;
-                    row[e - c0] = (h >= 0 && h < g.h && w >= 0 && w < g.w) ? x[(ic * g.h + h) * g.w + w] : W(0);
+                    row[e] = (h >= 0 && h < g.h && w >= 0 && w < g.w) ? x[(ic * g.h + h) * g.w + w] : W(0);
+                    if (++j == g.ow) { j = 0; ++i; }
                 }
             }
 }
@@ -45,10 +46,11 @@ void col2im(const Conv2dGeom& g, const W* dcol, int64_t channels, int64_t c0, in
         for (int64_t a = 0; a < g.kh; ++a)
             for (int64_t b = 0; b < g.kw; ++b) {
                 const W* row = dcol + ((ic * g.kh + a) * g.kw + b) * nc;
-                for (int64_t e = c0; e < c0 + nc; ++e) {
-                    const int64_t i = e / g.ow, j = e % g.ow;
+                int64_t i = c0 / g.ow, j = c0 % g.ow;
+                for (int64_t e = 0; e < nc; ++e) {
                     const int64_t h = i * g.sh - g.ph0 + a * g.dh, w = j * g.sw - g.pw0 + b * g.dw;
-                    if (h >= 0 && h < g.h && w >= 0 && w < g.w) dx[(ic * g.h + h) * g.w + w] += row[e - c0];
+                    if (h >= 0 && h < g.h && w >= 0 && w < g.w) dx[(ic * g.h + h) * g.w + w] += row[e];
+                    if (++j == g.ow) { j = 0; ++i; }
                 }
             }
 }

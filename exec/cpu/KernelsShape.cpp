@@ -162,21 +162,16 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.gather"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
-        size_t axis = gatherAxis(c, x.dims.size());
-        Dims od = x.dims;
-        od[axis] = index.numel();
-        int64_t outer = 1, inner = 1;
-        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
-        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
+        const GatherGeom g = gatherGeometry(c, x.dims, index.numel());
         const IndexView at(index);
-        Tensor out(x.dtype, od);
+        Tensor out(x.dtype, g.outDims);
         const size_t eb = static_cast<size_t>(dtypeBytes(x.dtype));
-        for (int64_t o = 0; o < outer; ++o)
+        for (int64_t o = 0; o < g.outer; ++o)
             for (int64_t j = 0; j < index.numel(); ++j) {
                 const int64_t v = at[j];
-                if (v < 0 || v >= x.dims[axis]) c.fail("gather index out of range");
-                std::memcpy(out.bytes.data() + (o * index.numel() + j) * inner * eb,
-                            x.bytes.data() + (o * x.dims[axis] + v) * inner * eb, inner * eb);
+                if (v < 0 || v >= g.n) c.fail("gather index out of range");
+                std::memcpy(out.bytes.data() + (o * index.numel() + j) * g.inner * eb,
+                            x.bytes.data() + (o * g.n + v) * g.inner * eb, g.inner * eb);
             }
         c.setOut(0, std::move(out));
     };

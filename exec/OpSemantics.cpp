@@ -1455,4 +1455,239 @@ ProgramCheck checkProgram(const Program& program, const RunLimits& limits, const
     return Checker(program, limits).run(residentValues);
 }
 
+// ---------- parameters of the conv/pool, attention, indexing and scan kernels ----------
+namespace {
+// outer x n x inner of `d` around `axis` (n = 1 for a 0-d d).
+void lanesOf(const Dims& d, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner) {
+    outer = 1; inner = 1;
+    n = d.empty() ? 1 : d[static_cast<size_t>(axis)];
+    for (int64_t i = 0; i < axis && i < static_cast<int64_t>(d.size()); ++i) outer *= d[static_cast<size_t>(i)];
+    for (size_t i = static_cast<size_t>(axis) + 1; i < d.size(); ++i) inner *= d[i];
+}
+}  // namespace
+
+PoolGeom maxPoolWithIndexGeometry(const OpSite& s, const Dims& x) {
+    PoolGeom g = pool2dGeometry(s.o, x, s.attrInts("kernel_size"), s.failFn());
+    if (g.avg) s.fail("attribute pooling_type: max_pool2d_with_index is a max pool");
+    return g;
+}
+
+InterpParams interpParams(const OpSite& s, const Dims& xd) {
+    if (xd.size() != 4) s.fail("interpolate needs a 4-d NCHW input, got " + dimsString(xd));
+    if (s.attrString("data_format", "NCHW") != "NCHW") s.fail("attribute data_format: only NCHW interpolation is supported");
+    InterpParams p;
+    p.n = xd[0]; p.ch = xd[1]; p.h = xd[2]; p.w = xd[3];
+    if (p.h <= 0 || p.w <= 0) s.fail("interpolate of an empty input " + dimsString(xd));
+    if (const Attribute* a = s.attr("scale"); a && a->kind == Attribute::Kind::Array)
+        for (const Attribute& e : a->elements)
+            p.scales.push_back(e.kind == Attribute::Kind::Float || e.kind == Attribute::Kind::Double ? e.floatValue : static_cast<double>(e.intValue));
+    int64_t oh = s.attrInt("out_h", 0), ow = s.attrInt("out_w", 0);
+    if (s.has(1)) { Dims v = s.ints(1); if (v.size() != 2) s.fail("out_size must hold 2 values"); oh = v[0]; ow = v[1]; }
+    else if (s.operandCount() > 2 && s.has(2)) { Dims v = s.ints(2); if (v.size() != 2) s.fail("size_tensor must hold 2 values"); oh = v[0]; ow = v[1]; }
+    else if ((oh <= 0 || ow <= 0) && !p.scales.empty()) {
+        const double sh = p.scales[0], sw = p.scales.size() > 1 ? p.scales[1] : p.scales[0];
+        if (!(sh > 0) || !(sw > 0)) s.fail("attribute scale must be > 0");
+        oh = static_cast<int64_t>(static_cast<double>(p.h) * sh);
+        ow = static_cast<int64_t>(static_cast<double>(p.w) * sw);
+    }
+    if (oh <= 0 || ow <= 0) s.fail("output size " + std::to_string(oh) + "x" + std::to_string(ow) + " must be > 0 (out_h/out_w, out_size or scale)");
+    p.oh = oh; p.ow = ow;
+    p.alignCorners = s.attrBool("align_corners", true);
+    p.alignMode = s.attrInt("align_mode", 1);
+    return p;
+}
+
+FlashAttnParams flashAttnParams(const OpSite& s, bool grad) {
+    const std::string op = grad ? "flash_attn_grad" : "flash_attn";
+    const Dims q = s.operandDims(0), k = s.operandDims(1), v = s.operandDims(2);
+    if (q.size() != 4 || k.size() != 4 || v != k)
+        s.fail(op + " needs q [b,sq,h,d] and k, v [b,sk,hk,d] of one shape, got " + dimsString(q) + ", " + dimsString(k) + ", " + dimsString(v));
+    FlashAttnParams p;
+    p.b = q[0]; p.sq = q[1]; p.h = q[2]; p.d = q[3]; p.sk = k[1]; p.hk = k[2];
+    if (k[0] != p.b || k[3] != p.d || p.hk <= 0 || p.h % p.hk) s.fail(op + ": k/v batch, heads or head_dim do not match q");
+    if (grad) {
+        const Dims out = s.operandDims(3), lse = s.operandDims(4), g = s.operandDims(7);
+        if (out != q || g != q) s.fail("out " + dimsString(out) + " and out_grad " + dimsString(g) + " must have q's shape " + dimsString(q));
+        if (numelOf(lse) != p.b * p.h * p.sq)
+            s.fail("softmax_lse " + dimsString(lse) + " must hold b*h*sq = " + std::to_string(p.b * p.h * p.sq) + " values");
+    }
+    const double dropout = s.attrFloat("dropout", 0.0);
+    if (dropout != 0.0 && (grad || !s.attrBool("is_test", false)))
+        s.fail("attribute dropout = " + std::to_string(dropout) + ": flash_attn dropout cannot be reproduced on the CPU");
+    p.causal = s.attrBool("causal", false);
+    p.scale = 1.0 / std::sqrt(static_cast<double>(p.d));
+    p.maskOperand = grad ? 6 : 4;
+    if (s.operandCount() > p.maskOperand && s.has(p.maskOperand)) {
+        const Dims m = s.operandDims(p.maskOperand);
+        const int64_t n = numelOf(m);
+        p.maskLayout = n == p.sq * p.sk ? 1 : n == p.b * p.sq * p.sk ? 2 : n == p.b * p.h * p.sq * p.sk ? 3 : 0;
+        if (!p.maskLayout) s.fail("attn_mask " + dimsString(m) + " does not broadcast to [b, h, sq, sk]");
+    }
+    return p;
+}
+
+RotaryParams rotaryParams(const OpSite& s, bool grad) {
+    RotaryParams p;
+    p.sinAt = grad ? 0 : 3; p.cosAt = p.sinAt + 1; p.posAt = p.sinAt + 2; p.firstX = grad ? 3 : 0;
+    if (!s.has(p.firstX)) s.fail(std::string(grad ? "out_q_grad" : "q") + " (operand " + std::to_string(p.firstX) + ") is required");
+    const Dims xd = s.operandDims(p.firstX);
+    if (xd.size() != 4) s.fail("rotary embedding needs 4-d q [batch, seq, heads, head_dim], got " + dimsString(xd));
+    p.timeMajor = s.attrBool("time_major", false);
+    p.neox = s.attrBool("use_neox_rotary_style", true);
+    p.batch = p.timeMajor ? xd[1] : xd[0]; p.seq = p.timeMajor ? xd[0] : xd[1]; p.d = xd[3];  // xd[2]: heads
+    if (p.d <= 0 || p.d % 2) s.fail("head_dim " + std::to_string(p.d) + " must be even and > 0 for a rotary embedding");
+    if (s.has(p.sinAt) != s.has(p.cosAt)) s.fail("sin and cos must be given together");
+    p.hasSinCos = s.has(p.sinAt);
+    p.rows = p.seq;
+    if (p.hasSinCos) {
+        const Dims sd = s.operandDims(p.sinAt), cd = s.operandDims(p.cosAt);
+        if (sd != cd) s.fail("sin " + dimsString(sd) + " and cos " + dimsString(cd) + " differ");
+        const int64_t n = numelOf(sd);
+        if (n == 0 || n % p.d) s.fail("sin/cos " + dimsString(sd) + " do not hold rows of head_dim " + std::to_string(p.d));
+        p.rows = n / p.d;
+    }
+    p.hasPositions = s.has(p.posAt);
+    if (p.hasPositions) {
+        const Dims pd = s.operandDims(p.posAt);
+        if (numelOf(pd) != p.batch * p.seq)
+            s.fail("position_ids " + dimsString(pd) + " must hold batch*seq = " + std::to_string(p.batch * p.seq) + " values");
+    } else if (p.hasSinCos && p.rows != p.seq) {
+        s.fail("sin/cos hold " + std::to_string(p.rows) + " rows, expected seq = " + std::to_string(p.seq) + " (no position_ids)");
+    }
+    p.base = s.attrFloat("rotary_emb_base", 10000.0);
+    if (!p.hasSinCos && !(p.base > 0)) s.fail("attribute rotary_emb_base = " + std::to_string(p.base) + ": must be > 0");
+    return p;
+}
+
+CumsumParams cumsumParams(const OpSite& s, const Dims& x, bool grad) {
+    CumsumParams p;
+    const bool flatten = s.attrBool("flatten", false);
+    p.dims = flatten || x.empty() ? Dims{numelOf(x)} : x;
+    const int64_t axis = s.normAxis(s.intOr(grad ? 2 : 1, "axis", -1), p.dims.size());
+    lanesOf(p.dims, axis, p.outer, p.n, p.inner);
+    p.exclusive = s.attrBool("exclusive", false);
+    p.reverse = s.attrBool("reverse", false) != grad;  // the grad scans out_grad the other way
+    return p;
+}
+
+ArgExtremumParams argExtremumParams(const OpSite& s, const Dims& x) {
+    ArgExtremumParams p;
+    const bool flatten = s.attrBool("flatten", false), keep = s.attrBool("keepdims", false);
+    Dims dims = flatten ? Dims{numelOf(x)} : x;
+    if (dims.empty()) dims = {1};
+    const int64_t axis = s.normAxis(s.intOr(1, "axis", -1), dims.size());
+    lanesOf(dims, axis, p.outer, p.n, p.inner);
+    if (p.n <= 0) s.fail("argmax/argmin over an empty axis");
+    if (flatten) p.outDims = keep ? Dims(x.size(), 1) : Dims{};
+    else {
+        p.outDims = dims;
+        if (keep) p.outDims[static_cast<size_t>(axis)] = 1;
+        else p.outDims.erase(p.outDims.begin() + axis);
+    }
+    return p;
+}
+
+TopkParams topkParams(const OpSite& s, const Dims& x) {
+    TopkParams p;
+    p.k = s.intOr(1, "k", 1);
+    const int64_t axis = s.normAxis(s.attrInt("axis", -1), std::max<size_t>(x.size(), 1));
+    p.largest = s.attrBool("largest", true);
+    const Dims dims = x.empty() ? Dims{1} : x;
+    lanesOf(dims, axis, p.outer, p.n, p.inner);
+    if (p.k < 1 || p.k > p.n) s.fail("k = " + std::to_string(p.k) + " is outside [1, " + std::to_string(p.n) + "]");
+    p.outDims = dims;
+    p.outDims[static_cast<size_t>(axis)] = p.k;
+    return p;
+}
+
+TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& ind, const Dims& g) {
+    const Dims dims = x.empty() ? Dims{1} : x;
+    const int64_t axis = s.normAxis(s.attrInt("axis", -1), dims.size());
+    const Dims idims = ind.empty() ? Dims{1} : ind;
+    if (idims.size() != dims.size() || numelOf(g) != numelOf(ind))
+        s.fail("indices " + dimsString(ind) + " and out_grad " + dimsString(g) + " do not match x " + dimsString(x));
+    for (size_t i = 0; i < dims.size(); ++i)
+        if (static_cast<int64_t>(i) != axis && idims[i] != dims[i])
+            s.fail("indices " + dimsString(ind) + " do not match x " + dimsString(x) + " off the axis");
+    TopkParams p;
+    lanesOf(dims, axis, p.outer, p.n, p.inner);
+    p.k = idims[static_cast<size_t>(axis)];
+    p.outDims = x;
+    return p;
+}
+
+GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount) {
+    GatherGeom g;
+    g.axis = gatherAxis(s, x.size());
+    if (x.empty()) s.fail("gather from a 0-d tensor");
+    lanesOf(x, static_cast<int64_t>(g.axis), g.outer, g.n, g.inner);
+    g.outDims = x;
+    g.outDims[g.axis] = indexCount;
+    return g;
+}
+
+GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index) {
+    if (index.empty()) s.fail("gather_nd index must have rank >= 1");
+    GatherNdGeom g;
+    g.depth = index.back();
+    if (g.depth > static_cast<int64_t>(x.size())) s.fail("gather_nd index depth exceeds the rank");
+    g.outDims.assign(index.begin(), index.end() - 1);
+    g.outDims.insert(g.outDims.end(), x.begin() + g.depth, x.end());
+    for (size_t i = static_cast<size_t>(g.depth); i < x.size(); ++i) g.inner *= x[i];
+    g.rows = numelOf(Dims(index.begin(), index.end() - 1));
+    return g;
+}
+
+GatherGradParams gatherGradParams(const OpSite& s, const Dims& x, int64_t indexCount, const Dims& g) {
+    const int64_t axis = s.normAxis(s.intOr(3, "axis", 0), x.size());
+    GatherGradParams p;
+    lanesOf(x, axis, p.outer, p.n, p.inner);
+    if (numelOf(g) != p.outer * indexCount * p.inner) s.fail("out_grad " + dimsString(g) + " does not match the gathered shape");
+    return p;
+}
+
+bool scatterOverwrite(const OpSite& s) { return s.attrBool("overwrite", true); }
+
+PutAlongAxisParams putAlongAxisParams(const OpSite& s, const Dims& arr, const Dims& idx, const Dims& values) {
+    PutAlongAxisParams p;
+    p.axis = static_cast<size_t>(s.normAxis(s.attrInt("axis", 0), arr.size()));
+    const std::string reduce = s.attrString("reduce", "assign");
+    if (reduce == "add") p.reduce = PutAlongAxisParams::Reduce::Add;
+    else if (reduce == "mul" || reduce == "multiply") p.reduce = PutAlongAxisParams::Reduce::Multiply;
+    else if (reduce != "assign") s.fail("attribute reduce = \"" + reduce + "\": expected assign, add or mul");
+    if (idx.size() != arr.size()) s.fail("put_along_axis indices must have the rank of arr");
+    if (auto b = broadcastShapes(values, idx); !b || *b != idx)
+        s.fail("values " + dimsString(values) + " do not broadcast to the indices " + dimsString(idx));
+    return p;
+}
+
+PadParams padParams(const OpSite& s, const Dims& in) {
+    const Dims pads = s.attrInts("paddings");
+    if (pads.size() != 2 * in.size()) s.fail("attribute paddings = " + dimsString(pads) + ": expected 2 entries per dim of " + dimsString(in));
+    PadParams p;
+    p.before.assign(in.size(), 0);
+    p.outDims = in;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) s.fail("attribute paddings = " + dimsString(pads) + ": must be >= 0");
+        p.before[i] = pads[2 * i];
+        p.outDims[i] = in[i] + pads[2 * i] + pads[2 * i + 1];
+    }
+    if (s.program.opName(s.id) == "pd_op.pad") p.value = s.has(1) ? s.scalar(1) : s.attrFloat("pad_value", 0.0);
+    return p;
+}
+
+size_t unbindAxis(const OpSite& s, const Dims& x) {
+    if (x.empty()) s.fail("unbind of a 0-d tensor");
+    return static_cast<size_t>(s.normAxis(s.attrInt("axis", 0), x.size()));
+}
+
+size_t stackGradAxis(const OpSite& s, const Dims& g, size_t count) {
+    int64_t axis = s.attrInt("axis", 0);
+    if (axis < 0) axis += static_cast<int64_t>(g.size());
+    if (axis < 0 || axis >= static_cast<int64_t>(g.size()) || g[static_cast<size_t>(axis)] != static_cast<int64_t>(count))
+        s.fail("stack_grad: out_grad " + dimsString(g) + " does not stack " + std::to_string(count) + " tensors on axis " + std::to_string(axis));
+    return static_cast<size_t>(axis);
+}
+// ---------- end of the conv/pool, attention, indexing and scan parameters ----------
+
 }  // namespace rx::exec

@@ -363,4 +363,106 @@ ProgramCheck checkProgram(const Program& program, const RunLimits& limits, const
 // The error prefix for op `op`: "op 7 (pd_op.conv2d -> %12)".
 std::string opWhere(const Program& program, OpId op);
 
+// ---------- parameters of the conv/pool, attention, indexing and scan kernels ----------
+// Each op's attributes (and the operands standing in for them) read once with Paddle's
+// defaults and validated with a positioned message; the CPU kernels of these families take
+// these records and read no attribute themselves. An axis's lanes are outer x n x inner:
+// element (o, j, i) is at (o * n + j) * inner + i.
+// max_pool2d_with_index (and its shape check): pool2dGeometry with attribute kernel_size, a max pool.
+PoolGeom maxPoolWithIndexGeometry(const OpSite& s, const Dims& x);
+// bilinear_interp / nearest_interp (and grads) on NCHW x: the output size (operand 1
+// out_size, operand 2 size_tensor, attributes out_h / out_w, else scale) and the coordinate rule.
+struct InterpParams {
+    int64_t n = 0, ch = 0, h = 0, w = 0, oh = 0, ow = 0;
+    bool alignCorners = true;
+    int64_t alignMode = 1;
+    std::vector<double> scales;  // attribute scale ([h, w] or one for both), empty when unset
+};
+InterpParams interpParams(const OpSite& s, const Dims& x);
+// flash_attn / flash_attn_grad: q [b, sq, h, d], k and v [b, sk, hk, d] (h a multiple of hk),
+// the mask's layout, causal and the 1/sqrt(d) scale; dropout refused (training) as the CPU
+// cannot reproduce the GPU's stream. The grad also checks out, softmax_lse and out_grad.
+struct FlashAttnParams {
+    int64_t b = 0, sq = 0, h = 0, d = 0, sk = 0, hk = 0;
+    bool causal = false;
+    double scale = 1;
+    // attn_mask: 0 none, else the dims it holds: 1 [sq, sk], 2 [b, sq, sk], 3 [b, h, sq, sk].
+    int maskLayout = 0;
+    size_t maskOperand = 0;
+};
+FlashAttnParams flashAttnParams(const OpSite& s, bool grad);
+// fused_rotary_position_embedding (and grad): q's layout, the rotation style, and where the
+// angles come from (sin/cos operands of `rows` rows, else base^(-2i/d)); position_ids checked
+// to hold batch*seq values (their range is data, checked by the kernel).
+struct RotaryParams {
+    size_t sinAt = 3, cosAt = 4, posAt = 5, firstX = 0;
+    bool timeMajor = false, neox = true;
+    int64_t batch = 0, seq = 0, d = 0;
+    bool hasSinCos = false, hasPositions = false;
+    int64_t rows = 0;  // sin/cos rows (seq when absent)
+    double base = 10000;
+};
+RotaryParams rotaryParams(const OpSite& s, bool grad);
+// cumsum (x, axis) {flatten, exclusive, reverse} and cumsum_grad (x, out_grad, axis): the
+// lanes of the scanned axis over `dims` (x's, or [numel] when flattened).
+struct CumsumParams {
+    Dims dims;
+    int64_t outer = 1, n = 1, inner = 1;
+    bool exclusive = false, reverse = false;
+};
+CumsumParams cumsumParams(const OpSite& s, const Dims& x, bool grad);
+// argmax / argmin (x, axis) {keepdims, flatten}: the lanes searched and the result dims.
+struct ArgExtremumParams {
+    int64_t outer = 1, n = 1, inner = 1;
+    Dims outDims;
+};
+ArgExtremumParams argExtremumParams(const OpSite& s, const Dims& x);
+// topk (x, k) {axis, largest} and topk_grad (x, indices, out_grad) {axis}: the lanes, k (the
+// grad's from indices) and the result dims.
+struct TopkParams {
+    int64_t outer = 1, n = 1, inner = 1, k = 1;
+    bool largest = true;
+    Dims outDims;
+};
+TopkParams topkParams(const OpSite& s, const Dims& x);
+TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& indices, const Dims& outGrad);
+// gather / index_select (x, index[, axis]) {axis}: the axis (gatherAxis), its lanes and the
+// result dims (the axis replaced by the index count).
+struct GatherGeom {
+    size_t axis = 0;
+    int64_t outer = 1, n = 1, inner = 1;
+    Dims outDims;
+};
+GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount);
+// gather_nd (x, index): the index depth, the rows it picks, the elements each copies, result dims.
+struct GatherNdGeom {
+    int64_t depth = 0, rows = 0, inner = 1;
+    Dims outDims;
+};
+GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index);
+// gather_grad / index_select_grad (x, index, out_grad[, axis]) {axis}: the axis's lanes.
+struct GatherGradParams {
+    int64_t outer = 1, n = 1, inner = 1;
+};
+GatherGradParams gatherGradParams(const OpSite& s, const Dims& x, int64_t indexCount, const Dims& outGrad);
+// scatter / scatter_grad {overwrite}.
+bool scatterOverwrite(const OpSite& s);
+// put_along_axis (arr, indices, values) {axis, reduce}: indices of arr's rank, values broadcast to them.
+struct PutAlongAxisParams {
+    enum class Reduce { Assign, Add, Multiply };
+    size_t axis = 0;
+    Reduce reduce = Reduce::Assign;
+};
+PutAlongAxisParams putAlongAxisParams(const OpSite& s, const Dims& arr, const Dims& indices, const Dims& values);
+// pad / pad_grad (x) {paddings, pad_value; operand 1 the value}: the leading pad per dim and the padded dims.
+struct PadParams {
+    Dims before, outDims;
+    double value = 0;
+};
+PadParams padParams(const OpSite& s, const Dims& x);
+// unbind {axis}; stack_grad {axis}: out_grad stacks `count` tensors on that axis.
+size_t unbindAxis(const OpSite& s, const Dims& x);
+size_t stackGradAxis(const OpSite& s, const Dims& outGrad, size_t count);
+// ---------- end of the conv/pool, attention, indexing and scan parameters ----------
+
 }  // namespace rx::exec

@@ -3,6 +3,7 @@
 #include "exec/cpu/KernelContext.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -26,19 +27,34 @@ bool anyComplex(const Context& c) {
     return false;
 }
 
-std::vector<Cplx> complexValues(const Tensor& t) {
-    std::vector<Cplx> v(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) v[i] = t.getComplex(i);
-    return v;
-}
-
-Tensor complexTensor(const Context& c, size_t result, Dims d, const std::vector<Cplx>& v) {
+// A result of complex dtype (checked) and dims d with element i = fn(i), stored as computed.
+template <class Fn>
+Tensor complexTensor(const Context& c, size_t result, Dims d, Fn&& fn) {
     DType t = c.outDType(result);
     if (!isComplexDType(t)) c.fail("result " + std::to_string(result) + " is declared " + std::string(dtypeShortName(t)) + ", expected a complex dtype");
     Tensor out(t, std::move(d));
-    for (int64_t i = 0; i < out.numel(); ++i) out.setComplex(i, v[i]);
+    for (int64_t i = 0; i < out.numel(); ++i) out.setComplex(i, fn(i));
     return out;
 }
+
+// The offset in a tensor of dims `in` broadcast to `out` of element k of `out` (by its
+// coordinates, no per-element table).
+class BroadcastOffset {
+public:
+    BroadcastOffset(const Dims& in, const Dims& out) : outStr_(stridesOf(out)), inStr_(out.size(), 0) {
+        const Dims full = [&] { Dims f(out.size(), 1); for (size_t i = 0; i < in.size(); ++i) f[out.size() - in.size() + i] = in[i]; return f; }();
+        const Dims s = stridesOf(full);
+        for (size_t i = 0; i < out.size(); ++i) inStr_[i] = full[i] == 1 ? 0 : s[i];
+    }
+    int64_t operator()(int64_t k) const {
+        int64_t off = 0;
+        for (size_t i = 0; i < outStr_.size(); ++i) { off += (k / outStr_[i]) * inStr_[i]; k %= outStr_[i]; }
+        return off;
+    }
+
+private:
+    Dims outStr_, inStr_;
+};
 
 // as_complex: [..., 2] reals -> [...] complex; as_real the reverse. Both layouts are the same
 // bytes (interleaved pairs), so these copy bytes and are exact.
@@ -67,13 +83,11 @@ void registerComplexKernels(KernelTable& table) {
     auto& complexAware = table.complexAware;
     // Complex helpers on real tensors: real and conj are the identity, imag is zero, angle is
     // 0 or pi. Complex tensors take the paths added by addComplexKernels.
-    k["pd_op.real"] = [](Context& c) { c.setOutDoubles(0, c.x(0).dims, c.x(0).toDoubles()); };
+    k["pd_op.real"] = [](Context& c) { c.setOut(0, mapElements(c.x(0), c.outDType(0), [](auto v) { return v; })); };
     k["pd_op.conj"] = k["pd_op.real"];
-    k["pd_op.imag"] = [](Context& c) { c.setOutDoubles(0, c.x(0).dims, std::vector<double>(static_cast<size_t>(c.x(0).numel()), 0.0)); };
+    k["pd_op.imag"] = [](Context& c) { c.setOut(0, filledTensor(c.outDType(0), c.x(0).dims, 0.0)); };
     k["pd_op.angle"] = [](Context& c) {
-        std::vector<double> v = c.x(0).toDoubles();
-        for (double& e : v) e = e < 0 ? M_PI : 0.0;
-        c.setOutDoubles(0, c.x(0).dims, v);
+        c.setOut(0, mapElements(c.x(0), c.outDType(0), [](auto v) { return v < 0 ? M_PI : 0.0; }));
     };
 
     auto add = [&](const std::string& name, Kernel kernel) { k[name] = std::move(kernel); complexAware.insert(name); };
@@ -93,65 +107,56 @@ void registerComplexKernels(KernelTable& table) {
         const Tensor& re = c.x(0);
         const Tensor& im = c.x(1);
         if (isComplexDType(re.dtype) || isComplexDType(im.dtype)) c.fail("complex of complex operands");
-        Dims od = broadcastDims(c, re.dims, im.dims);
-        std::vector<int64_t> ia = broadcastIndex(re.dims, od), ib = broadcastIndex(im.dims, od);
-        std::vector<double> rv = re.toDoubles(), iv = im.toDoubles();
-        std::vector<Cplx> out(ia.size());
-        for (size_t i = 0; i < out.size(); ++i) out[i] = Cplx(rv[ia[i]], iv[ib[i]]);
-        c.setOut(0, complexTensor(c, 0, od, out));
+        const Dims od = broadcastDims(c, re.dims, im.dims);
+        const DType t = c.outDType(0);
+        if (!isComplexDType(t)) c.fail("result 0 is declared " + std::string(dtypeShortName(t)) + ", expected a complex dtype");
+        Tensor out(t, od);
+        const std::array<const Dims*, 2> ins{&re.dims, &im.dims};
+        forEachBroadcast(od, ins, [&](int64_t k, const auto& off) { out.setComplex(k, Cplx(re.get(off[0]), im.get(off[1]))); });
+        c.setOut(0, std::move(out));
     });
     // complex_grad (x, y, out_grad) -> x_grad = real(out_grad), y_grad = imag(out_grad), each
-    // summed back over the dims it was broadcast along.
+    // summed back over the dims it was broadcast along (sumToShape, in the result's dtype).
     add("pd_op.complex_grad", [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& y = c.x(1);
         const Tensor& g = c.x(2);
-        std::vector<double> gr(static_cast<size_t>(g.numel())), gi(gr.size());
-        for (int64_t i = 0; i < g.numel(); ++i) { Cplx v = g.getComplex(i); gr[i] = v.real(); gi[i] = v.imag(); }
-        if (c.outputs.size() > 0 && !c.resultIsNull(0)) c.setOutDoubles(0, x.dims, reduceToShape(gr, g.dims, x.dims));
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, y.dims, reduceToShape(gi, g.dims, y.dims));
+        auto part = [&](size_t result, const Dims& d, bool imag) {
+            if (c.outputs.size() <= result || c.resultIsNull(result)) return;
+            Tensor full = generatedTensor(c.outDType(result), g.dims, [&](int64_t i) { const Cplx v = g.getComplex(i); return imag ? v.imag() : v.real(); });
+            c.setOut(result, full.dims == d ? std::move(full) : sumToShape(full, d));
+        };
+        part(0, x.dims, false);
+        part(1, y.dims, true);
     });
     extend("pd_op.real", [](Context& c) {
         const Tensor& x = c.x(0);
-        std::vector<double> v(static_cast<size_t>(x.numel()));
-        for (int64_t i = 0; i < x.numel(); ++i) v[i] = x.getComplex(i).real();
-        c.setOutDoubles(0, x.dims, v);
+        c.setOut(0, generatedTensor(c.outDType(0), x.dims, [&](int64_t i) { return x.getComplex(i).real(); }));
     });
     extend("pd_op.imag", [](Context& c) {
         const Tensor& x = c.x(0);
-        std::vector<double> v(static_cast<size_t>(x.numel()));
-        for (int64_t i = 0; i < x.numel(); ++i) v[i] = x.getComplex(i).imag();
-        c.setOutDoubles(0, x.dims, v);
+        c.setOut(0, generatedTensor(c.outDType(0), x.dims, [&](int64_t i) { return x.getComplex(i).imag(); }));
     });
     extend("pd_op.conj", [](Context& c) {
-        std::vector<Cplx> v = complexValues(c.x(0));
-        for (Cplx& e : v) e = std::conj(e);
-        c.setOut(0, complexTensor(c, 0, c.x(0).dims, v));
+        const Tensor& x = c.x(0);
+        c.setOut(0, complexTensor(c, 0, x.dims, [&](int64_t i) { return std::conj(x.getComplex(i)); }));
     });
     extend("pd_op.angle", [](Context& c) {
         const Tensor& x = c.x(0);
-        std::vector<double> v(static_cast<size_t>(x.numel()));
-        for (int64_t i = 0; i < x.numel(); ++i) { Cplx e = x.getComplex(i); v[i] = std::atan2(e.imag(), e.real()); }
-        c.setOutDoubles(0, x.dims, v);
+        c.setOut(0, generatedTensor(c.outDType(0), x.dims, [&](int64_t i) { const Cplx e = x.getComplex(i); return std::atan2(e.imag(), e.real()); }));
     });
     extend("pd_op.abs", [](Context& c) {
         const Tensor& x = c.x(0);
-        std::vector<double> v(static_cast<size_t>(x.numel()));
-        for (int64_t i = 0; i < x.numel(); ++i) v[i] = std::abs(x.getComplex(i));
-        c.setOutDoubles(0, x.dims, v);
+        c.setOut(0, generatedTensor(c.outDType(0), x.dims, [&](int64_t i) { return std::abs(x.getComplex(i)); }));
     });
     // real_grad / imag_grad (out_grad) -> complex(out_grad, 0) / complex(0, out_grad).
     add("pd_op.real_grad", [](Context& c) {
         const Tensor& g = c.x(c.operandCount() - 1);
-        std::vector<Cplx> v(static_cast<size_t>(g.numel()));
-        for (int64_t i = 0; i < g.numel(); ++i) v[i] = Cplx(g.get(i), 0.0);
-        c.setOut(0, complexTensor(c, 0, g.dims, v));
+        c.setOut(0, complexTensor(c, 0, g.dims, [&](int64_t i) { return Cplx(g.get(i), 0.0); }));
     });
     add("pd_op.imag_grad", [](Context& c) {
         const Tensor& g = c.x(c.operandCount() - 1);
-        std::vector<Cplx> v(static_cast<size_t>(g.numel()));
-        for (int64_t i = 0; i < g.numel(); ++i) v[i] = Cplx(0.0, g.get(i));
-        c.setOut(0, complexTensor(c, 0, g.dims, v));
+        c.setOut(0, complexTensor(c, 0, g.dims, [&](int64_t i) { return Cplx(0.0, g.get(i)); }));
     });
     // (x, out_grad): Paddle's complex angle/abs grads, zero where x is 0.
     // angle: out_grad * (-im, re) / |x|^2; abs: out_grad * x / |x|.
@@ -160,16 +165,11 @@ void registerComplexKernels(KernelTable& table) {
             const Tensor& x = c.x(0);
             const Tensor& g = c.x(c.operandCount() - 1);
             if (x.dims != g.dims) c.fail("gradient shape differs from the input");
-            std::vector<Cplx> v(static_cast<size_t>(x.numel()));
-            for (int64_t i = 0; i < x.numel(); ++i) v[i] = f(x.getComplex(i), g.get(i));
-            c.setOut(0, complexTensor(c, 0, x.dims, v));
+            c.setOut(0, complexTensor(c, 0, x.dims, [&](int64_t i) { return f(x.getComplex(i), g.get(i)); }));
         };
     };
     if (!k.count("pd_op.angle_grad"))  // real x: atan2(0, x) is flat almost everywhere
-        k["pd_op.angle_grad"] = [](Context& c) {
-            const Tensor& x = c.x(0);
-            c.setOutDoubles(0, x.dims, std::vector<double>(static_cast<size_t>(x.numel()), 0.0));
-        };
+        k["pd_op.angle_grad"] = [](Context& c) { c.setOut(0, filledTensor(c.outDType(0), c.x(0).dims, 0.0)); };
     extend("pd_op.angle_grad", complexUnaryGrad([](Cplx x, double g) {
         double r2 = std::norm(x);
         return r2 == 0 ? Cplx(0, 0) : Cplx(-g * x.imag() / r2, g * x.real() / r2);
@@ -183,13 +183,11 @@ void registerComplexKernels(KernelTable& table) {
     extend("pd_op.cast", [](Context& c) {
         const Tensor& x = c.x(0);
         DType out = c.outDType(0);
-        if (isComplexDType(out)) { c.setOut(0, complexTensor(c, 0, x.dims, complexValues(x))); return; }
-        std::vector<double> v(static_cast<size_t>(x.numel()));
-        for (int64_t i = 0; i < x.numel(); ++i) {
-            Cplx e = x.getComplex(i);
-            v[i] = out == DType::Bool ? (e.real() != 0.0 || e.imag() != 0.0) : e.real();
-        }
-        c.setOutDoubles(0, x.dims, v);
+        if (isComplexDType(out)) { c.setOut(0, complexTensor(c, 0, x.dims, [&](int64_t i) { return x.getComplex(i); })); return; }
+        c.setOut(0, generatedTensor(out, x.dims, [&](int64_t i) {
+            const Cplx e = x.getComplex(i);
+            return out == DType::Bool ? static_cast<double>(e.real() != 0.0 || e.imag() != 0.0) : e.real();
+        }));
     });
     // add / subtract / multiply / divide with broadcasting; a real operand reads as (x, 0).
     const char* const arith[] = {"pd_op.add", "pd_op.subtract", "pd_op.multiply", "pd_op.divide"};
@@ -197,19 +195,22 @@ void registerComplexKernels(KernelTable& table) {
         extend(arith[op], [op](Context& c) {
             const Tensor& a = c.x(0);
             const Tensor& b = c.x(1);
-            Dims od = broadcastDims(c, a.dims, b.dims);
-            std::vector<int64_t> ia = broadcastIndex(a.dims, od), ib = broadcastIndex(b.dims, od);
-            std::vector<Cplx> av = complexValues(a), bv = complexValues(b), out(ia.size());
-            for (size_t i = 0; i < out.size(); ++i) {
-                Cplx x = av[ia[i]], y = bv[ib[i]];
-                out[i] = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-            }
-            c.setOut(0, complexTensor(c, 0, od, out));
+            const Dims od = broadcastDims(c, a.dims, b.dims);
+            const DType t = c.outDType(0);
+            if (!isComplexDType(t)) c.fail("result 0 is declared " + std::string(dtypeShortName(t)) + ", expected a complex dtype");
+            Tensor out(t, od);
+            const std::array<const Dims*, 2> ins{&a.dims, &b.dims};
+            forEachBroadcast(od, ins, [&](int64_t k2, const auto& off) {
+                const Cplx x = a.getComplex(off[0]), y = b.getComplex(off[1]);
+                out.setComplex(k2, op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y);
+            });
+            c.setOut(0, std::move(out));
         });
     }
     // (x, y, [out,] out_grad) -> x_grad, y_grad, Paddle's complex rules: multiply dx = g * conj(y),
     // dy = g * conj(x); divide dx = g / conj(y), dy = -g * conj(x / y^2); each summed back over
-    // broadcast dims. A real x or y (mixed operands) gets the real part.
+    // broadcast dims (per result element in complex<double>, in ascending order of out_grad).
+    // A real x or y (mixed operands) gets the real part.
     const char* const arithGrad[] = {"pd_op.add_grad", "pd_op.subtract_grad", "pd_op.multiply_grad", "pd_op.divide_grad"};
     for (int op = 0; op < 4; ++op) {
         extend(arithGrad[op], [op](Context& c) {
@@ -217,29 +218,29 @@ void registerComplexKernels(KernelTable& table) {
             const Tensor& y = c.x(1);
             const Tensor& g = c.x(c.operandCount() - 1);
             const Dims& od = g.dims;
-            std::vector<int64_t> ix = broadcastIndex(x.dims, od), iy = broadcastIndex(y.dims, od);
-            std::vector<Cplx> xv = complexValues(x), yv = complexValues(y), gv = complexValues(g);
-            std::vector<double> dxr(gv.size()), dxi(gv.size()), dyr(gv.size()), dyi(gv.size());
-            for (size_t i = 0; i < gv.size(); ++i) {
-                Cplx a = xv[ix[i]], b = yv[iy[i]], dx, dy;
-                switch (op) {
-                case 0: dx = gv[i]; dy = gv[i]; break;
-                case 1: dx = gv[i]; dy = -gv[i]; break;
-                case 2: dx = gv[i] * std::conj(b); dy = gv[i] * std::conj(a); break;
-                default: dx = gv[i] / std::conj(b); dy = -gv[i] * std::conj(a / (b * b)); break;
-                }
-                dxr[i] = dx.real(); dxi[i] = dx.imag(); dyr[i] = dy.real(); dyi[i] = dy.imag();
-            }
-            auto store = [&](size_t result, const Dims& d, const std::vector<double>& re, const std::vector<double>& im) {
+            const BroadcastOffset xAt(x.dims, od), yAt(y.dims, od);
+            auto store = [&](size_t result, const Dims& d, bool forX) {
                 if (c.outputs.size() <= result || c.resultIsNull(result)) return;
-                std::vector<double> r = reduceToShape(re, od, d), i = reduceToShape(im, od, d);
-                if (!isComplexDType(c.outDType(result))) { c.setOutDoubles(result, d, r); return; }
-                std::vector<Cplx> v(r.size());
-                for (size_t e = 0; e < v.size(); ++e) v[e] = Cplx(r[e], i[e]);
-                c.setOut(result, complexTensor(c, result, d, v));
+                const DType t = c.outDType(result);
+                Tensor out(t, d);
+                forEachReduction(od, d, [&](int64_t o, auto&& visit) {
+                    Cplx acc(0, 0);
+                    visit([&](int64_t k2) {
+                        const Cplx a = x.getComplex(xAt(k2)), b = y.getComplex(yAt(k2)), gk = g.getComplex(k2);
+                        switch (op) {
+                        case 0: acc += gk; break;
+                        case 1: acc += forX ? gk : -gk; break;
+                        case 2: acc += forX ? gk * std::conj(b) : gk * std::conj(a); break;
+                        default: acc += forX ? gk / std::conj(b) : -gk * std::conj(a / (b * b)); break;
+                        }
+                    });
+                    if (isComplexDType(t)) out.setComplex(o, acc);
+                    else out.set(o, acc.real());
+                });
+                c.setOut(result, std::move(out));
             };
-            store(0, x.dims, dxr, dxi);
-            store(1, y.dims, dyr, dyi);
+            store(0, x.dims, true);
+            store(1, y.dims, false);
         });
     }
     // Kernels that move bytes without reading them as numbers work on complex as they are;

@@ -1,5 +1,6 @@
 // Linear algebra and attention kernels: matmul, flash_attn, fused rotary embedding and their grads.
 #include "exec/cpu/KernelContext.h"
+#include "exec/cpu/TypedCompute.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +8,14 @@
 #include <numeric>
 
 namespace rx::exec::cpu {
+namespace {
+// The element of attn_mask that scores (bi, hi, i, j) add, by the layout flashAttnParams found.
+int64_t flashMaskIndex(const FlashAttnParams& p, int64_t bi, int64_t hi, int64_t i, int64_t j) {
+    if (p.maskLayout == 1) return i * p.sk + j;
+    if (p.maskLayout == 2) return (bi * p.sq + i) * p.sk + j;
+    return ((bi * p.h + hi) * p.sq + i) * p.sk + j;
+}
+}  // namespace
 
 void registerLinalgKernels(KernelTable& table) {
     auto& k = table.kernels;
@@ -33,129 +42,136 @@ void registerLinalgKernels(KernelTable& table) {
     // -- flash_attn (q, k, v, fixed_seed_offset, attn_mask) {dropout, causal, return_softmax, is_test}
     //    -> out, softmax, softmax_lse, seed_offset. Layout [batch, seq, heads, head_dim]; grouped
     //    heads when k/v have fewer; causal is bottom-right aligned (flash-attention 2). Dropout
-    //    is refused: the GPU's random stream cannot be reproduced here.
+    //    is refused: the GPU's random stream cannot be reproduced here. q, k, v are read in
+    //    place; each query row's scores and output accumulate in double (sk + d values).
     k["pd_op.flash_attn"] = [](Context& c) {
-        const Tensor& q = c.x(0);
-        const Tensor& kt = c.x(1);
-        const Tensor& vt = c.x(2);
-        if (q.dims.size() != 4 || kt.dims.size() != 4 || vt.dims != kt.dims)
-            c.fail("flash_attn needs q [b,sq,h,d] and k, v [b,sk,hk,d] of one shape, got " + dimsString(q.dims) + ", " +
-                   dimsString(kt.dims) + ", " + dimsString(vt.dims));
-        const int64_t b = q.dims[0], sq = q.dims[1], h = q.dims[2], d = q.dims[3], sk = kt.dims[1], hk = kt.dims[2];
-        if (kt.dims[0] != b || kt.dims[3] != d || hk <= 0 || h % hk) c.fail("flash_attn: k/v batch, heads or head_dim do not match q");
-        if (c.attrFloat("dropout", 0.0) != 0.0 && !c.attrBool("is_test", false))
-            c.fail("attribute dropout = " + std::to_string(c.attrFloat("dropout", 0.0)) + ": flash_attn dropout cannot be reproduced on the CPU");
-        const bool causal = c.attrBool("causal", false);
-        const bool hasMask = c.operandCount() > 4 && c.has(4);
-        std::vector<double> qv = q.toDoubles(), kv = kt.toDoubles(), vv = vt.toDoubles(), mask;
-        if (hasMask) {
-            mask = c.x(4).toDoubles();
-            if (static_cast<int64_t>(mask.size()) != sq * sk && static_cast<int64_t>(mask.size()) != b * sq * sk && static_cast<int64_t>(mask.size()) != b * h * sq * sk)
-                c.fail("attn_mask " + dimsString(c.x(4).dims) + " does not broadcast to [b, h, sq, sk]");
-        }
-        const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-        std::vector<double> out(qv.size(), 0.0), lse(static_cast<size_t>(b * h * sq)), p(static_cast<size_t>(sk));
-        for (int64_t bi = 0; bi < b; ++bi)
-            for (int64_t hi = 0; hi < h; ++hi) {
-                const int64_t kh = hi / (h / hk);
-                for (int64_t i = 0; i < sq; ++i) {
-                    double m = -INFINITY;
-                    for (int64_t j = 0; j < sk; ++j) {
-                        double s = 0;
-                        for (int64_t e = 0; e < d; ++e) s += qv[((bi * sq + i) * h + hi) * d + e] * kv[((bi * sk + j) * hk + kh) * d + e];
-                        s *= scale;
-                        if (hasMask) {
-                            size_t mi = mask.size() == static_cast<size_t>(sq * sk) ? static_cast<size_t>(i * sk + j)
-                                      : mask.size() == static_cast<size_t>(b * sq * sk) ? static_cast<size_t>((bi * sq + i) * sk + j)
-                                                                                          : static_cast<size_t>(((bi * h + hi) * sq + i) * sk + j);
-                            s += mask[mi];
+        const FlashAttnParams p = flashAttnParams(c, false);
+        const DType t = c.outDType(0);
+        std::optional<Tensor> qh, kh_, vh;
+        const Tensor& q = inDType(c.x(0), t, qh);
+        const Tensor& kt = inDType(c.x(1), t, kh_);
+        const Tensor& vt = inDType(c.x(2), t, vh);
+        const Tensor* mask = p.maskLayout ? &c.x(p.maskOperand) : nullptr;
+        const int64_t b = p.b, sq = p.sq, h = p.h, d = p.d, sk = p.sk, hk = p.hk;
+        const bool wantLse = c.outputs.size() > 2 && !c.resultIsNull(2);
+        Tensor out(t, q.dims), lse = wantLse ? Tensor(c.outDType(2), {b, h, sq}) : Tensor();
+        std::vector<double> pr(static_cast<size_t>(sk)), row(static_cast<size_t>(d));
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* qv = q.data<T>();
+            const T* kv = kt.data<T>();
+            const T* vv = vt.data<T>();
+            T* ov = out.data<T>();
+            for (int64_t bi = 0; bi < b; ++bi)
+                for (int64_t hi = 0; hi < h; ++hi) {
+                    const int64_t kh = hi / (h / hk);
+                    for (int64_t i = 0; i < sq; ++i) {
+                        const int64_t qi = ((bi * sq + i) * h + hi) * d;
+                        double m = -INFINITY;
+                        for (int64_t j = 0; j < sk; ++j) {
+                            const int64_t kj = ((bi * sk + j) * hk + kh) * d;
+                            double s = 0;
+                            for (int64_t e = 0; e < d; ++e) s += valueAt(qv, qi + e) * valueAt(kv, kj + e);
+                            s *= p.scale;
+                            if (mask) s += mask->get(flashMaskIndex(p, bi, hi, i, j));
+                            if (p.causal && j > i + (sk - sq)) s = -INFINITY;
+                            pr[j] = s;
+                            m = std::max(m, s);
                         }
-                        if (causal && j > i + (sk - sq)) s = -INFINITY;
-                        p[j] = s;
-                        m = std::max(m, s);
-                    }
-                    double sum = 0;
-                    for (int64_t j = 0; j < sk; ++j) { p[j] = m == -INFINITY ? 0.0 : std::exp(p[j] - m); sum += p[j]; }
-                    lse[(bi * h + hi) * sq + i] = sum > 0 ? m + std::log(sum) : -INFINITY;
-                    for (int64_t j = 0; j < sk; ++j) {
-                        double wgt = sum > 0 ? p[j] / sum : 0.0;
-                        if (wgt == 0) continue;
-                        for (int64_t e = 0; e < d; ++e) out[((bi * sq + i) * h + hi) * d + e] += wgt * vv[((bi * sk + j) * hk + kh) * d + e];
+                        double sum = 0;
+                        for (int64_t j = 0; j < sk; ++j) { pr[j] = m == -INFINITY ? 0.0 : std::exp(pr[j] - m); sum += pr[j]; }
+                        if (wantLse) lse.set((bi * h + hi) * sq + i, sum > 0 ? m + std::log(sum) : -INFINITY);
+                        std::fill(row.begin(), row.end(), 0.0);
+                        for (int64_t j = 0; j < sk; ++j) {
+                            const double wgt = sum > 0 ? pr[j] / sum : 0.0;
+                            if (wgt == 0) continue;
+                            const int64_t kj = ((bi * sk + j) * hk + kh) * d;
+                            for (int64_t e = 0; e < d; ++e) row[e] += wgt * valueAt(vv, kj + e);
+                        }
+                        for (int64_t e = 0; e < d; ++e) ov[qi + e] = storeElement<T>(row[e]);
                     }
                 }
-            }
-        c.setOutDoubles(0, q.dims, out);
+        });
+        c.setOut(0, std::move(out));
         // softmax is only materialized with return_softmax (Paddle leaves it empty otherwise)
         if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOut(1, Tensor(c.outDType(1), c.staticDims(1).value_or(Dims{0})));
-        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, {b, h, sq}, lse);
-        if (c.outputs.size() > 3 && !c.resultIsNull(3)) c.setOutDoubles(3, {2}, {0.0, 0.0});
+        if (wantLse) c.setOut(2, std::move(lse));
+        if (c.outputs.size() > 3 && !c.resultIsNull(3)) c.setOut(3, Tensor(c.outDType(3), {2}));
     };
 
     // -- flash_attn_grad (q, k, v, out, softmax_lse, seed_offset, attn_mask, out_grad) {dropout,
     //    causal} -> q_grad, k_grad, v_grad. Recomputes P = exp(S - lse) from the forward's lse
     //    (as flash-attention does); dS = P * (dP - rowsum(dO * O)). No dropout, as the forward.
+    //    Per (batch, kv head): dq one query row at a time, dk and dv of that head's sk rows in
+    //    double (2 * sk * d values), summed over the query heads sharing it in a fixed order.
     k["pd_op.flash_attn_grad"] = [](Context& c) {
-        const Tensor& q = c.x(0);
-        const Tensor& kt = c.x(1);
-        const Tensor& vt = c.x(2);
-        const Tensor& ot = c.x(3);
+        const FlashAttnParams p = flashAttnParams(c, true);
+        const DType t = c.outDType(0);
+        std::optional<Tensor> qh, kh_, vh, oh, gh;
+        const Tensor& q = inDType(c.x(0), t, qh);
+        const Tensor& kt = inDType(c.x(1), t, kh_);
+        const Tensor& vt = inDType(c.x(2), t, vh);
+        const Tensor& ot = inDType(c.x(3), t, oh);
         const Tensor& lt = c.x(4);
-        const Tensor& gt = c.x(7);
-        if (q.dims.size() != 4 || kt.dims.size() != 4 || vt.dims != kt.dims)
-            c.fail("flash_attn_grad needs q [b,sq,h,d] and k, v [b,sk,hk,d] of one shape, got " + dimsString(q.dims) + ", " +
-                   dimsString(kt.dims) + ", " + dimsString(vt.dims));
-        const int64_t b = q.dims[0], sq = q.dims[1], h = q.dims[2], d = q.dims[3], sk = kt.dims[1], hk = kt.dims[2];
-        if (kt.dims[0] != b || kt.dims[3] != d || hk <= 0 || h % hk) c.fail("flash_attn_grad: k/v batch, heads or head_dim do not match q");
-        if (ot.dims != q.dims || gt.dims != q.dims) c.fail("out " + dimsString(ot.dims) + " and out_grad " + dimsString(gt.dims) + " must have q's shape " + dimsString(q.dims));
-        if (lt.numel() != b * h * sq) c.fail("softmax_lse " + dimsString(lt.dims) + " must hold b*h*sq = " + std::to_string(b * h * sq) + " values");
-        if (c.attrFloat("dropout", 0.0) != 0.0)
-            c.fail("attribute dropout = " + std::to_string(c.attrFloat("dropout", 0.0)) + ": flash_attn dropout cannot be reproduced on the CPU");
-        const bool causal = c.attrBool("causal", false);
-        const bool hasMask = c.operandCount() > 6 && c.has(6);
-        std::vector<double> qv = q.toDoubles(), kv = kt.toDoubles(), vv = vt.toDoubles(), ov = ot.toDoubles(), lse = lt.toDoubles(),
-                            gv = gt.toDoubles(), mask;
-        if (hasMask) {
-            mask = c.x(6).toDoubles();
-            if (static_cast<int64_t>(mask.size()) != sq * sk && static_cast<int64_t>(mask.size()) != b * sq * sk && static_cast<int64_t>(mask.size()) != b * h * sq * sk)
-                c.fail("attn_mask " + dimsString(c.x(6).dims) + " does not broadcast to [b, h, sq, sk]");
-        }
-        const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-        std::vector<double> dq(qv.size(), 0.0), dk(kv.size(), 0.0), dvv(vv.size(), 0.0), p(static_cast<size_t>(sk));
-        auto qa = [&](int64_t bi, int64_t i, int64_t hi) { return static_cast<size_t>(((bi * sq + i) * h + hi) * d); };
-        auto ka = [&](int64_t bi, int64_t j, int64_t kh) { return static_cast<size_t>(((bi * sk + j) * hk + kh) * d); };
-        for (int64_t bi = 0; bi < b; ++bi)
-            for (int64_t hi = 0; hi < h; ++hi) {
-                const int64_t kh = hi / (h / hk);
-                for (int64_t i = 0; i < sq; ++i) {
-                    const double l = lse[(bi * h + hi) * sq + i];
-                    const size_t qi = qa(bi, i, hi);
-                    double rowDot = 0;  // D_i = dO_i . O_i = sum_j P_ij dP_ij
-                    for (int64_t e = 0; e < d; ++e) rowDot += gv[qi + e] * ov[qi + e];
-                    for (int64_t j = 0; j < sk; ++j) {
-                        double s = 0;
-                        for (int64_t e = 0; e < d; ++e) s += qv[qi + e] * kv[ka(bi, j, kh) + e];
-                        s *= scale;
-                        if (hasMask) {
-                            size_t mi = mask.size() == static_cast<size_t>(sq * sk) ? static_cast<size_t>(i * sk + j)
-                                      : mask.size() == static_cast<size_t>(b * sq * sk) ? static_cast<size_t>((bi * sq + i) * sk + j)
-                                                                                          : static_cast<size_t>(((bi * h + hi) * sq + i) * sk + j);
-                            s += mask[mi];
+        const Tensor& gt = inDType(c.x(7), t, gh);
+        const Tensor* mask = p.maskLayout ? &c.x(p.maskOperand) : nullptr;
+        const int64_t b = p.b, sq = p.sq, h = p.h, d = p.d, sk = p.sk, hk = p.hk;
+        const bool wantDq = !c.resultIsNull(0), wantDk = c.outputs.size() > 1 && !c.resultIsNull(1),
+                   wantDv = c.outputs.size() > 2 && !c.resultIsNull(2);
+        for (size_t r = 1; r < 3; ++r)
+            if (c.outputs.size() > r && !c.resultIsNull(r) && c.outDType(r) != t) c.fail("q_grad, k_grad and v_grad are declared of different dtypes");
+        Tensor dq = wantDq ? Tensor(t, q.dims) : Tensor(), dk = wantDk ? Tensor(t, kt.dims) : Tensor(), dv = wantDv ? Tensor(t, vt.dims) : Tensor();
+        std::vector<double> pr(static_cast<size_t>(sk)), dqRow(static_cast<size_t>(d)), dkAcc(static_cast<size_t>(sk * d)), dvAcc(dkAcc.size());
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* qv = q.data<T>();
+            const T* kv = kt.data<T>();
+            const T* vv = vt.data<T>();
+            const T* ov = ot.data<T>();
+            const T* gv = gt.data<T>();
+            T* dqv = wantDq ? dq.data<T>() : nullptr;
+            const int64_t group = h / hk;
+            for (int64_t bi = 0; bi < b; ++bi)
+                for (int64_t kh = 0; kh < hk; ++kh) {
+                    std::fill(dkAcc.begin(), dkAcc.end(), 0.0);
+                    std::fill(dvAcc.begin(), dvAcc.end(), 0.0);
+                    auto ka = [&](int64_t j) { return ((bi * sk + j) * hk + kh) * d; };
+                    for (int64_t hi = kh * group; hi < (kh + 1) * group; ++hi)
+                        for (int64_t i = 0; i < sq; ++i) {
+                            const double l = lt.get((bi * h + hi) * sq + i);
+                            const int64_t qi = ((bi * sq + i) * h + hi) * d;
+                            double rowDot = 0;  // D_i = dO_i . O_i = sum_j P_ij dP_ij
+                            for (int64_t e = 0; e < d; ++e) rowDot += valueAt(gv, qi + e) * valueAt(ov, qi + e);
+                            for (int64_t j = 0; j < sk; ++j) {
+                                double s = 0;
+                                for (int64_t e = 0; e < d; ++e) s += valueAt(qv, qi + e) * valueAt(kv, ka(j) + e);
+                                s *= p.scale;
+                                if (mask) s += mask->get(flashMaskIndex(p, bi, hi, i, j));
+                                pr[j] = (p.causal && j > i + (sk - sq)) || l == -INFINITY ? 0.0 : std::exp(s - l);
+                            }
+                            std::fill(dqRow.begin(), dqRow.end(), 0.0);
+                            for (int64_t j = 0; j < sk; ++j) {
+                                if (pr[j] == 0) continue;
+                                const int64_t kj = ka(j);
+                                double* dkj = dkAcc.data() + j * d;
+                                double* dvj = dvAcc.data() + j * d;
+                                double dp = 0;
+                                for (int64_t e = 0; e < d; ++e) { dp += valueAt(gv, qi + e) * valueAt(vv, kj + e); dvj[e] += pr[j] * valueAt(gv, qi + e); }
+                                const double ds = pr[j] * (dp - rowDot) * p.scale;
+                                for (int64_t e = 0; e < d; ++e) { dqRow[e] += ds * valueAt(kv, kj + e); dkj[e] += ds * valueAt(qv, qi + e); }
+                            }
+                            if (dqv) for (int64_t e = 0; e < d; ++e) dqv[qi + e] = storeElement<T>(dqRow[e]);
                         }
-                        p[j] = (causal && j > i + (sk - sq)) || l == -INFINITY ? 0.0 : std::exp(s - l);
-                    }
-                    for (int64_t j = 0; j < sk; ++j) {
-                        if (p[j] == 0) continue;
-                        const size_t kj = ka(bi, j, kh);
-                        double dp = 0;
-                        for (int64_t e = 0; e < d; ++e) { dp += gv[qi + e] * vv[kj + e]; dvv[kj + e] += p[j] * gv[qi + e]; }
-                        const double ds = p[j] * (dp - rowDot) * scale;
-                        for (int64_t e = 0; e < d; ++e) { dq[qi + e] += ds * kv[kj + e]; dk[kj + e] += ds * qv[qi + e]; }
-                    }
+                    for (int64_t j = 0; j < sk; ++j)
+                        for (int64_t e = 0; e < d; ++e) {
+                            if (wantDk) dk.data<T>()[ka(j) + e] = storeElement<T>(dkAcc[j * d + e]);
+                            if (wantDv) dv.data<T>()[ka(j) + e] = storeElement<T>(dvAcc[j * d + e]);
+                        }
                 }
-            }
-        if (!c.resultIsNull(0)) c.setOutDoubles(0, q.dims, dq);
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, kt.dims, dk);
-        if (c.outputs.size() > 2 && !c.resultIsNull(2)) c.setOutDoubles(2, vt.dims, dvv);
+        });
+        if (wantDq) c.setOut(0, std::move(dq));
+        if (wantDk) c.setOut(1, std::move(dk));
+        if (wantDv) c.setOut(2, std::move(dv));
     };
 
     // -- fused_rotary_position_embedding (q, k, v, sin, cos, position_ids) {use_neox_rotary_style,
@@ -165,71 +181,65 @@ void registerLinalgKernels(KernelTable& table) {
     //    position_ids [batch, seq] when given; absent sin/cos are Paddle's
     //    pos * base^(-2i/d). Neox rotates halves (x1, x2), otherwise interleaved pairs.
     //    The grad (sin, cos, position_ids, out_q_grad, out_k_grad, out_v_grad) applies the
-    //    transposed rotation.
+    //    transposed rotation. Each element is read and stored in place (OpSemantics' rotaryParams).
     auto rotary = [](bool grad) {
         return [grad](Context& c) {
-            const size_t sinAt = grad ? 0 : 3, cosAt = sinAt + 1, posAt = sinAt + 2, firstX = grad ? 3 : 0;
-            if (!c.has(firstX)) c.fail(std::string(grad ? "out_q_grad" : "q") + " (operand " + std::to_string(firstX) + ") is required");
-            const Dims xd = c.x(firstX).dims;
-            if (xd.size() != 4) c.fail("rotary embedding needs 4-d q [batch, seq, heads, head_dim], got " + dimsString(xd));
-            const bool timeMajor = c.attrBool("time_major", false), neox = c.attrBool("use_neox_rotary_style", true);
-            const int64_t batch = timeMajor ? xd[1] : xd[0], seq = timeMajor ? xd[0] : xd[1], d = xd[3];  // xd[2]: heads
-            if (d <= 0 || d % 2) c.fail("head_dim " + std::to_string(d) + " must be even and > 0 for a rotary embedding");
-            if (c.has(sinAt) != c.has(cosAt)) c.fail("sin and cos must be given together");
-            std::vector<double> sn, cs;
-            int64_t rows = seq;
-            if (c.has(sinAt)) {
-                sn = c.x(sinAt).toDoubles(); cs = c.x(cosAt).toDoubles();
-                if (c.x(sinAt).dims != c.x(cosAt).dims) c.fail("sin " + dimsString(c.x(sinAt).dims) + " and cos " + dimsString(c.x(cosAt).dims) + " differ");
-                if (sn.empty() || static_cast<int64_t>(sn.size()) % d) c.fail("sin/cos " + dimsString(c.x(sinAt).dims) + " do not hold rows of head_dim " + std::to_string(d));
-                rows = static_cast<int64_t>(sn.size()) / d;
+            const RotaryParams p = rotaryParams(c, grad);
+            const int64_t batch = p.batch, seq = p.seq, d = p.d;
+            const Dims xd = c.x(p.firstX).dims;
+            const Tensor* sn = p.hasSinCos ? &c.x(p.sinAt) : nullptr;
+            const Tensor* cs = p.hasSinCos ? &c.x(p.cosAt) : nullptr;
+            std::optional<IndexView> pos;
+            if (p.hasPositions) {
+                pos.emplace(c.x(p.posAt));
+                for (int64_t e = 0; e < batch * seq; ++e)
+                    if (const int64_t v = (*pos)[e]; v < 0 || (sn && v >= p.rows))
+                        c.fail("position id " + std::to_string(v) + " is outside [0, " + std::to_string(p.rows) + ")");
             }
-            Dims pos;
-            if (c.has(posAt)) {
-                pos = c.ints(posAt);
-                if (static_cast<int64_t>(pos.size()) != batch * seq) c.fail("position_ids " + dimsString(c.x(posAt).dims) + " must hold batch*seq = " + std::to_string(batch * seq) + " values");
-                for (int64_t v : pos)
-                    if (v < 0 || (!sn.empty() && v >= rows)) c.fail("position id " + std::to_string(v) + " is outside [0, " + std::to_string(rows) + ")");
-            } else if (!sn.empty() && rows != seq) {
-                c.fail("sin/cos hold " + std::to_string(rows) + " rows, expected seq = " + std::to_string(seq) + " (no position_ids)");
-            }
-            const double base = c.attrFloat("rotary_emb_base", 10000.0);
-            if (sn.empty() && !(base > 0)) c.fail("attribute rotary_emb_base = " + std::to_string(base) + ": must be > 0");
-            auto angle = [&](int64_t p, int64_t j, double& s, double& co) {
-                if (!sn.empty()) { s = sn[p * d + j]; co = cs[p * d + j]; return; }
-                int64_t idx = neox ? j % (d / 2) : j / 2;
-                double theta = static_cast<double>(p) * std::pow(base, -2.0 * static_cast<double>(idx) / static_cast<double>(d));
+            auto angle = [&](int64_t at, int64_t j, double& s, double& co) {
+                if (sn) { s = sn->get(at * d + j); co = cs->get(at * d + j); return; }
+                int64_t idx = p.neox ? j % (d / 2) : j / 2;
+                double theta = static_cast<double>(at) * std::pow(p.base, -2.0 * static_cast<double>(idx) / static_cast<double>(d));
                 s = std::sin(theta); co = std::cos(theta);
             };
-            for (size_t t = 0; t < 3; ++t) {
-                const size_t at = firstX + t;
+            for (size_t r = 0; r < 3; ++r) {
+                const size_t at = p.firstX + r;
                 if (!c.has(at)) continue;
-                if (t >= c.outputs.size()) c.fail("has " + std::to_string(c.outputs.size()) + " results, expected one per given q/k/v");
-                const Tensor& x = c.x(at);
-                if (x.dims.size() != 4 || x.dims[0] != xd[0] || x.dims[1] != xd[1] || x.dims[3] != d)
-                    c.fail("operand " + std::to_string(at) + " " + dimsString(x.dims) + " does not match q " + dimsString(xd) + " (heads may differ)");
+                if (r >= c.outputs.size()) c.fail("has " + std::to_string(c.outputs.size()) + " results, expected one per given q/k/v");
+                const Tensor& x0 = c.x(at);
+                if (x0.dims.size() != 4 || x0.dims[0] != xd[0] || x0.dims[1] != xd[1] || x0.dims[3] != d)
+                    c.fail("operand " + std::to_string(at) + " " + dimsString(x0.dims) + " does not match q " + dimsString(xd) + " (heads may differ)");
+                if (c.resultIsNull(r)) continue;
+                const DType t = c.outDType(r);
+                std::optional<Tensor> xh;
+                const Tensor& x = inDType(x0, t, xh);
                 const int64_t hx = x.dims[2];
-                std::vector<double> v = x.toDoubles(), out(v.size());
-                for (int64_t bi = 0; bi < batch; ++bi)
-                    for (int64_t si = 0; si < seq; ++si) {
-                        const int64_t p = pos.empty() ? si : pos[bi * seq + si];
-                        for (int64_t hi = 0; hi < hx; ++hi) {
-                            const int64_t o = ((timeMajor ? si * batch + bi : bi * seq + si) * hx + hi) * d;
-                            for (int64_t j = 0; j < d; ++j) {
-                                // partner element and the sign of its term in out[j] = x[j] cos_j + sign x[partner] sin_j
-                                const int64_t partner = neox ? (j < d / 2 ? j + d / 2 : j - d / 2) : (j % 2 ? j - 1 : j + 1);
-                                const double sign = neox ? (j < d / 2 ? -1.0 : 1.0) : (j % 2 ? 1.0 : -1.0);
-                                double sj, cj;
-                                angle(p, j, sj, cj);
-                                if (!grad) { out[o + j] = v[o + j] * cj + sign * v[o + partner] * sj; continue; }
-                                // transpose: x[j] feeds out[partner] with -sign * sin_partner
-                                double sp, cp;
-                                angle(p, partner, sp, cp);
-                                out[o + j] = v[o + j] * cj - sign * v[o + partner] * sp;
+                Tensor out(t, x.dims);
+                visitKernelDType(c, t, [&](auto tag) {
+                    using T = typename decltype(tag)::type;
+                    const T* v = x.data<T>();
+                    T* o = out.data<T>();
+                    for (int64_t bi = 0; bi < batch; ++bi)
+                        for (int64_t si = 0; si < seq; ++si) {
+                            const int64_t pp = pos ? (*pos)[bi * seq + si] : si;
+                            for (int64_t hi = 0; hi < hx; ++hi) {
+                                const int64_t base = ((p.timeMajor ? si * batch + bi : bi * seq + si) * hx + hi) * d;
+                                for (int64_t j = 0; j < d; ++j) {
+                                    // partner element and the sign of its term in out[j] = x[j] cos_j + sign x[partner] sin_j
+                                    const int64_t partner = p.neox ? (j < d / 2 ? j + d / 2 : j - d / 2) : (j % 2 ? j - 1 : j + 1);
+                                    const double sign = p.neox ? (j < d / 2 ? -1.0 : 1.0) : (j % 2 ? 1.0 : -1.0);
+                                    double sj, cj;
+                                    angle(pp, j, sj, cj);
+                                    if (!grad) { o[base + j] = storeElement<T>(valueAt(v, base + j) * cj + sign * valueAt(v, base + partner) * sj); continue; }
+                                    // transpose: x[j] feeds out[partner] with -sign * sin_partner
+                                    double sp, cp;
+                                    angle(pp, partner, sp, cp);
+                                    o[base + j] = storeElement<T>(valueAt(v, base + j) * cj - sign * valueAt(v, base + partner) * sp);
+                                }
                             }
                         }
-                    }
-                if (!c.resultIsNull(t)) c.setOutDoubles(t, x.dims, out);
+                });
+                c.setOut(r, std::move(out));
             }
         };
     };

@@ -1,5 +1,6 @@
 // Reduction kernels: sum, mean, max, min, prod, any, all and the sum/mean grads.
 #include "exec/cpu/KernelContext.h"
+#include "exec/cpu/TypedCompute.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,131 +92,127 @@ void registerReduceKernels(KernelTable& table) {
     k["pd_op.any"] = anyAll(true);
     k["pd_op.all"] = anyAll(false);
 
-    // -- argmax / argmin (x, axis) {keepdims, flatten, dtype}: first extremum wins.
+    // -- argmax / argmin (x, axis) {keepdims, flatten, dtype}: first extremum wins; x read in place.
     auto argExtremum = [](bool isMax) {
         return [isMax](Context& c) {
             const Tensor& x = c.x(0);
-            bool flatten = c.attrBool("flatten", false), keep = c.attrBool("keepdims", false);
-            Dims dims = flatten ? Dims{x.numel()} : x.dims;
-            if (dims.empty()) dims = {1};
-            int64_t axis = c.normAxis(c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", -1), dims.size());
-            int64_t outer = 1, inner = 1, n = dims[axis];
-            for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-            for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-            if (n <= 0) c.fail("argmax/argmin over an empty axis");
-            std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(outer * inner));
-            for (int64_t o = 0; o < outer; ++o)
-                for (int64_t in = 0; in < inner; ++in) {
-                    int64_t best = 0;
-                    for (int64_t j = 1; j < n; ++j) {
-                        double a = v[(o * n + j) * inner + in], b = v[(o * n + best) * inner + in];
-                        if (isMax ? a > b : a < b) best = j;
+            const ArgExtremumParams p = argExtremumParams(c, x.dims);
+            Tensor out(c.outDType(0), p.outDims);
+            IndexWriter at(out);
+            visitKernelDType(c, x.dtype, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                const T* v = x.data<T>();
+                for (int64_t o = 0; o < p.outer; ++o)
+                    for (int64_t in = 0; in < p.inner; ++in) {
+                        const int64_t base = o * p.n * p.inner + in;
+                        int64_t best = 0;
+                        auto bestValue = loadElement(v[base]);
+                        for (int64_t j = 1; j < p.n; ++j) {
+                            const auto a = loadElement(v[base + j * p.inner]);
+                            if (isMax ? a > bestValue : a < bestValue) { best = j; bestValue = a; }
+                        }
+                        at.set(o * p.inner + in, best);
                     }
-                    out[o * inner + in] = static_cast<double>(best);
-                }
-            Dims od;
-            if (flatten) od = keep ? Dims(x.dims.size(), 1) : Dims{};
-            else {
-                od = dims;
-                if (keep) od[axis] = 1; else od.erase(od.begin() + axis);
-            }
-            c.setOutDoubles(0, od, out);
+            });
+            c.setOut(0, std::move(out));
         };
     };
     k["pd_op.argmax"] = argExtremum(true);
     k["pd_op.argmin"] = argExtremum(false);
-    // topk (x, k) {axis, largest, sorted} -> out, indices: ties keep the lower index first.
+    // topk (x, k) {axis, largest, sorted} -> out, indices: ties keep the lower index first. One
+    // lane's order at a time.
     k["pd_op.topk"] = [](Context& c) {
-        const Tensor& x = c.x(0);
-        int64_t kk = c.has(1) ? c.ints(1).at(0) : c.attrInt("k", 1);
-        int64_t axis = c.normAxis(c.attrInt("axis", -1), std::max<size_t>(x.dims.size(), 1));
-        bool largest = c.attrBool("largest", true);
-        Dims dims = x.dims.empty() ? Dims{1} : x.dims;
-        int64_t n = dims[axis], outer = 1, inner = 1;
-        if (kk < 1 || kk > n) c.fail("k = " + std::to_string(kk) + " is outside [1, " + std::to_string(n) + "]");
-        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-        Dims od = dims;
-        od[axis] = kk;
-        std::vector<double> v = x.toDoubles(), out(static_cast<size_t>(outer * kk * inner)), idx(out.size());
-        std::vector<int64_t> order(static_cast<size_t>(n));
-        for (int64_t o = 0; o < outer; ++o)
-            for (int64_t in = 0; in < inner; ++in) {
-                auto at = [&](int64_t j) { return v[(o * n + j) * inner + in]; };
-                std::iota(order.begin(), order.end(), int64_t{0});
-                std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return largest ? at(a) > at(b) : at(a) < at(b); });
-                for (int64_t j = 0; j < kk; ++j) {
-                    out[(o * kk + j) * inner + in] = at(order[j]);
-                    idx[(o * kk + j) * inner + in] = static_cast<double>(order[j]);
+        const DType t = c.outDType(0);
+        std::optional<Tensor> xh;
+        const Tensor& x = inDType(c.x(0), t, xh);
+        const TopkParams p = topkParams(c, x.dims);
+        const bool wantIndices = c.outputs.size() > 1 && !c.resultIsNull(1);
+        Tensor out(t, p.outDims), idx = wantIndices ? Tensor(c.outDType(1), p.outDims) : Tensor();
+        std::optional<IndexWriter> idxAt;
+        if (wantIndices) idxAt.emplace(idx);
+        std::vector<int64_t> order(static_cast<size_t>(p.n));
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* v = x.data<T>();
+            T* o = out.data<T>();
+            for (int64_t ou = 0; ou < p.outer; ++ou)
+                for (int64_t in = 0; in < p.inner; ++in) {
+                    const int64_t base = ou * p.n * p.inner + in, obase = ou * p.k * p.inner + in;
+                    auto at = [&](int64_t j) { return loadElement(v[base + j * p.inner]); };
+                    std::iota(order.begin(), order.end(), int64_t{0});
+                    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return p.largest ? at(a) > at(b) : at(a) < at(b); });
+                    for (int64_t j = 0; j < p.k; ++j) {
+                        o[obase + j * p.inner] = v[base + order[j] * p.inner];
+                        if (idxAt) idxAt->set(obase + j * p.inner, order[j]);
+                    }
                 }
-            }
-        c.setOutDoubles(0, od, out);
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, od, idx);
+        });
+        c.setOut(0, std::move(out));
+        if (wantIndices) c.setOut(1, std::move(idx));
     };
     // topk_grad (x, indices, out_grad, k) {axis, largest, sorted} -> x_grad: out_grad
     // scattered back to the positions topk picked (indices along axis).
     k["pd_op.topk_grad"] = [](Context& c) {
+        const DType t = c.outDType(0);
         const Tensor& x = c.x(0);
         const Tensor& ind = c.x(1);
-        const Tensor& g = c.x(2);
-        Dims dims = x.dims.empty() ? Dims{1} : x.dims;
-        int64_t axis = c.normAxis(c.attrInt("axis", -1), dims.size());
-        Dims idims = ind.dims.empty() ? Dims{1} : ind.dims;
-        if (idims.size() != dims.size() || g.numel() != ind.numel())
-            c.fail("indices " + dimsString(ind.dims) + " and out_grad " + dimsString(g.dims) + " do not match x " + dimsString(x.dims));
-        for (size_t i = 0; i < dims.size(); ++i)
-            if (static_cast<int64_t>(i) != axis && idims[i] != dims[i]) c.fail("indices " + dimsString(ind.dims) + " do not match x " + dimsString(x.dims) + " off the axis");
-        const int64_t n = dims[axis], kk = idims[axis];
-        int64_t outer = 1, inner = 1;
-        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-        std::vector<double> dx(static_cast<size_t>(x.numel()), 0.0);
-        for (int64_t o = 0; o < outer; ++o)
-            for (int64_t j = 0; j < kk; ++j)
-                for (int64_t in = 0; in < inner; ++in) {
-                    const int64_t e = (o * kk + j) * inner + in;
-                    const int64_t t = static_cast<int64_t>(ind.get(e));
-                    if (t < 0 || t >= n) c.fail("index " + std::to_string(t) + " is outside [0, " + std::to_string(n) + ")");
-                    dx[(o * n + t) * inner + in] += g.get(e);
-                }
-        c.setOutDoubles(0, x.dims, dx);
+        std::optional<Tensor> gh;
+        const Tensor& g = inDType(c.x(2), t, gh);
+        const TopkParams p = topkGradParams(c, x.dims, ind.dims, g.dims);
+        const IndexView indAt(ind);
+        Tensor dx(t, x.dims);
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* gv = g.data<T>();
+            AddInto<T> acc(dx);
+            for (int64_t o = 0; o < p.outer; ++o)
+                for (int64_t j = 0; j < p.k; ++j)
+                    for (int64_t in = 0; in < p.inner; ++in) {
+                        const int64_t e = (o * p.k + j) * p.inner + in;
+                        const int64_t at = indAt[e];
+                        if (at < 0 || at >= p.n) c.fail("index " + std::to_string(at) + " is outside [0, " + std::to_string(p.n) + ")");
+                        acc.add((o * p.n + at) * p.inner + in, valueAt(gv, e));
+                    }
+            acc.finish();
+        });
+        c.setOut(0, std::move(dx));
     };
     // cumsum (x, axis) {flatten, exclusive, reverse}; cumsum_grad (x, out_grad, axis): the
-    // reverse cumsum of out_grad (Paddle's backward invokes cumsum with reverse flipped).
-    auto cumsum = [](Context& c, const Tensor& x, int64_t axisIn, bool flatten, bool exclusive, bool reverse) {
-        Dims dims = flatten || x.dims.empty() ? Dims{x.numel()} : x.dims;
-        int64_t axis = c.normAxis(axisIn, dims.size());
-        int64_t outer = 1, inner = 1, n = dims[axis];
-        for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-        for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-        std::vector<double> v = x.toDoubles(), out(v.size());
-        for (int64_t o = 0; o < outer; ++o)
-            for (int64_t in = 0; in < inner; ++in) {
-                double acc = 0;
-                for (int64_t s = 0; s < n; ++s) {
-                    int64_t j = reverse ? n - 1 - s : s;
-                    size_t e = static_cast<size_t>((o * n + j) * inner + in);
-                    if (exclusive) { out[e] = acc; acc += v[e]; }
-                    else { acc += v[e]; out[e] = acc; }
+    // reverse cumsum of out_grad (Paddle's backward invokes cumsum with reverse flipped). Each
+    // lane is summed in double (int64_t for integers) and stored in the dtype as it goes.
+    auto cumsum = [](const Context& c, const Tensor& x, const CumsumParams& p, DType t) {
+        std::optional<Tensor> xh;
+        const Tensor& v = inDType(x, t, xh);
+        Tensor out(t, p.dims);
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* in = v.data<T>();
+            T* o = out.data<T>();
+            for (int64_t ou = 0; ou < p.outer; ++ou)
+                for (int64_t i = 0; i < p.inner; ++i) {
+                    decltype(loadElement(T{})) acc{};
+                    for (int64_t s = 0; s < p.n; ++s) {
+                        const int64_t j = p.reverse ? p.n - 1 - s : s;
+                        const int64_t e = (ou * p.n + j) * p.inner + i;
+                        if (p.exclusive) { o[e] = storeElement<T>(acc); acc += loadElement(in[e]); }
+                        else { acc += loadElement(in[e]); o[e] = storeElement<T>(acc); }
+                    }
                 }
-            }
-        return std::make_pair(dims, out);
+        });
+        return out;
     };
     k["pd_op.cumsum"] = [cumsum](Context& c) {
         const Tensor& x = c.x(0);
-        auto [dims, out] = cumsum(c, x, c.has(1) ? c.ints(1).at(0) : c.attrInt("axis", -1), c.attrBool("flatten", false),
-                                  c.attrBool("exclusive", false), c.attrBool("reverse", false));
-        c.setOutDoubles(0, dims, out);
+        c.setOut(0, cumsum(c, x, cumsumParams(c, x.dims, false), c.outDType(0)));
     };
     k["pd_op.cumsum_grad"] = [cumsum](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
         if (g.numel() != x.numel()) c.fail("out_grad " + dimsString(g.dims) + " does not match x " + dimsString(x.dims));
-        auto [dims, out] = cumsum(c, reshaped(g, c.attrBool("flatten", false) ? Dims{g.numel()} : x.dims),
-                                  c.has(2) ? c.ints(2).at(0) : c.attrInt("axis", -1), false, c.attrBool("exclusive", false),
-                                  !c.attrBool("reverse", false));
-        (void)dims;
-        c.setOutDoubles(0, x.dims, out);
+        const CumsumParams p = cumsumParams(c, x.dims, true);
+        Tensor out = cumsum(c, g, p, c.outDType(0));  // g's storage scanned as p.dims (same count)
+        out.dims = x.dims;
+        c.setOut(0, std::move(out));
     };
 }
 

@@ -1,5 +1,6 @@
 // Shape kernels: sources (full, arange, shape), plumbing (assign, combine, split), reshape, transpose, slice, concat, split, gather, indexing, collectives of one rank.
 #include "exec/cpu/KernelContext.h"
+#include "exec/cpu/TypedCompute.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,9 +41,7 @@ void registerShapeKernels(KernelTable& table) {
         if (!std::isfinite(len)) c.fail("arange with non-finite length");
         int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::min(len, 9.0e18)));
         c.requireElements({n});
-        std::vector<double> v(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
-        c.setOutDoubles(0, {n}, v);
+        c.setOut(0, generatedTensor(c.outDType(0), {n}, [&](int64_t i) { return start + step * static_cast<double>(i); }));
     };
     auto shapeKernel = [](Context& c) {
         const Tensor& x = c.x(0);
@@ -143,93 +142,95 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.gather_nd"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
-        if (index.dims.empty()) c.fail("gather_nd index must have rank >= 1");
-        int64_t depth = index.dims.back();
-        if (depth > static_cast<int64_t>(x.dims.size())) c.fail("gather_nd index depth exceeds the rank");
-        Dims od(index.dims.begin(), index.dims.end() - 1);
-        od.insert(od.end(), x.dims.begin() + depth, x.dims.end());
-        int64_t inner = 1;
-        for (size_t i = depth; i < x.dims.size(); ++i) inner *= x.dims[i];
-        Dims str = stridesOf(x.dims);
-        int64_t rows = index.numel() / std::max<int64_t>(depth, 1);
-        if (depth == 0) rows = index.numel() == 0 ? numelOf(Dims(index.dims.begin(), index.dims.end() - 1)) : rows;
-        Tensor out(x.dtype, od);
-        int eb = dtypeBytes(x.dtype);
-        for (int64_t r = 0; r < rows; ++r) {
+        const GatherNdGeom g = gatherNdGeometry(c, x.dims, index.dims);
+        const Dims str = stridesOf(x.dims);
+        const IndexView at(index);
+        Tensor out(x.dtype, g.outDims);
+        const size_t eb = static_cast<size_t>(dtypeBytes(x.dtype));
+        for (int64_t r = 0; r < g.rows; ++r) {
             int64_t pos = 0;
-            for (int64_t j = 0; j < depth; ++j) {
-                int64_t v = static_cast<int64_t>(index.get(r * depth + j));
+            for (int64_t j = 0; j < g.depth; ++j) {
+                int64_t v = at[r * g.depth + j];
                 if (v < 0) v += x.dims[j];
                 if (v < 0 || v >= x.dims[j]) c.fail("gather_nd index " + std::to_string(v) + " out of range");
                 pos += v * str[j];
             }
-            std::memcpy(out.bytes.data() + r * inner * eb, x.bytes.data() + pos * eb, inner * eb);
+            std::memcpy(out.bytes.data() + r * g.inner * eb, x.bytes.data() + pos * eb, g.inner * eb);
         }
         c.setOut(0, std::move(out));
     };
     k["pd_op.gather"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
-        size_t axis = gatherAxis(c, x.dims.size());
-        Dims od = x.dims;
-        od[axis] = index.numel();
-        int64_t outer = 1, inner = 1;
-        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
-        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
-        Tensor out(x.dtype, od);
-        int eb = dtypeBytes(x.dtype);
-        for (int64_t o = 0; o < outer; ++o)
+        const GatherGeom g = gatherGeometry(c, x.dims, index.numel());
+        const IndexView at(index);
+        Tensor out(x.dtype, g.outDims);
+        const size_t eb = static_cast<size_t>(dtypeBytes(x.dtype));
+        for (int64_t o = 0; o < g.outer; ++o)
             for (int64_t j = 0; j < index.numel(); ++j) {
-                int64_t v = static_cast<int64_t>(index.get(j));
-                if (v < 0 || v >= x.dims[axis]) c.fail("gather index out of range");
-                std::memcpy(out.bytes.data() + (o * index.numel() + j) * inner * eb,
-                            x.bytes.data() + (o * x.dims[axis] + v) * inner * eb, inner * eb);
+                const int64_t v = at[j];
+                if (v < 0 || v >= g.n) c.fail("gather index out of range");
+                std::memcpy(out.bytes.data() + (o * index.numel() + j) * g.inner * eb,
+                            x.bytes.data() + (o * g.n + v) * g.inner * eb, g.inner * eb);
             }
         c.setOut(0, std::move(out));
     };
 
     k["pd_op.put_along_axis"] = [](Context& c) {
         // (arr, indices, values) {axis, reduce: assign|add|mul}; values broadcast to indices.
-        const Tensor& arr = c.x(0);
+        // The result starts as a copy of arr and takes each value in place, in arr's dtype.
+        const DType t = c.outDType(0);
+        std::optional<Tensor> ah, vh;
+        const Tensor& arr = inDType(c.x(0), t, ah);
         const Tensor& idx = c.x(1);
-        const Tensor& val = c.x(2);
-        int64_t axis = c.normAxis(c.attrInt("axis", 0), arr.dims.size());
-        std::string reduce = c.attrString("reduce", "assign");
-        if (idx.dims.size() != arr.dims.size()) c.fail("put_along_axis indices must have the rank of arr");
-        std::vector<double> out = arr.toDoubles();
-        std::vector<int64_t> vi = broadcastIndex(val.dims, idx.dims);
-        Dims is = stridesOf(idx.dims), as = stridesOf(arr.dims);
-        for (int64_t k2 = 0; k2 < idx.numel(); ++k2) {
-            int64_t rem = k2, pos = 0;
-            for (size_t d = 0; d < idx.dims.size(); ++d) {
-                int64_t coord = rem / is[d];
-                rem %= is[d];
-                if (static_cast<int64_t>(d) == axis) {
-                    coord = static_cast<int64_t>(idx.get(k2));
-                    if (coord < 0) coord += arr.dims[d];
-                    if (coord < 0 || coord >= arr.dims[d]) c.fail("put_along_axis index out of range");
-                } else if (coord >= arr.dims[d]) c.fail("put_along_axis indices exceed arr");
-                pos += coord * as[d];
-            }
-            double v = val.get(vi[k2]);
-            if (reduce == "add") out[pos] += v;
-            else if (reduce == "mul" || reduce == "multiply") out[pos] *= v;
-            else out[pos] = v;
-        }
-        c.setOutDoubles(0, arr.dims, out);
+        const Tensor& val = inDType(c.x(2), t, vh);
+        const PutAlongAxisParams p = putAlongAxisParams(c, arr.dims, idx.dims, val.dims);
+        Tensor out = arr;
+        const IndexView at(idx);
+        const Dims is = stridesOf(idx.dims), as = stridesOf(arr.dims);
+        const std::array<const Dims*, 1> ins{&val.dims};
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* vv = val.data<T>();
+            T* o = out.data<T>();
+            forEachBroadcast(idx.dims, ins, [&](int64_t k2, const auto& off) {
+                int64_t rem = k2, pos = 0;
+                for (size_t d = 0; d < idx.dims.size(); ++d) {
+                    int64_t coord = rem / is[d];
+                    rem %= is[d];
+                    if (d == p.axis) {
+                        coord = at[k2];
+                        if (coord < 0) coord += arr.dims[d];
+                        if (coord < 0 || coord >= arr.dims[d]) c.fail("put_along_axis index out of range");
+                    } else if (coord >= arr.dims[d]) c.fail("put_along_axis indices exceed arr");
+                    pos += coord * as[d];
+                }
+                switch (p.reduce) {
+                case PutAlongAxisParams::Reduce::Add: o[pos] = storeElement<T>(valueAt(o, pos) + valueAt(vv, off[0])); break;
+                case PutAlongAxisParams::Reduce::Multiply: o[pos] = storeElement<T>(valueAt(o, pos) * valueAt(vv, off[0])); break;
+                default: o[pos] = vv[off[0]]; break;
+                }
+            });
+        });
+        c.setOut(0, std::move(out));
     };
     k["pd_op.index_sample"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& idx = c.x(1);
         if (x.dims.size() != 2 || idx.dims.size() != 2 || x.dims[0] != idx.dims[0]) c.fail("index_sample needs [N,M] and [N,K]");
-        std::vector<double> out(static_cast<size_t>(idx.numel()));
+        const IndexView at(idx);
+        const DType t = c.outDType(0);
+        Tensor out(t, idx.dims);
+        const size_t eb = static_cast<size_t>(dtypeBytes(t));
         for (int64_t r = 0; r < idx.dims[0]; ++r)
             for (int64_t j = 0; j < idx.dims[1]; ++j) {
-                int64_t v = static_cast<int64_t>(idx.get(r * idx.dims[1] + j));
+                const int64_t v = at[r * idx.dims[1] + j];
                 if (v < 0 || v >= x.dims[1]) c.fail("index_sample index out of range");
-                out[r * idx.dims[1] + j] = x.get(r * x.dims[1] + v);
+                const int64_t o = r * idx.dims[1] + j, i = r * x.dims[1] + v;
+                if (x.dtype == t) std::memcpy(out.bytes.data() + o * eb, x.bytes.data() + i * eb, eb);
+                else out.set(o, x.get(i));
             }
-        c.setOutDoubles(0, idx.dims, out);
+        c.setOut(0, std::move(out));
     };
     k["pd_op.embedding"] = [](Context& c) {
         const Tensor& ids = c.x(0);
@@ -240,8 +241,9 @@ void registerShapeKernels(KernelTable& table) {
         od.push_back(width);
         Tensor out(w.dtype, od);
         int eb = dtypeBytes(w.dtype);
+        const IndexView idAt(ids);
         for (int64_t i = 0; i < ids.numel(); ++i) {
-            int64_t id = static_cast<int64_t>(ids.get(i));
+            const int64_t id = idAt[i];
             if (id < 0 || id >= w.dims[0]) c.fail("embedding id " + std::to_string(id) + " out of range");
             if (pad >= 0 && id == pad) continue;  // zero row
             std::memcpy(out.bytes.data() + i * width * eb, w.bytes.data() + id * width * eb, width * eb);
@@ -256,8 +258,7 @@ void registerShapeKernels(KernelTable& table) {
     // -- unbind (input) {axis} -> vector of slices with the axis removed
     k["pd_op.unbind"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        if (x.dims.empty()) c.fail("unbind of a 0-d tensor");
-        int64_t axis = c.normAxis(c.attrInt("axis", 0), x.dims.size());
+        const size_t axis = unbindAxis(c, x.dims);
         splitInto(c, x, splitGeometry(c, x.dims, Dims(static_cast<size_t>(x.dims[axis]), 1), axis));
         std::vector<TensorPtr> parts;
         for (const TensorPtr& t : c.outputs[0].list) {
@@ -272,12 +273,8 @@ void registerShapeKernels(KernelTable& table) {
         const auto& xs = c.list(0);
         const Tensor& g = c.x(1);
         if (xs.empty()) c.fail("stack_grad of nothing");
-        int64_t axis = c.attrInt("axis", 0);
-        if (axis < 0) axis += static_cast<int64_t>(g.dims.size());
-        if (axis < 0 || axis >= static_cast<int64_t>(g.dims.size()) || g.dims[axis] != static_cast<int64_t>(xs.size()))
-            c.fail("stack_grad: out_grad " + dimsString(g.dims) + " does not stack " + std::to_string(xs.size()) + " tensors on axis " +
-                   std::to_string(axis));
-        splitInto(c, g, splitGeometry(c, g.dims, Dims(xs.size(), 1), axis));
+        const size_t axis = stackGradAxis(c, g.dims, xs.size());
+        splitInto(c, g, splitGeometry(c, g.dims, Dims(xs.size(), 1), static_cast<int64_t>(axis)));
         std::vector<TensorPtr> parts;
         for (size_t i = 0; i < xs.size(); ++i) parts.push_back(std::make_shared<const Tensor>(reshaped(*c.outputs[0].list[i], xs[i]->dims)));
         c.setOutList(0, std::move(parts));
@@ -286,113 +283,139 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.index_select"] = k["pd_op.gather"];
     // gather_grad / index_select_grad (x, index, out_grad[, axis]) {axis}: scatter-add along the axis.
     auto gatherGrad = [](Context& c) {
+        const DType t = c.outDType(0);
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
-        const Tensor& g = c.x(2);
-        int64_t axis = c.normAxis(c.has(3) ? c.ints(3).at(0) : c.attrInt("axis", 0), x.dims.size());
-        int64_t outer = 1, inner = 1;
-        for (int64_t i = 0; i < axis; ++i) outer *= x.dims[i];
-        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
-        if (g.numel() != outer * index.numel() * inner) c.fail("out_grad " + dimsString(g.dims) + " does not match the gathered shape");
-        std::vector<double> dx(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
-        for (int64_t o = 0; o < outer; ++o)
-            for (int64_t j = 0; j < index.numel(); ++j) {
-                int64_t v = static_cast<int64_t>(index.get(j));
-                if (v < 0 || v >= x.dims[axis]) c.fail("index " + std::to_string(v) + " out of range");
-                for (int64_t e = 0; e < inner; ++e) dx[(o * x.dims[axis] + v) * inner + e] += gv[(o * index.numel() + j) * inner + e];
-            }
-        c.setOutDoubles(0, x.dims, dx);
+        std::optional<Tensor> gh;
+        const Tensor& g = inDType(c.x(2), t, gh);
+        const GatherGradParams p = gatherGradParams(c, x.dims, index.numel(), g.dims);
+        const IndexView at(index);
+        Tensor dx(t, x.dims);
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* gv = g.data<T>();
+            AddInto<T> acc(dx);
+            for (int64_t o = 0; o < p.outer; ++o)
+                for (int64_t j = 0; j < index.numel(); ++j) {
+                    const int64_t v = at[j];
+                    if (v < 0 || v >= p.n) c.fail("index " + std::to_string(v) + " out of range");
+                    for (int64_t e = 0; e < p.inner; ++e) acc.add((o * p.n + v) * p.inner + e, valueAt(gv, (o * index.numel() + j) * p.inner + e));
+                }
+            acc.finish();
+        });
+        c.setOut(0, std::move(dx));
     };
     k["pd_op.gather_grad"] = gatherGrad;
     k["pd_op.index_select_grad"] = gatherGrad;
     // scatter (x, index, updates) {overwrite}: rows index[i] of x become updates[i] (overwrite),
-    // or the sum of the updates aimed at them (Paddle zeroes those rows first).
+    // or the sum of the updates aimed at them (Paddle zeroes those rows first). The result
+    // starts as a copy of x and is updated in place, in x's dtype.
     k["pd_op.scatter"] = [](Context& c) {
-        const Tensor& x = c.x(0);
+        const DType t = c.outDType(0);
+        std::optional<Tensor> xh, uh;
+        const Tensor& x = inDType(c.x(0), t, xh);
         const Tensor& index = c.x(1);
-        const Tensor& up = c.x(2);
-        bool overwrite = c.attrBool("overwrite", true);
+        const Tensor& up = inDType(c.x(2), t, uh);
+        const bool overwrite = scatterOverwrite(c);
         if (x.dims.empty()) c.fail("scatter into a 0-d tensor");
         const int64_t row = x.numel() / std::max<int64_t>(x.dims[0], 1);
         if (up.numel() != index.numel() * row) c.fail("updates " + dimsString(up.dims) + " do not match index and x rows");
-        std::vector<double> out = x.toDoubles(), uv = up.toDoubles();
+        const IndexView at(index);
+        Tensor out = x;
+        const size_t eb = static_cast<size_t>(dtypeBytes(t));
         for (int64_t i = 0; i < index.numel(); ++i) {
-            int64_t r = static_cast<int64_t>(index.get(i));
+            const int64_t r = at[i];
             if (r < 0 || r >= x.dims[0]) c.fail("scatter index " + std::to_string(r) + " out of range");
-            if (!overwrite) std::fill(out.begin() + r * row, out.begin() + (r + 1) * row, 0.0);
+            if (!overwrite) std::memset(out.bytes.data() + r * row * eb, 0, static_cast<size_t>(row) * eb);
         }
-        for (int64_t i = 0; i < index.numel(); ++i) {
-            int64_t r = static_cast<int64_t>(index.get(i));
-            for (int64_t e = 0; e < row; ++e) out[r * row + e] = overwrite ? uv[i * row + e] : out[r * row + e] + uv[i * row + e];
-        }
-        c.setOutDoubles(0, x.dims, out);
+        visitKernelDType(c, t, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            const T* uv = up.data<T>();
+            T* o = out.data<T>();
+            for (int64_t i = 0; i < index.numel(); ++i) {
+                const int64_t r = at[i];
+                for (int64_t e = 0; e < row; ++e)
+                    o[r * row + e] = overwrite ? uv[i * row + e] : storeElement<T>(valueAt(o, r * row + e) + valueAt(uv, i * row + e));
+            }
+        });
+        c.setOut(0, std::move(out));
     };
     // scatter_grad (index, updates, out_grad) {overwrite} -> x_grad (indexed rows zeroed), updates_grad.
     // With overwrite and repeated indices only the last update of a row reaches the output.
+    // Both are copies of out_grad's rows, so they move bytes and are exact.
     k["pd_op.scatter_grad"] = [](Context& c) {
         const Tensor& index = c.x(0);
         const Tensor& up = c.x(1);
         const Tensor& g = c.x(2);
-        bool overwrite = c.attrBool("overwrite", true);
+        const bool overwrite = scatterOverwrite(c);
         if (g.dims.empty()) c.fail("scatter_grad of a 0-d gradient");
         const int64_t row = g.numel() / std::max<int64_t>(g.dims[0], 1);
-        std::vector<double> gv = g.toDoubles(), dx = gv, du(static_cast<size_t>(up.numel()), 0.0);
-        std::vector<int64_t> last(static_cast<size_t>(g.dims[0]), -1);
+        const bool wantDx = !c.resultIsNull(0), wantDu = c.outputs.size() > 1 && !c.resultIsNull(1);
+        if (wantDu && up.numel() != index.numel() * row) c.fail("updates " + dimsString(up.dims) + " do not match index and out_grad rows");
+        const IndexView at(index);
+        std::vector<int64_t> last(static_cast<size_t>(g.dims[0]), -1);  // per row of x: the update that reaches it
         for (int64_t i = 0; i < index.numel(); ++i) {
-            int64_t r = static_cast<int64_t>(index.get(i));
+            const int64_t r = at[i];
             if (r < 0 || r >= g.dims[0]) c.fail("scatter index " + std::to_string(r) + " out of range");
             last[r] = i;
-            std::fill(dx.begin() + r * row, dx.begin() + (r + 1) * row, 0.0);
         }
-        for (int64_t i = 0; i < index.numel(); ++i) {
-            int64_t r = static_cast<int64_t>(index.get(i));
-            if (overwrite && last[r] != i) continue;
-            for (int64_t e = 0; e < row; ++e) du[i * row + e] = gv[r * row + e];
+        // A row of out_grad into a row of a result of dtype t (bytes when the dtypes agree).
+        auto copyRow = [&](Tensor& to, int64_t toRow, int64_t fromRow) {
+            const size_t eb = static_cast<size_t>(dtypeBytes(to.dtype));
+            if (to.dtype == g.dtype) { std::memcpy(to.bytes.data() + toRow * row * eb, g.bytes.data() + fromRow * row * eb, static_cast<size_t>(row) * eb); return; }
+            for (int64_t e = 0; e < row; ++e) to.set(toRow * row + e, g.get(fromRow * row + e));
+        };
+        if (wantDx) {
+            Tensor dx(c.outDType(0), g.dims);
+            for (int64_t r = 0; r < g.dims[0]; ++r)
+                if (last[r] < 0) copyRow(dx, r, r);  // indexed rows stay zero
+            c.setOut(0, std::move(dx));
         }
-        if (!c.resultIsNull(0)) c.setOutDoubles(0, g.dims, dx);
-        if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, up.dims, du);
+        if (wantDu) {
+            Tensor du(c.outDType(1), up.dims);
+            for (int64_t i = 0; i < index.numel(); ++i) {
+                const int64_t r = at[i];
+                if (overwrite && last[r] != i) continue;
+                copyRow(du, i, r);
+            }
+            c.setOut(1, std::move(du));
+        }
     };
     // pad (x) {paddings: [before0, after0, before1, after1, ...], pad_value}: constant padding.
-    auto padPlan = [](const Context& c, const Dims& in, Dims& before, Dims& out) {
-        Dims p = c.attrInts("paddings");
-        if (p.size() != 2 * in.size()) c.fail("attribute paddings = " + dimsString(p) + ": expected 2 entries per dim of " + dimsString(in));
-        before.assign(in.size(), 0);
-        out = in;
-        for (size_t i = 0; i < in.size(); ++i) {
-            if (p[2 * i] < 0 || p[2 * i + 1] < 0) c.fail("attribute paddings = " + dimsString(p) + ": must be >= 0");
-            before[i] = p[2 * i];
-            out[i] = in[i] + p[2 * i] + p[2 * i + 1];
-        }
-        c.requireElements(out);
-    };
-    k["pd_op.pad"] = [padPlan](Context& c) {
-        const Tensor& x = c.x(0);
-        Dims before, od;
-        padPlan(c, x.dims, before, od);
-        double value = c.has(1) ? c.scalar(1) : c.attrFloat("pad_value", 0.0);
-        std::vector<double> out(static_cast<size_t>(numelOf(od)), value), v = x.toDoubles();
-        Dims is = stridesOf(x.dims), os = stridesOf(od);
-        for (int64_t e = 0; e < x.numel(); ++e) {
+    // pad_grad (x, out_grad) {paddings}: the unpadded window. Elements move as bytes.
+    // The offset in the padded tensor of every element of x, in x's order.
+    auto forEachPadded = [](const Dims& in, const PadParams& p, auto&& fn) {
+        const Dims is = stridesOf(in), os = stridesOf(p.outDims);
+        const int64_t n = numelOf(in);
+        for (int64_t e = 0; e < n; ++e) {
             int64_t rem = e, pos = 0;
-            for (size_t d = 0; d < x.dims.size(); ++d) { pos += (rem / is[d] + before[d]) * os[d]; rem %= is[d]; }
-            out[pos] = v[e];
+            for (size_t d = 0; d < in.size(); ++d) { pos += (rem / is[d] + p.before[d]) * os[d]; rem %= is[d]; }
+            fn(e, pos);
         }
-        c.setOutDoubles(0, od, out);
     };
-    k["pd_op.pad_grad"] = [padPlan](Context& c) {  // (x, out_grad) {paddings}: the unpadded window
+    k["pd_op.pad"] = [forEachPadded](Context& c) {
+        const DType t = c.outDType(0);
+        std::optional<Tensor> xh;
+        const Tensor& x = inDType(c.x(0), t, xh);
+        const PadParams p = padParams(c, x.dims);
+        c.requireElements(p.outDims);
+        Tensor out = filledTensor(t, p.outDims, p.value);
+        const size_t eb = static_cast<size_t>(dtypeBytes(t));
+        forEachPadded(x.dims, p, [&](int64_t e, int64_t pos) { std::memcpy(out.bytes.data() + pos * eb, x.bytes.data() + e * eb, eb); });
+        c.setOut(0, std::move(out));
+    };
+    k["pd_op.pad_grad"] = [forEachPadded](Context& c) {
+        const DType t = c.outDType(0);
         const Tensor& x = c.x(0);
-        const Tensor& g = c.x(1);
-        Dims before, od;
-        padPlan(c, x.dims, before, od);
-        if (g.dims != od) c.fail("out_grad " + dimsString(g.dims) + " is not the padded shape " + dimsString(od));
-        std::vector<double> dx(static_cast<size_t>(x.numel())), gv = g.toDoubles();
-        Dims is = stridesOf(x.dims), os = stridesOf(od);
-        for (int64_t e = 0; e < x.numel(); ++e) {
-            int64_t rem = e, pos = 0;
-            for (size_t d = 0; d < x.dims.size(); ++d) { pos += (rem / is[d] + before[d]) * os[d]; rem %= is[d]; }
-            dx[e] = gv[pos];
-        }
-        c.setOutDoubles(0, x.dims, dx);
+        std::optional<Tensor> gh;
+        const Tensor& g = inDType(c.x(1), t, gh);
+        const PadParams p = padParams(c, x.dims);
+        c.requireElements(p.outDims);
+        if (g.dims != p.outDims) c.fail("out_grad " + dimsString(g.dims) + " is not the padded shape " + dimsString(p.outDims));
+        Tensor dx(t, x.dims);
+        const size_t eb = static_cast<size_t>(dtypeBytes(t));
+        forEachPadded(x.dims, p, [&](int64_t e, int64_t pos) { std::memcpy(dx.bytes.data() + e * eb, g.bytes.data() + pos * eb, eb); });
+        c.setOut(0, std::move(dx));
     };
 }
 

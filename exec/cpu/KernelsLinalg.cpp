@@ -21,14 +21,16 @@ void registerLinalgKernels(KernelTable& table) {
     auto& k = table.kernels;
     // -- matmul --
     k["pd_op.matmul"] = [](Context& c) {
-        c.setOut(0, matmulTensor(c, c.x(0), c.attrBool("transpose_x", false), c.x(1), c.attrBool("transpose_y", false), c.outDType(0)));
+        const MatmulParams p = matmulParams(c);
+        c.setOut(0, matmulTensor(c, c.x(0), p.transposeX, c.x(1), p.transposeY, c.outDType(0)));
     };
     k["pd_op.matmul_grad"] = [](Context& c) {
         // x: [..,M,K] (or transposed), y: [..,K,N]; dOut: [..,M,N]. Rank >= 2 only.
         const Tensor& x = c.x(0);
         const Tensor& y = c.x(1);
         const Tensor& g = c.x(2);
-        bool tx = c.attrBool("transpose_x", false), ty = c.attrBool("transpose_y", false);
+        const MatmulParams p = matmulParams(c);
+        const bool tx = p.transposeX, ty = p.transposeY;
         if (x.dims.size() < 2 || y.dims.size() < 2) c.fail("matmul_grad supports rank >= 2 only");
         // dX = g * op(y)^T (then transposed back if tx); dY = op(x)^T * g (transposed back if ty).
         if (!c.resultIsNull(0))

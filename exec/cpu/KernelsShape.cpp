@@ -15,15 +15,15 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.full"] = [](Context& c) {
         Dims shape = fullShape(c);
         c.requireElements(shape);
-        c.setOut(0, filledTensor(c.outDType(0), shape, c.attrFloat("value", 0.0)));
+        c.setOut(0, filledTensor(c.outDType(0), shape, fullValue(c)));
     };
     k["pd_op.full_int_array"] = [](Context& c) {
-        Dims v = c.attrInts("value");
+        const Dims v = fullIntArrayValues(c);
         std::vector<double> d(v.begin(), v.end());
         c.setOutDoubles(0, {static_cast<int64_t>(v.size())}, d);
     };
     k["pd_op.full_like"] = [](Context& c) {
-        double v = c.has(1) ? c.scalar(1) : c.attrFloat("value", 0.0);
+        const double v = fullValue(c);
         const Tensor& x = c.x(0);
         c.setOut(0, filledTensor(c.outDType(0), x.dims, v));
     };
@@ -236,7 +236,7 @@ void registerShapeKernels(KernelTable& table) {
         const Tensor& ids = c.x(0);
         const Tensor& w = c.x(1);
         if (w.dims.size() != 2) c.fail("embedding weight must be 2-d");
-        int64_t pad = c.attrInt("padding_idx", -1), width = w.dims[1];
+        int64_t pad = embeddingParams(c).paddingIdx, width = w.dims[1];
         Dims od = ids.dims;
         od.push_back(width);
         Tensor out(w.dtype, od);

@@ -225,6 +225,12 @@ private:
     // capacities (full checkpointing, PyTorch's weights).
     RecomputeSet cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
                                  const std::vector<int64_t>* valueCaps) const;
+    // The source → op arc's capacity of candidate k at λ.
+    int64_t lambdaCapacity(double lambda, uint32_t k) const;
+    // The unbanned network's λ cuts on one graph with warm starts (ParametricCut.cpp): false
+    // when its capacities could overflow (the general min cut then decides and reports).
+    bool prepareLambdaCuts() const;
+    const std::vector<uint8_t>& lambdaSinkSide(double lambda) const;  // by network node
     // Closes a wanted set under "needed by the backward or by another recomputed op" and
     // drops ops the rewriter could not place; returns the set actually recomputed.
     RecomputeSet normalise(const RecomputeSet& wanted) const;

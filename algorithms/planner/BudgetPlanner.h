@@ -330,7 +330,23 @@ private:
     std::vector<uint32_t> lastFixedUse_;       // uses the rewriter never redirects
     std::vector<uint32_t> lastRedirectedUse_;  // top-level backward uses, kNoId if none
     std::vector<uint32_t> firstBackwardUse_;   // by candidate: of its first result, kNoId if none
+    // normalise's graph by candidate, flat (it runs per cut and per local-search move): a
+    // clone result the backward reads; the candidates defining its op's operands; the
+    // candidates whose ops read its non-mask results.
+    std::vector<uint8_t> cloneNeeded_;
+    std::vector<uint32_t> operandCandidateOff_, operandCandidates_;
+    std::vector<uint32_t> consumerCandidateOff_, consumerCandidates_;
     std::vector<uint32_t> defIndex_;           // by ValueId: global index of the defining op, kNoId
+    // replayLiveRanges' reads of the program, flat (it runs once per measured set): by ValueId
+    // the candidate whose clone redefines it (kNoId for others and for saved masks), and every
+    // result of a global op with its op's index and candidate, in program order.
+    std::vector<uint32_t> cloneCandidateOf_;
+    struct GlobalResult {
+        uint32_t index;      // the defining op's global index
+        ValueId value;
+        uint32_t candidate;  // the defining op's candidate index, kNoId if none
+    };
+    std::vector<GlobalResult> globalResults_;
 
     // Memos of pure functions; node-based maps keep Evaluated addresses stable.
     std::unordered_map<RecomputeSet, Evaluated, SetHash> measured_;  // set -> figures

@@ -1,15 +1,6 @@
 #include "algorithms/MinCut.h"
 
-#include <lemon/smart_graph.h>
-
-namespace lemon {
-// LEMON's ArrayMap calls std::allocator::construct, which C++20 removed; node-valued maps
-// (the linked elevator's) use VectorMap instead, as LEMON already does for scalars.
-template <typename Graph, typename Item>
-struct DefaultMapSelector<Graph, Item, SmartDigraphBase::Node> {
-    typedef VectorMap<Graph, Item, SmartDigraphBase::Node> Map;
-};
-}  // namespace lemon
+#include "algorithms/LemonSmartGraph.h"
 
 #include <lemon/elevator.h>
 #include <lemon/preflow.h>

@@ -18,6 +18,8 @@ RecomputeSolver::RecomputeSolver(std::shared_ptr<const Program> program, Recompu
                                  const NoNeedBufferTable& table)
     : analysis_(std::make_shared<Analysis>(std::move(program), spec, table)) {}
 
+RecomputeSolver::RecomputeSolver(std::shared_ptr<const Analysis> analysis) : analysis_(std::move(analysis)) {}
+
 std::shared_ptr<const std::vector<uint8_t>> RecomputeSolver::fusionLoop(const RecomputeConfig& config,
                                                                          const OpClasses& classes) const {
     // The judge depends only on the unrecomputable ops (and the program): cache by that set.

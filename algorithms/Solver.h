@@ -62,6 +62,8 @@ class RecomputeSolver {
 public:
     RecomputeSolver(std::shared_ptr<const Program> program, RecomputeSpec spec,
                     const NoNeedBufferTable& table = NoNeedBufferTable::builtin());
+    // On an analysis already made (the budget planner's, for the seed's plan): no second one.
+    explicit RecomputeSolver(std::shared_ptr<const Analysis> analysis);
 
     SolveResult solve(const RecomputeConfig& config, const SolveOptions& options = {}) const;
     // The same into `out` (a fresh SolveResult), announcing the stages as they end: the CLI

@@ -85,6 +85,38 @@ void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
             if (use.ancestor != kNoId && a.isBackwardRangeOp(use.ancestor))
                 firstBackwardUse_[k] = std::min(firstBackwardUse_[k], a.opIndex(use.ancestor));
     }
+    cloneCandidateOf_.assign(nv, kNoId);
+    for (ValueId v = 0; v < nv; ++v) {
+        const OpId d = p.value(v).definingOp;
+        if (!maskValue_[v] && d != kNoId) cloneCandidateOf_[v] = candidateIndex_[d];
+    }
+    globalResults_.clear();
+    const auto gops = a.globalOps();
+    for (uint32_t i = 0; i < gops.size(); ++i)
+        for (ValueId r : p.op(gops[i]).results) globalResults_.push_back({i, r, candidateIndex_[gops[i]]});
+    const size_t nc = candidates_.size();
+    cloneNeeded_.assign(nc, 0);
+    operandCandidateOff_.assign(nc + 1, 0);
+    consumerCandidateOff_.assign(nc + 1, 0);
+    operandCandidates_.clear();
+    consumerCandidates_.clear();
+    for (uint32_t k = 0; k < nc; ++k) {
+        const Operation& o = p.op(candidates_[k]);
+        forCloneResults(k, [&](ValueId r) { cloneNeeded_[k] = cloneNeeded_[k] || neededByBackward_[r]; });
+        for (ValueId x : o.operands) {
+            if (x == kNoId || x >= nv) continue;
+            const OpId d = p.value(x).definingOp;
+            if (d != kNoId && candidateIndex_[d] != kNoId) operandCandidates_.push_back(candidateIndex_[d]);
+        }
+        operandCandidateOff_[k + 1] = uint32_t(operandCandidates_.size());
+        for (ValueId r : o.results) {
+            if (maskValue_[r]) continue;  // a saved mask: its readers read the original
+            for (const Use& use : p.uses(r))
+                if (use.ancestor != kNoId && candidateIndex_[use.ancestor] != kNoId)
+                    consumerCandidates_.push_back(candidateIndex_[use.ancestor]);
+        }
+        consumerCandidateOff_[k + 1] = uint32_t(consumerCandidates_.size());
+    }
 }
 
 // The rewritten program's live ranges replayed on positions: calls emit(from, to, bytes,
@@ -108,10 +140,9 @@ size_t BudgetPlanner::replayLiveRanges(const RecomputeSet& inR, bool residents, 
     std::vector<uint32_t> cloneSlot(candidates_.size(), kNoId);
     for (uint32_t c = 0; c < nc; ++c) cloneSlot[clones[c]] = c;
     auto producerSlot = [&](ValueId x) -> uint32_t {
-        if (x == kNoId || x >= p.values().size() || maskValue_[x]) return kNoId;  // a mask stays the original
-        const OpId d = p.value(x).definingOp;
-        if (d == kNoId || candidateIndex_[d] == kNoId) return kNoId;
-        return cloneSlot[candidateIndex_[d]];
+        if (x == kNoId || x >= p.values().size()) return kNoId;
+        const uint32_t k = cloneCandidateOf_[x];  // kNoId for a mask: it stays the original
+        return k == kNoId ? kNoId : cloneSlot[k];
     };
     std::vector<uint32_t> anchor(nc);
     for (uint32_t c = 0; c < nc; ++c) anchor[c] = firstBackwardUse_[clones[c]];
@@ -155,20 +186,20 @@ size_t BudgetPlanner::replayLiveRanges(const RecomputeSet& inR, bool residents, 
         });
     // Original values.
     const uint32_t endPos = uint32_t(n + nc - 1);
-    for (size_t i = 0; i < n; ++i) {
-        for (ValueId r : p.op(gops[i]).results) {
-            const int64_t b = ownedBytes_[r];
-            if (resident_[r]) {
-                if (residents && b) emit(pos(uint32_t(i)), endPos, b, RangeKind::Resident, r);
-                continue;
-            }
-            if (!b) continue;
-            const uint32_t s = candidateIndex_[gops[i]] == kNoId ? kNoId : cloneSlot[candidateIndex_[gops[i]]];
-            uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? lastFixedUse_[r] : lastUse_[r];
-            last = std::max<uint32_t>(pos(uint32_t(i)), pos(std::max<uint32_t>(last, uint32_t(i))));
-            if (cloneRead[r] != kNoId) last = std::max(last, cloneRead[r]);
-            emit(pos(uint32_t(i)), last, b, RangeKind::Original, r);
+    for (const GlobalResult& g : globalResults_) {
+        const uint32_t i = g.index;
+        const ValueId r = g.value;
+        const int64_t b = ownedBytes_[r];
+        if (resident_[r]) {
+            if (residents && b) emit(pos(i), endPos, b, RangeKind::Resident, r);
+            continue;
         }
+        if (!b) continue;
+        const uint32_t s = g.candidate == kNoId ? kNoId : cloneSlot[g.candidate];
+        uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? lastFixedUse_[r] : lastUse_[r];
+        last = std::max<uint32_t>(pos(i), pos(std::max<uint32_t>(last, i)));
+        if (cloneRead[r] != kNoId) last = std::max(last, cloneRead[r]);
+        emit(pos(i), last, b, RangeKind::Original, r);
     }
     return n + nc;
 }
@@ -350,31 +381,20 @@ void BudgetPlanner::findLayerInputs() {
 }
 
 std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wantedIn) const {
-    const Program& p = *program_;
-    const Analysis& a = *analysis_;
     std::vector<uint8_t> wanted = wantedIn;
     const size_t nc = candidates_.size();
-    auto candidateOf = [&](ValueId v) -> uint32_t {
-        if (v == kNoId || v >= p.values().size()) return kNoId;
-        const OpId d = p.value(v).definingOp;
-        return d == kNoId ? kNoId : candidateIndex_[d];
-    };
     for (;;) {
         // Close: recompute a wanted op only when the backward or another recomputed op needs it.
         std::vector<uint8_t> inR(nc, 0);
         std::vector<uint32_t> stack;
-        for (uint32_t k = 0; k < nc; ++k) {
-            if (!wanted[k]) continue;
-            bool needed = false;
-            forCloneResults(k, [&](ValueId r) { needed = needed || neededByBackward_[r]; });
-            if (needed) { inR[k] = 1; stack.push_back(k); }
-        }
+        for (uint32_t k = 0; k < nc; ++k)
+            if (wanted[k] && cloneNeeded_[k]) { inR[k] = 1; stack.push_back(k); }
         while (!stack.empty()) {
             const uint32_t k = stack.back();
             stack.pop_back();
-            for (ValueId x : p.op(candidates_[k]).operands) {
-                const uint32_t d = candidateOf(x);
-                if (d != kNoId && wanted[d] && !inR[d]) { inR[d] = 1; stack.push_back(d); }
+            for (uint32_t i = operandCandidateOff_[k]; i < operandCandidateOff_[k + 1]; ++i) {
+                const uint32_t d = operandCandidates_[i];
+                if (wanted[d] && !inR[d]) { inR[d] = 1; stack.push_back(d); }
             }
         }
         // The rewriter places a clone before the first backward user of its first result or
@@ -383,16 +403,11 @@ std::vector<uint8_t> BudgetPlanner::normalise(const std::vector<uint8_t>& wanted
         bool allAnchored = true;
         for (size_t k = nc; k-- > 0;) {
             if (!inR[k]) continue;
-            const Operation& o = p.op(candidates_[k]);
-            bool ok = false;
-            for (const Use& use : p.uses(o.results[0]))
-                if (use.ancestor != kNoId && a.isBackwardRangeOp(use.ancestor)) { ok = true; break; }
-            for (size_t r = 0; r < o.results.size() && !ok; ++r)
-                for (const Use& use : p.uses(o.results[r])) {
-                    if (maskValue_[o.results[r]]) break;  // a saved mask: its readers read the original
-                    const uint32_t c = use.ancestor == kNoId ? kNoId : candidateIndex_[use.ancestor];
-                    if (c != kNoId && inR[c] && anchored[c]) { ok = true; break; }
-                }
+            bool ok = firstBackwardUse_[k] != kNoId;
+            for (uint32_t i = consumerCandidateOff_[k]; i < consumerCandidateOff_[k + 1] && !ok; ++i) {
+                const uint32_t c = consumerCandidates_[i];
+                ok = inR[c] && anchored[c];
+            }
             anchored[k] = ok;
             if (!ok) { allAnchored = false; wanted[k] = 0; }
         }

@@ -225,6 +225,12 @@ private:
     // capacities (full checkpointing, PyTorch's weights).
     RecomputeSet cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
                                  const std::vector<int64_t>* valueCaps) const;
+    // The source → op arc's capacity of candidate k at λ.
+    int64_t lambdaCapacity(double lambda, uint32_t k) const;
+    // The unbanned network's λ cuts on one graph with warm starts (ParametricCut.cpp): false
+    // when its capacities could overflow (the general min cut then decides and reports).
+    bool prepareLambdaCuts() const;
+    const std::vector<uint8_t>& lambdaSinkSide(double lambda) const;  // by network node
     // Closes a wanted set under "needed by the backward or by another recomputed op" and
     // drops ops the rewriter could not place; returns the set actually recomputed.
     RecomputeSet normalise(const RecomputeSet& wanted) const;
@@ -324,7 +330,23 @@ private:
     std::vector<uint32_t> lastFixedUse_;       // uses the rewriter never redirects
     std::vector<uint32_t> lastRedirectedUse_;  // top-level backward uses, kNoId if none
     std::vector<uint32_t> firstBackwardUse_;   // by candidate: of its first result, kNoId if none
+    // normalise's graph by candidate, flat (it runs per cut and per local-search move): a
+    // clone result the backward reads; the candidates defining its op's operands; the
+    // candidates whose ops read its non-mask results.
+    std::vector<uint8_t> cloneNeeded_;
+    std::vector<uint32_t> operandCandidateOff_, operandCandidates_;
+    std::vector<uint32_t> consumerCandidateOff_, consumerCandidates_;
     std::vector<uint32_t> defIndex_;           // by ValueId: global index of the defining op, kNoId
+    // replayLiveRanges' reads of the program, flat (it runs once per measured set): by ValueId
+    // the candidate whose clone redefines it (kNoId for others and for saved masks), and every
+    // result of a global op with its op's index and candidate, in program order.
+    std::vector<uint32_t> cloneCandidateOf_;
+    struct GlobalResult {
+        uint32_t index;      // the defining op's global index
+        ValueId value;
+        uint32_t candidate;  // the defining op's candidate index, kNoId if none
+    };
+    std::vector<GlobalResult> globalResults_;
 
     // Memos of pure functions; node-based maps keep Evaluated addresses stable.
     std::unordered_map<RecomputeSet, Evaluated, SetHash> measured_;  // set -> figures

@@ -29,7 +29,7 @@ BudgetPlan BudgetPlanner::noRecomputePlan() {
 BudgetPlan BudgetPlanner::seedPlan() {
     // The seed's cut and plan; its rewritten program only when the planner's replay cannot
     // measure it (a plan the planner's own rewrite of the same ops would not reproduce).
-    RecomputeSolver solver(program_, spec_);
+    RecomputeSolver solver(analysis_);  // the planner's analysis: same program, spec and table
     SolveOptions cutOnly;
     cutOnly.rewrite = false;
     cutOnly.memory = false;

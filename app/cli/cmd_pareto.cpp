@@ -3,6 +3,7 @@
 // and `solve --budget B` (runBudgetSolve, called from cmd_solve.cpp): the memory-budget
 // planner of algorithms/planner/ on the command line.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "algorithms/planner/PlanReport.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
+#include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "model/PirReader.h"
@@ -129,6 +131,13 @@ int runPareto(const ParetoArgs& a) {
     const int points = a.points;
     const std::optional<std::string> report = a.report.empty() ? std::nullopt : std::optional(a.report);
     checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}});
+    {   // as `solve` does: the heap faulted in on the other core while the program is read
+        std::error_code ec;
+        const auto programBytes = std::filesystem::file_size(path, ec);
+        std::vector<std::string> replaced;
+        if (!a.report.empty()) replaced.push_back(a.report);
+        warmUpAsync(ec ? 0 : expectedHeapBytes(programBytes), std::move(replaced));
+    }
     Loaded l = load(path, a.spec, a.config, a.costs, a.recomputeRandom);
     BudgetPlanner& planner = *l.planner;
 

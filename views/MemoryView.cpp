@@ -3,6 +3,7 @@
 #include "views/MemoryView.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -76,9 +77,37 @@ void MemoryChart::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
 }
 
+namespace {
+QFont legendFont(const QFont& base) {
+    QFont f = base;
+    f.setPointSizeF(7.5);
+    return f;
+}
+constexpr int kLegendLeft = 78, kLegendRight = 16, kLegendTop = 9, kLegendRowHeight = 16;
+}  // namespace
+
+std::vector<MemoryChart::LegendEntry> MemoryChart::legendLayout() const {
+    const QFontMetrics fm(legendFont(font()));
+    std::vector<LegendEntry> entries;
+    int x = kLegendLeft, y = kLegendTop;
+    for (int r = 0; r < kMemoryRoleCount; ++r) {
+        const QString t = tr(memoryRoleName(MemoryRole(r)));
+        const int w = 16 + fm.horizontalAdvance(t);
+        if (x > kLegendLeft && x + w > width() - kLegendRight) {
+            x = kLegendLeft;
+            y += kLegendRowHeight;
+        }
+        entries.push_back({QRect(x, y, 12, 10), QRect(x + 16, y - 3, w - 16, fm.height()), t});
+        x += w + 18;
+    }
+    return entries;
+}
+
 QRect MemoryChart::paneRect(int i) const {
     const int n = std::max<int>(1, int(panes_.size()));
-    const int top = 46, gap = 34, bottomAxis = 30;
+    const std::vector<LegendEntry> legend = legendLayout();
+    const int extraRows = legend.empty() ? 0 : (legend.back().swatch.top() - kLegendTop) / kLegendRowHeight;
+    const int top = 46 + extraRows * kLegendRowHeight, gap = 34, bottomAxis = 30;
     const int h = (height() - top - bottomAxis - gap * (n - 1)) / n;
     return QRect(78, top + i * (h + gap), std::max(10, width() - 78 - 16), std::max(10, h));
 }
@@ -144,17 +173,14 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const GraphPalette& pal = GraphPalette::current();
     p.fillRect(rect(), pal.background);
-    QFont small = font();
-    small.setPointSizeF(7.5);
+    const QFont small = legendFont(font());
     p.setFont(small);
-    // Role legend along the top.
-    int lx = 78;
-    for (int r = 0; r < kMemoryRoleCount; ++r) {
-        const QString t = tr(memoryRoleName(MemoryRole(r)));
-        p.fillRect(QRect(lx, 9, 12, 10), memoryRoleColor(MemoryRole(r)));
+    // Role legend along the top, wrapped where the chart is narrow.
+    const std::vector<LegendEntry> legend = legendLayout();
+    for (size_t r = 0; r < legend.size(); ++r) {
+        p.fillRect(legend[r].swatch, memoryRoleColor(MemoryRole(r)));
         p.setPen(pal.text);
-        p.drawText(QPoint(lx + 16, 18), t);
-        lx += 16 + p.fontMetrics().horizontalAdvance(t) + 18;
+        p.drawText(legend[r].text, Qt::AlignLeft | Qt::AlignVCenter, legend[r].label);
     }
     if (panes_.empty()) {
         p.setPen(pal.mutedText);

@@ -45,6 +45,10 @@ public:
     // Where the band of `originalValue` is drawn in pane `pane` at its widest, for tests.
     QPoint bandPoint(int pane, ValueId originalValue) const;
     QSize minimumSizeHint() const override { return {400, 260}; }
+    // The role legend's entries (swatch and text box), wrapped onto as many rows as the
+    // width needs so that no role is cut off on a narrow screen.
+    struct LegendEntry { QRect swatch; QRect text; QString label; };
+    std::vector<LegendEntry> legendLayout() const;
 
 Q_SIGNALS:
     void valueClicked(rx::ValueId originalValue);

@@ -637,6 +637,26 @@ private Q_SLOTS:
     // The Memory tab's peak table names each element of a vector value apart: "%165[2]", never
     // four rows of "%165". (An lstm's gates split by pd_op.split, one band per part: the
     // recomputed sigmoids read the parts, which the rewritten program holds to its peak.)
+    // Item 3 at 1366x768: the Memory chart's role legend wraps instead of losing its last
+    // roles past the chart's right edge (it did: "gradient" and "temporary" were cut off).
+    void memoryLegendWrapsOnNarrowCharts() {
+        MemoryChart chart;
+        for (int width : {1200, 420, 260}) {
+            chart.resize(width, 400);
+            const auto legend = chart.legendLayout();
+            QCOMPARE(int(legend.size()), kMemoryRoleCount);
+            std::set<int> rows;
+            for (size_t i = 0; i < legend.size(); ++i) {
+                QVERIFY2(legend[i].text.right() < width, qPrintable(QString("%1 at width %2 ends at %3").arg(legend[i].label).arg(width).arg(legend[i].text.right())));
+                rows.insert(legend[i].swatch.top());
+                if (i > 0 && legend[i].swatch.top() == legend[i - 1].swatch.top())
+                    QVERIFY(legend[i].swatch.left() > legend[i - 1].text.right());
+            }
+            if (width == 1200) QCOMPARE(rows.size(), size_t(1));
+            else QVERIFY(rows.size() > 1);
+        }
+    }
+
     void memoryTableNamesVectorElementsApart() {
         zoo::ZooOptions o;
         o.model = "lstm";

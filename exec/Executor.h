@@ -111,6 +111,7 @@ public:
     bool stopRequested() const { return options_.cancel && options_.cancel->load(); }
     void opDone(size_t done) const { if (options_.progress) options_.progress(done, opCount_); }
     size_t opCount() const { return opCount_; }
+    // The check pass's figures (largest value, peak, multiply-adds); its shapes are not kept.
     const ProgramCheck& check() const { return check_; }
     // By ValueId: 1 = kept for the whole run (RunOptions::residentValues / inputsResident).
     const std::vector<uint8_t>& resident() const { return resident_; }

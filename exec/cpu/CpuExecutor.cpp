@@ -119,6 +119,7 @@ public:
         const ScopedStorageMeter metered(meter_);
         const auto start = Clock::now();
         const Block& block = program_.globalBlock();
+        result_.ops.reserve(block.ops.size());  // grown by doubling it would hold up to twice that
         for (size_t pos = 0; pos < block.ops.size(); ++pos) {
             if (control_.stopRequested()) { result_.cancelled = true; break; }
             const auto t0 = Clock::now();

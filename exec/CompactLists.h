@@ -24,6 +24,7 @@ public:
 
     // Sets list `i` (empty until now) to `items`; they are appended to the storage, so
     // setting a list twice leaves its first items unreachable (the builders set each once).
+    // `items` must not be a list of this object: appending may move the storage it reads.
     void set(size_t i, std::span<const T> items) {
         start_[i] = uint32_t(items_.size());
         count_[i] = uint32_t(items.size());

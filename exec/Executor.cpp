@@ -71,7 +71,9 @@ RunResult Executor::run(const Program& program, const RunInputs& inputs, const R
         return cancelled;
     }
     RunResult result = execute(program, inputs, options, control);
-    if (control.stopRequested()) result.cancelled = result.cancelled || result.ops.size() < control.opCount();
+    // A run stopped short has fewer records than ops (without records, the backend says so itself).
+    if (control.stopRequested() && options.keepOpRecords)
+        result.cancelled = result.cancelled || result.ops.size() < control.opCount();
     return result;
 }
 

@@ -112,48 +112,47 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
         }
     };
 
-    // An alias's buffers are copied here first: they come from the same storage they go to.
-    std::vector<uint32_t> aliasBuffers;
+    // An operand's buffers are copied out before an alias's list is set: setting a list
+    // appends to the storage the operand's list is read from (and may move it).
+    std::vector<uint32_t> operandCopy, aliasBuffers;
     for (uint32_t pos = 0; pos < n; ++pos) {
         const Operation& o = program.op(gops[pos]);
         const AliasKind kind = aliasKindOf(program.opName(gops[pos]));
-        auto operandBuffers = [&](size_t i) -> std::optional<std::span<const uint32_t>> {
-            if (i >= o.operands.size() || o.operands[i] == kNoId || defined[o.operands[i]] == Liveness::kNever) return std::nullopt;
-            return L.buffersOf[o.operands[i]];
-        };
-        auto setBuffers = [&](ValueId v, std::span<const uint32_t> buffers) {
-            aliasBuffers.assign(buffers.begin(), buffers.end());
-            L.buffersOf.set(v, aliasBuffers);
+        auto operandBuffers = [&](size_t i) -> const std::vector<uint32_t>* {
+            if (i >= o.operands.size() || o.operands[i] == kNoId || defined[o.operands[i]] == Liveness::kNever) return nullptr;
+            const std::span<const uint32_t> in = L.buffersOf[o.operands[i]];
+            operandCopy.assign(in.begin(), in.end());
+            return &operandCopy;
         };
         bool aliased = false;
         if (kind == AliasKind::Pack && o.results.size() == 1) {
             bool all = true;
-            for (size_t i = 0; i < o.operands.size() && all; ++i) all = operandBuffers(i).has_value();
+            for (size_t i = 0; i < o.operands.size() && all; ++i) all = operandBuffers(i) != nullptr;
             if (all) {
                 aliasBuffers.clear();
                 for (size_t i = 0; i < o.operands.size(); ++i) {
-                    const std::span<const uint32_t> in = *operandBuffers(i);
+                    const std::vector<uint32_t>& in = *operandBuffers(i);
                     aliasBuffers.insert(aliasBuffers.end(), in.begin(), in.end());
                 }
                 L.buffersOf.set(o.results[0], aliasBuffers);
                 aliased = true;
             }
         } else if (kind == AliasKind::Unpack) {
-            const auto in = operandBuffers(0);
+            const auto* in = operandBuffers(0);
             if (in && in->size() == o.results.size()) {
-                for (size_t i = 0; i < o.results.size(); ++i) setBuffers(o.results[i], in->subspan(i, 1));
+                for (size_t i = 0; i < o.results.size(); ++i) L.buffersOf.set(o.results[i], std::span(*in).subspan(i, 1));
                 aliased = true;
             }
         } else if (kind == AliasKind::Element && o.results.size() == 1) {
-            const auto in = operandBuffers(0);
+            const auto* in = operandBuffers(0);
             const int64_t index = attrInt(o, "index", 0);
             if (in && index >= 0 && index < int64_t(in->size())) {
-                setBuffers(o.results[0], in->subspan(size_t(index), 1));
+                L.buffersOf.set(o.results[0], std::span(*in).subspan(size_t(index), 1));
                 aliased = true;
             }
         } else if (kind == AliasKind::Same && o.results.size() == 1) {
-            if (const auto in = operandBuffers(0)) {
-                setBuffers(o.results[0], *in);
+            if (const auto* in = operandBuffers(0)) {
+                L.buffersOf.set(o.results[0], *in);
                 aliased = true;
             }
         }

@@ -338,7 +338,7 @@ Dims statDims(const Context& c, size_t result, int64_t rows) {
 
 // ---------- conv / pool geometry (OpSemantics) ----------
 
-Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis) {
+Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis) {
     if (l.empty()) c.fail("concat of an empty vector");
     std::vector<Dims> parts;
     for (const TensorPtr& t : l) parts.push_back(t->dims);

@@ -1,5 +1,4 @@
-// What a run holds beside its tensors (issue 21 item 4): the liveness tables in compact
-// lists, per-op records sized to the ops, measured on a generated transformer.
+// What a run holds beside its tensors (issue 21 item 4): compact liveness lists, 32-byte slots, per-op records only when wanted.
 #include <QtTest>
 
 #include <malloc.h>
@@ -8,6 +7,7 @@
 #include "exec/CompactLists.h"
 #include "exec/Executor.h"
 #include "exec/Liveness.h"
+#include "exec/OperandSlots.h"
 #include "exec/cpu/CpuExecutor.h"
 
 using namespace rx;
@@ -70,7 +70,12 @@ private slots:
         QVERIFY(liveness.buffers.size() >= ops / 2);  // it did analyze the program
     }
 
-    // A run's per-op records are allocated once, at their final size.
+    // A run holds one slot per value of the program: 32 bytes (48 with a std::vector for the
+    // rare vector values).
+    void slotsTake32Bytes() { QVERIFY(sizeof(exec::SlotOf<std::shared_ptr<const exec::Tensor>>) <= 32); }
+
+    // A run's per-op records are allocated once, at their final size, or not at all when
+    // the caller reads none (verify).
     void opRecordsSizedToTheOps() {
         zoo::ZooOptions o;
         o.layers = 2;
@@ -82,6 +87,11 @@ private slots:
         const exec::RunResult r = cpu.run(*g.program, {}, ro);
         QCOMPARE(r.ops.size(), g.program->globalBlock().ops.size());
         QCOMPARE(r.ops.capacity(), r.ops.size());
+        ro.keepOpRecords = false;
+        const exec::RunResult bare = cpu.run(*g.program, {}, ro);
+        QCOMPARE(bare.ops.capacity(), size_t(0));
+        QCOMPARE(bare.peakBytes, r.peakBytes);
+        QVERIFY(!bare.cancelled);
     }
 };
 

@@ -733,7 +733,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         const_cast<DevTensor&>(*out).dims = g.outDims;
         c.setOut(0, out);
     };
-    auto concatTensors = [](Ctx& c, const std::vector<DevPtr>& l, size_t axis, DType outT) {
+    auto concatTensors = [](Ctx& c, std::span<const DevPtr> l, size_t axis, DType outT) {
         if (l.empty()) c.fail("concat of an empty vector");
         std::vector<Dims> parts;
         for (const DevPtr& t : l) {
@@ -1575,6 +1575,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
         report_.ops.push_back(t);
         result.ops[pos].micros = options.recordOpTimes ? t.medianMicros : 0.0;
     }
+    if (!options.keepOpRecords) result.ops = {};  // the report above needed them; the caller does not
     for (const FusionGroup& g : fusionPlan.groups) {
         CudaFusedGroup cg;
         for (size_t pos : g.positions) cg.ops.push_back(plan.order[pos]);

@@ -13,7 +13,7 @@ namespace rx::cuda {
 
 struct LifetimePlan {
     std::vector<OpId> order;                     // the global block's ops, in order
-    std::vector<std::vector<ValueId>> dieAfter;  // per position: values freed after that op
+    exec::CompactLists<ValueId> dieAfter;        // per position: values freed after that op
     std::vector<uint8_t> resident;               // per value: kept for the whole run
     exec::Liveness liveness;                     // buffers, aliases, when storage is released
 };

@@ -43,6 +43,9 @@ struct RunOptions {
     // debugging). Fetches are always returned.
     bool keepAllValues = false;
     bool recordOpTimes = true;
+    // RunResult::ops, one record per top-level op (32 bytes each: 32 MB in a 1M-op run).
+    // When false it stays empty; the peak, times and fetches are as ever (verify reads no more).
+    bool keepOpRecords = true;
     // Keep data/parameter values for the whole run (as the memory model counts them); when
     // false they are freed after their last use like every other value.
     bool inputsResident = true;
@@ -90,7 +93,7 @@ struct OpRecord {
 struct RunResult {
     std::vector<FetchedValue> fetches;      // in program order
     std::map<std::string, Tensor> values;   // RunOptions::keepAllValues / captureValues
-    std::vector<OpRecord> ops;              // one per executed top-level op, in order
+    std::vector<OpRecord> ops;              // one per executed top-level op, in order (RunOptions::keepOpRecords)
     int64_t peakBytes = 0;                  // max over ops of OpRecord::peakBytes
     int64_t inputBytes = 0;                 // bytes of data/parameter values
     double totalMs = 0;
@@ -111,6 +114,7 @@ public:
     bool stopRequested() const { return options_.cancel && options_.cancel->load(); }
     void opDone(size_t done) const { if (options_.progress) options_.progress(done, opCount_); }
     size_t opCount() const { return opCount_; }
+    // The check pass's figures (largest value, peak, multiply-adds); its shapes are not kept.
     const ProgramCheck& check() const { return check_; }
     // By ValueId: 1 = kept for the whole run (RunOptions::residentValues / inputsResident).
     const std::vector<uint8_t>& resident() const { return resident_; }

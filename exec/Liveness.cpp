@@ -93,18 +93,16 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
     const size_t nv = program.values().size();
     auto isResident = [&](ValueId v) { return v < resident.size() && resident[v]; };
     Liveness L;
-    L.buffersOf.assign(nv, {});
-    L.allocatedAt.assign(n, {});
-    L.freedAfter.assign(n, {});
-    L.valuesDeadAfter.assign(n, {});
+    L.buffersOf = CompactLists<uint32_t>(nv);
+    L.allocatedAt = CompactLists<uint32_t>(n);
     const std::vector<uint32_t> reader = lastReaders(program);
     std::vector<uint32_t> defined(nv, Liveness::kNever);
 
     auto allocate = [&](ValueId v, uint32_t pos) {
         const Type& t = program.types()[program.value(v).type];
         auto add = [&](uint32_t element, int64_t bytes) {
-            L.buffersOf[v].push_back(uint32_t(L.buffers.size()));
-            L.allocatedAt[pos].push_back(uint32_t(L.buffers.size()));
+            L.buffersOf.appendToLast(v, uint32_t(L.buffers.size()));
+            L.allocatedAt.appendToLast(pos, uint32_t(L.buffers.size()));
             L.buffers.push_back(Liveness::Buffer{v, element, bytes, pos, pos});
         };
         if (t.kind == Type::Kind::Vector) {
@@ -114,38 +112,47 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
         }
     };
 
+    // An operand's buffers are copied out before an alias's list is set: setting a list
+    // appends to the storage the operand's list is read from (and may move it).
+    std::vector<uint32_t> operandCopy, aliasBuffers;
     for (uint32_t pos = 0; pos < n; ++pos) {
         const Operation& o = program.op(gops[pos]);
         const AliasKind kind = aliasKindOf(program.opName(gops[pos]));
         auto operandBuffers = [&](size_t i) -> const std::vector<uint32_t>* {
             if (i >= o.operands.size() || o.operands[i] == kNoId || defined[o.operands[i]] == Liveness::kNever) return nullptr;
-            return &L.buffersOf[o.operands[i]];
+            const std::span<const uint32_t> in = L.buffersOf[o.operands[i]];
+            operandCopy.assign(in.begin(), in.end());
+            return &operandCopy;
         };
         bool aliased = false;
         if (kind == AliasKind::Pack && o.results.size() == 1) {
             bool all = true;
             for (size_t i = 0; i < o.operands.size() && all; ++i) all = operandBuffers(i) != nullptr;
             if (all) {
-                for (size_t i = 0; i < o.operands.size(); ++i)
-                    for (uint32_t b : *operandBuffers(i)) L.buffersOf[o.results[0]].push_back(b);
+                aliasBuffers.clear();
+                for (size_t i = 0; i < o.operands.size(); ++i) {
+                    const std::vector<uint32_t>& in = *operandBuffers(i);
+                    aliasBuffers.insert(aliasBuffers.end(), in.begin(), in.end());
+                }
+                L.buffersOf.set(o.results[0], aliasBuffers);
                 aliased = true;
             }
         } else if (kind == AliasKind::Unpack) {
             const auto* in = operandBuffers(0);
             if (in && in->size() == o.results.size()) {
-                for (size_t i = 0; i < o.results.size(); ++i) L.buffersOf[o.results[i]] = {(*in)[i]};
+                for (size_t i = 0; i < o.results.size(); ++i) L.buffersOf.set(o.results[i], std::span(*in).subspan(i, 1));
                 aliased = true;
             }
         } else if (kind == AliasKind::Element && o.results.size() == 1) {
             const auto* in = operandBuffers(0);
             const int64_t index = attrInt(o, "index", 0);
             if (in && index >= 0 && index < int64_t(in->size())) {
-                L.buffersOf[o.results[0]] = {(*in)[size_t(index)]};
+                L.buffersOf.set(o.results[0], std::span(*in).subspan(size_t(index), 1));
                 aliased = true;
             }
         } else if (kind == AliasKind::Same && o.results.size() == 1) {
             if (const auto* in = operandBuffers(0)) {
-                L.buffersOf[o.results[0]] = *in;
+                L.buffersOf.set(o.results[0], *in);
                 aliased = true;
             }
         }
@@ -154,6 +161,7 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
             if (!aliased) allocate(r, pos);
         }
     }
+    L.buffers.shrink_to_fit();
 
     L.lastUse.assign(nv, Liveness::kNever);
     L.releaseAfter.assign(nv, Liveness::kNever);
@@ -161,11 +169,11 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
         if (defined[v] == Liveness::kNever) continue;
         const uint32_t last = reader[v] == Liveness::kNever ? defined[v] : std::max(defined[v], reader[v]);
         L.lastUse[v] = last;
-        if (!isResident(v)) {
-            L.releaseAfter[v] = last;
-            L.valuesDeadAfter[last].push_back(v);
-        }
+        if (!isResident(v)) L.releaseAfter[v] = last;
     }
+    L.valuesDeadAfter = CompactLists<ValueId>::grouped(
+        n, nv, [&](size_t v) { return L.releaseAfter[v] == Liveness::kNever ? CompactLists<ValueId>::kSkip : size_t(L.releaseAfter[v]); },
+        [](size_t v) { return ValueId(v); });
     // A buffer lives as long as the longest-lived value referring to it.
     std::vector<uint8_t> residentBuffer(L.buffers.size(), 0);
     for (ValueId v = 0; v < nv; ++v)
@@ -173,10 +181,14 @@ Liveness analyzeLiveness(const Program& program, const std::vector<uint8_t>& res
             if (L.releaseAfter[v] == Liveness::kNever) residentBuffer[b] = 1;
             else L.buffers[b].death = std::max(L.buffers[b].death, L.releaseAfter[v]);
         }
-    for (uint32_t b = 0; b < L.buffers.size(); ++b) {
+    for (uint32_t b = 0; b < L.buffers.size(); ++b)
         if (residentBuffer[b]) L.buffers[b].death = Liveness::kNever;
-        else L.freedAfter[L.buffers[b].death].push_back(b);
-    }
+    L.freedAfter = CompactLists<uint32_t>::grouped(
+        n, L.buffers.size(),
+        [&](size_t b) { return residentBuffer[b] ? CompactLists<uint32_t>::kSkip : size_t(L.buffers[b].death); },
+        [](size_t b) { return uint32_t(b); });
+    L.buffersOf.shrinkToFit();
+    L.allocatedAt.shrinkToFit();
     return L;
 }
 

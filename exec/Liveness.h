@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exec/CompactLists.h"
 #include "model/CheckedMath.h"
 #include "model/Program.h"
 
@@ -62,15 +63,17 @@ struct Liveness {
         uint32_t death = kNever;   // position after which it is released; kNever: resident
     };
     std::vector<Buffer> buffers;
-    std::vector<std::vector<uint32_t>> buffersOf;   // by ValueId: the buffers it refers to
+    // The lists below are CompactLists (8 bytes a list, not a vector's 24 and a heap block):
+    // a run holds them beside its tensors.
+    CompactLists<uint32_t> buffersOf;   // by ValueId: the buffers it refers to
     // By ValueId: position of the last top-level op reading it (its definition when unread);
     // kNever for values not defined in the global block.
     std::vector<uint32_t> lastUse;
     // By ValueId: position after which its own reference is dropped (lastUse; kNever if resident).
     std::vector<uint32_t> releaseAfter;
-    std::vector<std::vector<uint32_t>> allocatedAt;  // per position: buffers allocated there
-    std::vector<std::vector<uint32_t>> freedAfter;   // per position: buffers released after it
-    std::vector<std::vector<ValueId>> valuesDeadAfter;  // per position: values whose reference drops
+    CompactLists<uint32_t> allocatedAt;  // per position: buffers allocated there
+    CompactLists<uint32_t> freedAfter;   // per position: buffers released after it
+    CompactLists<ValueId> valuesDeadAfter;  // per position: values whose reference drops
 
     // Bytes the value's defining op allocated for it (0 for an alias), saturating.
     int64_t ownedBytes(ValueId v) const;

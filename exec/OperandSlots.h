@@ -8,13 +8,16 @@
 #include <vector>
 
 #include "exec/OpSemantics.h"
+#include "model/RareVector.h"
 
 namespace rx::exec {
 
+// One per value of a run (32 bytes with a shared_ptr handle): the vector is one pointer wide,
+// as only builtin.combine and a few ops make vectors.
 template <class Handle>
 struct SlotOf {
     Handle tensor;
-    std::vector<Handle> list;
+    RareVector<Handle> list;
     bool isList = false;
     bool set = false;
 };
@@ -38,7 +41,7 @@ public:
         return inputs[i]->tensor;
     }
     // Vector operand i (fails when it is missing or a tensor).
-    const std::vector<Handle>& list(size_t i) const {
+    const RareVector<Handle>& list(size_t i) const {
         needOperand(i, true);
         return inputs[i]->list;
     }

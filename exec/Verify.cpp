@@ -250,6 +250,7 @@ Verification::Verification(const VerifyOptions& options, Executor* executor)
       comparison_(std::make_unique<StreamingComparison>(options)) {
     inputs_.seed = options.seed;
     runOptions_.recordOpTimes = false;
+    runOptions_.keepOpRecords = false;  // the report reads each run's peak and time only
     runOptions_.residentValues = options.residentValues;
     runOptions_.cancel = options.cancel;
 }

@@ -10,6 +10,9 @@
 #include "algorithms/planner/Budget.h"
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/PlanReport.h"
+#include "algorithms/planner/PlanResult.h"
+#include "algorithms/Solver.h"
+#include "exec/Executor.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
 #include "app/cli/WarmUp.h"
@@ -250,6 +253,44 @@ CLI::Option* addRecomputeRandomOption(CLI::App& app, std::string& target) {
                     "bitwise as the kernel computes it) or seed (re-run ops that carry a fixed seed); default off, "
                     "as the seed")
         ->check(CLI::IsMember({"mask", "seed", "off"}));
+}
+
+SolvedForRuns solveForRuns(const std::string& path, std::shared_ptr<const Program> program, const RecomputeSpec& spec,
+                           const RecomputeConfig& config, const std::string& budget, const std::string& recomputeRandom,
+                           RunHeap heap, bool withLiveBytes) {
+    SolvedForRuns out;
+    {
+        RecomputeSolver solver(program, spec);
+        const SolveResult seedSolved = solver.solve(config);
+        if (!seedSolved.ok()) throw Error(path + ": the solver failed: " + seedSolved.error);
+        std::shared_ptr<SolveResult> budgetSolved;
+        if (!budget.empty()) {  // the plan solve --budget B (and its --recompute-random) writes
+            const BudgetSpec b = parseBudget(budget);
+            PlannerOptions options;
+            options.randomRecompute = parseRecomputeRandomOption(recomputeRandom);
+            BudgetPlanner bp(program, spec, config, CostModel::fromTypes(*program), options);
+            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
+            try {
+                budgetSolved = solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
+            } catch (const Error& e) {
+                throw Error(path + ": " + e.what());
+            }
+        }
+        const SolveResult& chosen = budgetSolved ? *budgetSolved : seedSolved;
+        out.rewritten = chosen.rewritten;
+        out.clones = chosen.clones;
+        out.unchanged = chosen.unchanged;
+        out.originalPeakBytes = chosen.originalMemory.peakBytes;
+        out.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
+        if (withLiveBytes) {
+            out.originalLiveBytes = chosen.originalMemory.liveBytes;
+            out.rewrittenLiveBytes = chosen.rewrittenMemory.liveBytes;
+        }
+    }
+    program.reset();
+    if (heap == RunHeap::Timed) exec::returnFreedHeap();
+    else exec::useHeapForRuns();
+    return out;
 }
 
 // solve PROGRAM --budget B [--exact] [--costs PROFILE.json] [--report R.json] [--rewritten OUT.pir]

@@ -3,7 +3,6 @@
 // Solves (the seed's algorithm or the given config), runs the original and the rewritten
 // program on the same seeded inputs, and reports equivalence, measured peak memory beside
 // the memory model's, time per op, the recompute overhead and the top ops.
-#include "algorithms/Solver.h"
 
 #include <iomanip>
 #include <sstream>
@@ -19,9 +18,7 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 #include "algorithms/planner/Budget.h"
-#include "algorithms/planner/BudgetPlanner.h"
 #include "app/cli/BudgetSolve.h"
-#include "algorithms/planner/PlanResult.h"
 #ifdef RX_HAVE_CUDA
 #include "cuda/CudaExecutor.h"
 #endif
@@ -86,38 +83,15 @@ int runProfile(const ProfileArgs& a) {
     }
     exec::CpuExecutor::estimateCost(*program);  // malformed ops are refused before solving
 
-    // What the profile needs of the solve; the rest (the solver's analysis, the flow network,
-    // the plan) is freed before the runs, which on a 1M-op program need the memory.
-    std::shared_ptr<const Program> rewritten;
+    cli::SolvedForRuns solved = cli::solveForRuns(a.program, program, spec, config, a.budget.value_or(""), a.recomputeRandom,
+                                                  cli::RunHeap::Timed, /*withLiveBytes=*/true);
+    const std::shared_ptr<const Program> rewritten = std::move(solved.rewritten);
     exec::ProfileInputs in;
-    {
-        RecomputeSolver solver(program, spec);
-        const SolveResult seedSolve = solver.solve(config);
-        if (!seedSolve.ok()) throw Error(a.program + ": the solver failed: " + seedSolve.error);
-        std::shared_ptr<SolveResult> budgetSolve;
-        if (a.budget) {  // the budget planner's plan instead of the seed's (solve --budget)
-            const planner::BudgetSpec b = planner::parseBudget(*a.budget);
-            planner::PlannerOptions options;
-            options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
-            planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
-            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
-            try {
-                budgetSolve = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolve);
-            } catch (const Error& e) {
-                throw Error(a.program + ": " + e.what());
-            }
-        }
-        const SolveResult& solved = budgetSolve ? *budgetSolve : seedSolve;
-        rewritten = solved.rewritten;
-        in.clones = solved.clones;
-        in.modelLiveOriginal = solved.originalMemory.liveBytes;
-        in.modelLiveRewritten = solved.rewrittenMemory.liveBytes;
-        in.modelPeakOriginal = solved.originalMemory.peakBytes;
-        in.modelPeakRewritten = solved.rewrittenMemory.peakBytes;
-    }
-    // What the solve freed goes back; tensors stay on the reusing heap so that no kernel's time
-    // holds the page faults of a fresh mapping (useHeapForRuns would).
-    exec::returnFreedHeap();
+    in.clones = std::move(solved.clones);
+    in.modelLiveOriginal = std::move(solved.originalLiveBytes);
+    in.modelLiveRewritten = std::move(solved.rewrittenLiveBytes);
+    in.modelPeakOriginal = solved.originalPeakBytes;
+    in.modelPeakRewritten = solved.rewrittenPeakBytes;
     in.original = program.get();
     in.rewritten = rewritten.get();
     in.fwdOpEndIdx = spec.fwdOpEndIdx;

@@ -3,7 +3,6 @@
 // Runs the original program on the CPU, solves with the seed's algorithm (or the given
 // config; or the budget planner's plan at budget B), then runs the rewritten program with
 // the same seeded inputs and compares every fetched value with the original's.
-#include "algorithms/Solver.h"
 
 #include <rapidjson/ostreamwrapper.h>
 #include <rapidjson/prettywriter.h>
@@ -14,9 +13,6 @@
 
 #include "exec/cpu/CpuExecutor.h"
 #include "exec/Verify.h"
-#include "algorithms/planner/Budget.h"
-#include "algorithms/planner/BudgetPlanner.h"
-#include "algorithms/planner/PlanResult.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
 #include "app/cli/WarmUp.h"
@@ -41,7 +37,7 @@ struct VerifyArgs {
 int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
     // Freed once it has run and been solved (not kept until exit): the rewritten program runs alone.
-    auto program = std::make_shared<Program>(loadProgram(path));
+    std::shared_ptr<const Program> program = std::make_shared<Program>(loadProgram(path));
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
@@ -75,42 +71,11 @@ int runVerify(const VerifyArgs& a) {
     verification.runOriginal(*program);
     cli::configureHeapForLargeRuns();  // back to the solve's heap set-up (main.cpp)
 
-    // What the report needs of the solve. The rest (the solver's analysis, the flow network,
-    // the plan, the per-op memory profiles) is freed before the rewritten program runs, which
-    // on a 1M-op program needs the memory more than the exit needs the time of freeing it.
-    struct Solved {
-        std::shared_ptr<const Program> rewritten;
-        size_t recomputedOps = 0;
-        bool unchanged = false;
-        int64_t originalPeakBytes = 0, rewrittenPeakBytes = 0;
-    } solved;
-    {
-        RecomputeSolver solver(program, spec);
-        const SolveResult seedSolved = solver.solve(config);
-        if (!seedSolved.ok()) throw Error(path + ": the solver failed: " + seedSolved.error);
-        std::shared_ptr<SolveResult> budgetSolved;
-        if (!a.budget.empty()) {  // the plan solve --budget B (and its --recompute-random) writes
-            const planner::BudgetSpec b = planner::parseBudget(a.budget);
-            planner::PlannerOptions options;
-            options.randomRecompute = cli::parseRecomputeRandomOption(a.recomputeRandom);
-            planner::BudgetPlanner bp(program, spec, config, planner::CostModel::fromTypes(*program), options);
-            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
-            try {
-                budgetSolved = planner::solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
-            } catch (const Error& e) {
-                throw Error(path + ": " + e.what());
-            }
-        }
-        const SolveResult& chosen = budgetSolved ? *budgetSolved : seedSolved;
-        solved.rewritten = chosen.rewritten;
-        solved.recomputedOps = chosen.clones.size();
-        solved.unchanged = chosen.unchanged;
-        solved.originalPeakBytes = chosen.originalMemory.peakBytes;
-        solved.rewrittenPeakBytes = chosen.rewrittenMemory.peakBytes;
-    }
+    // Only the rewritten program remains for its run (unless unchanged): the solve's
+    // analysis, network and plan and the original are freed, and what they held goes back.
+    const cli::SolvedForRuns solved =
+        cli::solveForRuns(path, std::move(program), spec, config, a.budget, a.recomputeRandom, cli::RunHeap::Untimed);
     cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
-    exec::useHeapForRuns();  // what the solve freed goes back; freed tensors go back from now on
-    program.reset();  // the solver's copies are gone: only the rewritten program remains (unless unchanged)
     exec::VerifyReport report = verification.runRewritten(*solved.rewritten);
 
     if (a.json) {
@@ -143,14 +108,14 @@ int runVerify(const VerifyArgs& a) {
         key("model_original_peak_bytes"), w.Int64(solved.originalPeakBytes);
         key("model_rewritten_peak_bytes"), w.Int64(solved.rewrittenPeakBytes);
         key("original_peak_bytes"), w.Int64(int64_t(report.originalPeakBytes));
-        key("recomputed_ops"), w.Int64(int64_t(solved.recomputedOps));
+        key("recomputed_ops"), w.Int64(int64_t(solved.clones.size()));
         key("rewritten_peak_bytes"), w.Int64(int64_t(report.rewrittenPeakBytes));
         key("spec"), string(specSource);
         key("unchanged"), w.Bool(solved.unchanged);
         w.EndObject();
         std::cout << "\n";
     } else {
-        std::cout << path << " (spec: " << specSource << "): " << solved.recomputedOps << " ops recomputed"
+        std::cout << path << " (spec: " << specSource << "): " << solved.clones.size() << " ops recomputed"
                   << (solved.unchanged ? " (program unchanged)" : "") << "\n"
                   << report.summary() << "\n"
                   << "memory model peak: " << solved.originalPeakBytes << " -> " << solved.rewrittenPeakBytes

@@ -114,11 +114,12 @@ public:
     // Storage is counted by meter_ (exec/Tensor.h) as kernels allocate it and as slots let
     // it go: a value's reference drops after its last use (exec/Liveness.h), its storage when
     // no value refers to it any more.
-    RunResult execute(const Liveness& liveness) {
+    RunResult execute(const CompactLists<ValueId>& deadAfter) {
         using Clock = std::chrono::steady_clock;
         const ScopedStorageMeter metered(meter_);
         const auto start = Clock::now();
         const Block& block = program_.globalBlock();
+        if (options_.keepOpRecords) result_.ops.reserve(block.ops.size());  // grown by doubling it would hold up to twice that
         for (size_t pos = 0; pos < block.ops.size(); ++pos) {
             if (control_.stopRequested()) { result_.cancelled = true; break; }
             const auto t0 = Clock::now();
@@ -130,11 +131,11 @@ public:
                 result_.cancelled = true;
                 break;
             }
-            for (ValueId v : liveness.valuesDeadAfter[pos]) slots_[v] = Slot{};
+            for (ValueId v : deadAfter[pos]) slots_[v] = Slot{};
             rec.liveBytes = meter_->currentBytes();
             rec.micros = options_.recordOpTimes ? std::chrono::duration<double, std::micro>(Clock::now() - t0).count() : 0.0;
             result_.peakBytes = std::max(result_.peakBytes, rec.peakBytes);
-            result_.ops.push_back(rec);
+            if (options_.keepOpRecords) result_.ops.push_back(rec);
             control_.opDone(pos + 1);
         }
         result_.totalMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -417,7 +418,10 @@ private:
 
 RunResult CpuExecutor::execute(const Program& program, const RunInputs& inputs, const RunOptions& options,
                                const RunControl& control) {
-    return Run(program, inputs, options, control).execute(analyzeLiveness(program, control.resident()));
+    // The run reads only when each value's reference drops: the rest of the analysis (the
+    // buffers and their lifetimes, ~65 bytes per op) is freed before the first tensor.
+    const CompactLists<ValueId> deadAfter = std::move(analyzeLiveness(program, control.resident()).valuesDeadAfter);
+    return Run(program, inputs, options, control).execute(deadAfter);
 }
 
 }  // namespace rx::exec

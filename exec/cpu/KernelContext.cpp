@@ -309,7 +309,7 @@ Tensor sumToShape(const Tensor& from, const Dims& to) {
 
 // ---------- conv / pool geometry (OpSemantics) ----------
 
-Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis) {
+Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis) {
     if (l.empty()) c.fail("concat of an empty vector");
     std::vector<Dims> parts;
     for (const TensorPtr& t : l) parts.push_back(t->dims);

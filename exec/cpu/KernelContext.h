@@ -286,7 +286,7 @@ Tensor reshaped(const Tensor& t, Dims d);
 // `perm` as OpSemantics' transposePerm normalises it.
 Tensor transposeTensor(const Tensor& t, const Dims& perm);
 Tensor expandTensor(const Tensor& t, const Dims& od);
-Tensor concatTensors(Context& c, const std::vector<TensorPtr>& l, size_t axis);
+Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis);
 // Splits x as OpSemantics' splitGeometry says and stores the parts as result 0's list.
 void splitInto(Context& c, const Tensor& x, const SplitGeom& g);
 

@@ -233,7 +233,7 @@ private slots:
             QVERIFY(s.peakReservedBytes >= s.peakAllocatedBytes);
             // and a plan where nothing is freed peaks higher
             LifetimePlan keepAll = plan;
-            for (auto& d : keepAll.liveness.freedAfter) d.clear();  // storage is freed where the liveness says
+            keepAll.liveness.freedAfter.clearAll();  // storage is freed where the liveness says
             QVERIFY(replayAllocations(*g.program, keepAll).peakRequestedBytes > s.peakRequestedBytes);
         }
     }

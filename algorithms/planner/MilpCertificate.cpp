@@ -1,25 +1,31 @@
-// Exact mode past enumeration: a MILP over the recompute sets (GLPK) whose liveness rows bound
-// every set's activation peak from below, with no-good cuts for sets the simulation rejects;
-// its optimum, or its LP relaxation, bounds the cost of every plan that fits a budget.
+// Exact mode past enumeration: a MILP over the recompute sets (GLPK) whose liveness rows give
+// every set's activation peak at each original op exactly (and a lower bound between them,
+// where clones sit), with no-good cuts for sets the simulation rejects; its optimum, or its
+// LP relaxation, or its branch-and-bound's bound, bounds the cost of every plan that fits.
 //
 // Why GLPK rather than CBC (both are Debian packages): the models are a few hundred binaries
 // and a few thousand rows; GLPK's C API (one library, libglpk-dev) builds, solves and
 // re-solves them with a time limit and hands back the LP relaxation's bound directly, while
 // CBC needs the CoinUtils/Osi/Clp C++ stack (or its less stable C interface) for speed these
-// models do not need. The model (ALGORITHM.md-style, by original op index i):
+// models do not need. The model (by original op index i), as replayLiveRanges places clones:
 //   r_k ∈ {0,1}: candidate k is cloned into the backward.
-//   A value v defined at d, last used at lu (fixed uses only: lf when its op is recomputed
-//   and the backward reads it) is alive on [d, lf]; on (lf, lu] unless its op is recomputed
-//   (a ≥ 1 − r_def); and up to L_k − 1 while a recomputed reader k reads it from the forward
-//   (a ≥ r_k − r_def), L_k being the earliest backward op any clone downstream of k can sit
-//   before. A recomputed needed value's clone is alive from its first redirected backward
-//   use to its last (r_k). Σ bytes·alive ≤ budget at every op. Each term is a live range the
-//   rewritten program really has (clones and their chains only add), so every set's model
-//   peak is at most its real one: the MILP optimum is a lower bound on the cost of any plan
-//   that fits. A MILP answer whose real peak fits is therefore optimal; one that misses is cut
-//   off (no-good cut) and the MILP solved again, until it fits, the cut-off row (cost below
-//   the incumbent's) makes it infeasible (the incumbent is optimal), or time runs out (the
-//   last optimum, or the LP relaxation's, is the bound and the gap).
+//   y_{k,t} (t an anchor k can have below its own first backward use fbu(k)): k is cloned
+//   and anchored at or before op t; anchor(k) = min(fbu(k), anchor(c) of recomputed
+//   consumers c), so y ≤ r_k, y ≤ Σ_c [anchor(c) ≤ t], y ≥ [anchor(c) ≤ t] + r_k − 1: for
+//   integral r every y is forced to its true value.
+//   A value's live range is split into segments over which its aliveness is one function of
+//   the set; each segment's column is bounded below by every way it is alive there: an
+//   original to its last use unless its op is recomputed (a ≥ 1 − r_j), and while a clone k
+//   reading it is anchored later (a ≥ r_k − [anchor(k) ≤ i] − r_j); a clone result from its
+//   anchor to its last redirected use and while a clone reading it is anchored later.
+//   Σ bytes·alive ≤ budget at every op where a range starts. With r integral the least
+//   aliveness the rows allow is the replay's, so the model's peak at the original ops is the
+//   real one; between ops (clone k anchored at t) a row counts what spans t-1..t, k's results
+//   and the operands it reads, a lower bound. So the MILP optimum is a lower bound on the
+//   cost of any plan that fits, and an answer whose real peak fits is optimal; one that
+//   misses (peaking at a clone) is cut off (no-good cut) and the MILP solved again, until it
+//   fits, the cut-off row (cost below the incumbent's) makes it infeasible (the incumbent is
+//   optimal), or time runs out (the best bound so far is the gap).
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/PlannerInternal.h"
 
@@ -59,8 +65,9 @@ struct BudgetPlanner::MilpModel {
     };
     std::vector<Row> rows;               // every row but the peak rows (those depend on the budget)
     std::vector<uint32_t> checkPoints;  // ops where a live range starts (the peak is at one)
-    std::vector<double> constant;       // by check point: bytes alive whatever the set
-    std::vector<Entries> peakRows;      // by check point: Σ bytes·column of the ranges covering it
+    std::vector<double> constant;       // by peak row: bytes alive whatever the set
+    // By check point, then one per (clone, anchor): Σ bytes·column of the ranges alive there.
+    std::vector<Entries> peakRows;
     std::vector<double> cost;           // by candidate, scaled by costScale
     double costScale = 1;
     int64_t granule = 1;  // every set's model and real peaks are multiples of it (gcd of the sizes)
@@ -182,6 +189,13 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     m->granule = std::max<int64_t>(granule, 1);
     std::vector<double> constDelta(size_t(n) + 2, 0);
     std::vector<uint32_t> starts;
+    struct ConstRange {
+        uint32_t from, to;
+        double bytes;
+    };
+    std::vector<ConstRange> constRanges;  // by value: [definition, constEnd] (bytes 0: none)
+    constRanges.resize(nv, {0, 0, 0.0});
+    std::vector<ValueId> termValue;       // by term: the value whose live range it is
     auto segments = [&](uint32_t from, uint32_t to, std::vector<uint32_t> breaks, auto&& rowsAt) {
         breaks.push_back(from);
         std::sort(breaks.begin(), breaks.end());
@@ -218,6 +232,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         // The original: always to constEnd; to lu unless recomputed; to a reading clone's anchor.
         const uint32_t constEnd = (j != kNoId && neededByBackward_[v]) ? std::max(d, lastFixedUse_[v]) : lu;
         constDelta[d] += bytes;
+        constRanges[v] = {d, constEnd, bytes};
         constDelta[size_t(constEnd) + 1] -= bytes;
         starts.push_back(d);
         uint32_t lastEnd = j != kNoId ? lu : constEnd;
@@ -242,6 +257,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
                 }
             });
         for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
+        termValue.resize(m->terms.size(), v);
     }
     // Clone results: from the clone (before op anchor(j)) to the last redirected backward use
     // and the anchors of recomputed readers.
@@ -280,6 +296,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
                 }
             });
             for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
+            termValue.resize(m->terms.size(), r);
         });
     for (const auto& t : m->terms) starts.push_back(t.from);
     std::sort(starts.begin(), starts.end());
@@ -302,6 +319,56 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             m->peakRows[size_t(it - m->checkPoints.begin())].push_back({t.var, t.bytes});
     }
     for (auto& row : m->peakRows) row = merged(std::move(row));
+    // Clone positions: clone k anchored at t sits between ops t-1 and t, where every range
+    // alive at both ops is alive too, and so are k's results and the operands it reads (those
+    // counted only when none of their ranges spans both ops, so that nothing counts twice).
+    // Row per (k, t): Σ ranges spanning t-1..t + extra(k, t)·[anchor(k) = t] ≤ budget.
+    std::vector<uint32_t> anchorsAll;
+    for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
+    std::sort(anchorsAll.begin(), anchorsAll.end());
+    anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
+    std::vector<std::vector<uint32_t>> termsByValue(nv);
+    for (uint32_t t = 0; t < m->terms.size(); ++t) termsByValue[termValue[t]].push_back(t);
+    auto spans = [&](ValueId x, uint32_t t) {  // some range of x covers both t-1 and t
+        const ConstRange& c = constRanges[x];
+        if (c.bytes > 0 && c.from + 1 <= t && c.to >= t) return true;
+        for (uint32_t i : termsByValue[x])
+            if (m->terms[i].from + 1 <= t && m->terms[i].to >= t) return true;
+        return false;
+    };
+    for (const uint32_t t : anchorsAll) {
+        if (t == 0) continue;
+        Entries both;
+        double constBoth = 0;
+        for (const auto& term : m->terms)
+            if (term.from + 1 <= t && term.to >= t) both.push_back({term.var, term.bytes});
+        both = merged(std::move(both));
+        for (ValueId v = 0; v < nv; ++v)
+            if (constRanges[v].bytes > 0 && constRanges[v].from + 1 <= t && constRanges[v].to >= t)
+                constBoth += constRanges[v].bytes;
+        for (uint32_t k = 0; k < nc; ++k) {
+            if (!std::binary_search(possible[k].begin(), possible[k].end(), t)) continue;
+            double extra = 0;
+            forCloneResults(k, [&](ValueId r) {
+                if (!resident_[r]) extra += double(ownedBytes_[r]) / MilpModel::kUnit;
+            });
+            std::vector<ValueId> operands;
+            forCloneOperands(k, [&](ValueId x) {
+                if (x != kNoId && x < nv) operands.push_back(x);
+            });
+            std::sort(operands.begin(), operands.end());
+            operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
+            for (ValueId x : operands)
+                if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !spans(x, t))
+                    extra += double(ownedBytes_[x]) / MilpModel::kUnit;
+            if (extra <= 0) continue;
+            Entries row = both;
+            for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
+            for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
+            m->peakRows.push_back(merged(std::move(row)));
+            m->constant.push_back(constBoth);
+        }
+    }
     double maxCost = 0;
     for (OpId op : candidates_) maxCost = std::max(maxCost, costs_.cost(op));
     m->costScale = maxCost > 0 ? maxCost : 1;

@@ -73,6 +73,7 @@ struct BudgetPlanner::MilpModel {
     int64_t granule = 1;  // every set's model and real peaks are multiples of it (gcd of the sizes)
     static constexpr double kUnit = 1024.0 * 1024.0;  // rows in MiB (GLPK's tolerances are absolute)
     static constexpr size_t kMaxAnchorColumns = 200000;
+    static constexpr size_t kMaxCloneRowEntries = 400000;
 };
 
 namespace {
@@ -336,8 +337,11 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             if (m->terms[i].from + 1 <= t && m->terms[i].to >= t) return true;
         return false;
     };
+    // Each row repeats what spans t-1..t: past a budget of entries the rest are left out (fewer
+    // rows, still a relaxation), so that large programs' LP bounds stay cheap.
+    size_t cloneRowEntries = 0;
     for (const uint32_t t : anchorsAll) {
-        if (t == 0) continue;
+        if (t == 0 || cloneRowEntries > MilpModel::kMaxCloneRowEntries) continue;
         Entries both;
         double constBoth = 0;
         for (const auto& term : m->terms)
@@ -365,6 +369,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             Entries row = both;
             for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
             for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
+            cloneRowEntries += row.size();
             m->peakRows.push_back(merged(std::move(row)));
             m->constant.push_back(constBoth);
         }
@@ -677,8 +682,26 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
         }
         const int64_t peak = plan.activationPeakBytes;
         const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
-        if (share <= 0) break;  // out of time: the rest carry no bound
+        if (share <= 0) break;  // out of time: the rest take a bound from a larger budget (below)
         plan.bound = certify(plan, peak, share, /*lpOnly=*/true).bound;
+    }
+    // A plan that fits a budget fits every larger one, so the cheapest cost at a larger budget
+    // bounds the cost at a smaller one: a point left without its own LP takes the best bound
+    // of the points at or above its peak.
+    for (BudgetPlan& plan : plans) {
+        if (plan.bound) continue;
+        std::optional<double> lower;
+        for (const BudgetPlan& other : plans)
+            if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
+                lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
+        if (!lower) continue;
+        OptimalityBound bound;
+        bound.method = "lp";
+        bound.costLowerBound = *lower;
+        bound.gap = plan.recomputeCost > 0 ? (plan.recomputeCost - *lower) / plan.recomputeCost : 0.0;
+        bound.optimal = bound.gap <= 1e-9;
+        if (bound.optimal) bound.gap = 0;
+        plan.bound = bound;
     }
 }
 

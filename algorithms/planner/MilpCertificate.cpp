@@ -197,6 +197,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     std::vector<ConstRange> constRanges;  // by value: [definition, constEnd] (bytes 0: none)
     constRanges.resize(nv, {0, 0, 0.0});
     std::vector<ValueId> termValue;       // by term: the value whose live range it is
+    std::vector<uint32_t> termClone;      // by term: the candidate whose clone result it is, or kNoId
     auto segments = [&](uint32_t from, uint32_t to, std::vector<uint32_t> breaks, auto&& rowsAt) {
         breaks.push_back(from);
         std::sort(breaks.begin(), breaks.end());
@@ -259,6 +260,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             });
         for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
         termValue.resize(m->terms.size(), v);
+        termClone.resize(m->terms.size(), kNoId);
     }
     // Clone results: from the clone (before op anchor(j)) to the last redirected backward use
     // and the anchors of recomputed readers.
@@ -298,6 +300,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             });
             for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
             termValue.resize(m->terms.size(), r);
+            termClone.resize(m->terms.size(), j);
         });
     for (const auto& t : m->terms) starts.push_back(t.from);
     std::sort(starts.begin(), starts.end());
@@ -320,36 +323,45 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             m->peakRows[size_t(it - m->checkPoints.begin())].push_back({t.var, t.bytes});
     }
     for (auto& row : m->peakRows) row = merged(std::move(row));
-    // Clone positions: clone k anchored at t sits between ops t-1 and t, where every range
-    // alive at both ops is alive too, and so are k's results and the operands it reads (those
-    // counted only when none of their ranges spans both ops, so that nothing counts twice).
-    // Row per (k, t): Σ ranges spanning t-1..t + extra(k, t)·[anchor(k) = t] ≤ budget.
+    // Clone positions: clone k anchored at t sits between ops t-1 and t (after the clones
+    // anchored there before it, in candidate order). Alive there: every range alive at op t
+    // that started before the clone — originals defined before t, clone results anchored
+    // before t, or of a candidate before k — and k's results, and the operands k reads
+    // (counted only when no range of theirs covers t, so that nothing counts twice).
+    // Row per (k, t): those ranges + extra(k)·[anchor(k) = t] ≤ budget.
     std::vector<uint32_t> anchorsAll;
     for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
     std::sort(anchorsAll.begin(), anchorsAll.end());
     anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
     std::vector<std::vector<uint32_t>> termsByValue(nv);
     for (uint32_t t = 0; t < m->terms.size(); ++t) termsByValue[termValue[t]].push_back(t);
-    auto spans = [&](ValueId x, uint32_t t) {  // some range of x covers both t-1 and t
+    auto covered = [&](ValueId x, uint32_t t) {  // some range of x covers op t
         const ConstRange& c = constRanges[x];
-        if (c.bytes > 0 && c.from + 1 <= t && c.to >= t) return true;
+        if (c.bytes > 0 && c.from <= t && c.to >= t) return true;
         for (uint32_t i : termsByValue[x])
-            if (m->terms[i].from + 1 <= t && m->terms[i].to >= t) return true;
+            if (m->terms[i].from <= t && m->terms[i].to >= t) return true;
         return false;
     };
-    // Each row repeats what spans t-1..t: past a budget of entries the rest are left out (fewer
-    // rows, still a relaxation), so that large programs' LP bounds stay cheap.
+    // Each row repeats what is alive at t: past a budget of entries the rest are left out
+    // (fewer rows, still a relaxation), so that large programs' LP bounds stay cheap.
     size_t cloneRowEntries = 0;
     for (const uint32_t t : anchorsAll) {
         if (t == 0 || cloneRowEntries > MilpModel::kMaxCloneRowEntries) continue;
-        Entries both;
-        double constBoth = 0;
-        for (const auto& term : m->terms)
-            if (term.from + 1 <= t && term.to >= t) both.push_back({term.var, term.bytes});
-        both = merged(std::move(both));
+        Entries before;                                      // started before any clone at t
+        std::vector<std::pair<uint32_t, uint32_t>> groupResults;  // (candidate, term): anchored at t
+        double constBefore = 0;
+        for (uint32_t i = 0; i < m->terms.size(); ++i) {
+            const auto& term = m->terms[i];
+            if (term.from > t || term.to < t) continue;
+            if (termClone[i] == kNoId ? defIndex_[termValue[i]] < t : term.from < t)
+                before.push_back({term.var, term.bytes});
+            else if (termClone[i] != kNoId)
+                groupResults.push_back({termClone[i], i});
+        }
+        std::sort(groupResults.begin(), groupResults.end());
         for (ValueId v = 0; v < nv; ++v)
-            if (constRanges[v].bytes > 0 && constRanges[v].from + 1 <= t && constRanges[v].to >= t)
-                constBoth += constRanges[v].bytes;
+            if (constRanges[v].bytes > 0 && constRanges[v].from < t && constRanges[v].to >= t)
+                constBefore += constRanges[v].bytes;
         for (uint32_t k = 0; k < nc; ++k) {
             if (!std::binary_search(possible[k].begin(), possible[k].end(), t)) continue;
             double extra = 0;
@@ -363,15 +375,19 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             std::sort(operands.begin(), operands.end());
             operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
             for (ValueId x : operands)
-                if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !spans(x, t))
+                if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !covered(x, t))
                     extra += double(ownedBytes_[x]) / MilpModel::kUnit;
             if (extra <= 0) continue;
-            Entries row = both;
+            Entries row = before;
+            for (const auto& [j, i] : groupResults) {
+                if (j >= k) break;
+                row.push_back({m->terms[i].var, m->terms[i].bytes});
+            }
             for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
             for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
             cloneRowEntries += row.size();
             m->peakRows.push_back(merged(std::move(row)));
-            m->constant.push_back(constBoth);
+            m->constant.push_back(constBefore);
         }
     }
     double maxCost = 0;

@@ -284,6 +284,9 @@ private:
         int solves = 0;
     };
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly);
+    // Whether the MILP's answer is what the replay says of it: the rewritten program's
+    // activation and whole peaks by the memory model equal the replay's.
+    bool replayMatchesRewrite(const RecomputeSet& inR);
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly);

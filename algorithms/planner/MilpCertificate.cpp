@@ -39,6 +39,8 @@
 #include <memory>
 #include <numeric>
 
+#include "algorithms/MemoryModel.h"
+#include "algorithms/Rewriter.h"
 #include "model/Diagnostic.h"
 
 namespace rx::planner {
@@ -530,7 +532,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
         RecomputeSet set = normalise(raw);
         const Evaluated& e = evaluate(set);
-        if (fits(e, budget) && e.cost < incumbentCost) {
+        // The replay's figures are checked on the rewritten program: the MILP seeks out the
+        // sets where the replay errs (README, "Exact mode"), and such a set is cut off.
+        if (fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set)) {
             // A subset of the MILP's optimum: no dearer than the bound, so optimal.
             out.lower = std::min(out.lower, e.cost);
             out.found = std::move(set);
@@ -549,6 +553,14 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
     }
     return out;
+}
+
+bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {
+    const Evaluated& e = evaluate(inR);
+    const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));
+    if (!rw.ok()) return false;
+    const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
+    return m.ok() && m.peakBytes == e.peak && m.peakBytes - m.residentBytes == e.activation;
 }
 
 int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {

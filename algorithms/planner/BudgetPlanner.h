@@ -49,7 +49,8 @@ struct OptimalityBound {
     double gap = 0;             // (recomputeCost - costLowerBound) / recomputeCost; 0 when optimal
     bool optimal = false;       // proven the cheapest fitting plan
     int solves = 0;             // MILP / LP solves it took
-    bool lowestPeak = false;    // proven: no plan of the family has a lower activation peak
+    bool lowestPeak = false;    // proven: no plan of the family has an activation peak lower by
+                                // more than a millionth (GLPK's tolerances are relative)
 };
 
 // One measured plan.
@@ -166,6 +167,11 @@ public:
     void boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
     // One budget's certified plan (the same method).
     BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});
+    // The exact mode's model of `plan`'s activation peak (its rows with the plan's recompute
+    // set fixed): never above the real one, and equal to it wherever the rewritten program
+    // peaks at an original op rather than at a clone. -1 when the plan is not one of the
+    // planner's normalised sets.
+    int64_t milpModelActivationPeak(const BudgetPlan& plan);
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
@@ -284,6 +290,9 @@ private:
         int solves = 0;
     };
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly);
+    // Whether the MILP's answer is what the replay says of it: the rewritten program's
+    // activation and whole peaks by the memory model equal the replay's.
+    bool replayMatchesRewrite(const RecomputeSet& inR);
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly);

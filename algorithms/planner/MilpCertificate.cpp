@@ -1,25 +1,31 @@
-// Exact mode past enumeration: a MILP over the recompute sets (GLPK) whose liveness rows bound
-// every set's activation peak from below, with no-good cuts for sets the simulation rejects;
-// its optimum, or its LP relaxation, bounds the cost of every plan that fits a budget.
+// Exact mode past enumeration: a MILP over the recompute sets (GLPK) whose liveness rows give
+// every set's activation peak at each original op exactly (and a lower bound between them,
+// where clones sit), with no-good cuts for sets the simulation rejects; its optimum, or its
+// LP relaxation, or its branch-and-bound's bound, bounds the cost of every plan that fits.
 //
 // Why GLPK rather than CBC (both are Debian packages): the models are a few hundred binaries
 // and a few thousand rows; GLPK's C API (one library, libglpk-dev) builds, solves and
 // re-solves them with a time limit and hands back the LP relaxation's bound directly, while
 // CBC needs the CoinUtils/Osi/Clp C++ stack (or its less stable C interface) for speed these
-// models do not need. The model (ALGORITHM.md-style, by original op index i):
+// models do not need. The model (by original op index i), as replayLiveRanges places clones:
 //   r_k ∈ {0,1}: candidate k is cloned into the backward.
-//   A value v defined at d, last used at lu (fixed uses only: lf when its op is recomputed
-//   and the backward reads it) is alive on [d, lf]; on (lf, lu] unless its op is recomputed
-//   (a ≥ 1 − r_def); and up to L_k − 1 while a recomputed reader k reads it from the forward
-//   (a ≥ r_k − r_def), L_k being the earliest backward op any clone downstream of k can sit
-//   before. A recomputed needed value's clone is alive from its first redirected backward
-//   use to its last (r_k). Σ bytes·alive ≤ budget at every op. Each term is a live range the
-//   rewritten program really has (clones and their chains only add), so every set's model
-//   peak is at most its real one: the MILP optimum is a lower bound on the cost of any plan
-//   that fits. A MILP answer whose real peak fits is therefore optimal; one that misses is cut
-//   off (no-good cut) and the MILP solved again, until it fits, the cut-off row (cost below
-//   the incumbent's) makes it infeasible (the incumbent is optimal), or time runs out (the
-//   last optimum, or the LP relaxation's, is the bound and the gap).
+//   y_{k,t} (t an anchor k can have below its own first backward use fbu(k)): k is cloned
+//   and anchored at or before op t; anchor(k) = min(fbu(k), anchor(c) of recomputed
+//   consumers c), so y ≤ r_k, y ≤ Σ_c [anchor(c) ≤ t], y ≥ [anchor(c) ≤ t] + r_k − 1: for
+//   integral r every y is forced to its true value.
+//   A value's live range is split into segments over which its aliveness is one function of
+//   the set; each segment's column is bounded below by every way it is alive there: an
+//   original to its last use unless its op is recomputed (a ≥ 1 − r_j), and while a clone k
+//   reading it is anchored later (a ≥ r_k − [anchor(k) ≤ i] − r_j); a clone result from its
+//   anchor to its last redirected use and while a clone reading it is anchored later.
+//   Σ bytes·alive ≤ budget at every op where a range starts. With r integral the least
+//   aliveness the rows allow is the replay's, so the model's peak at the original ops is the
+//   real one; between ops (clone k anchored at t) a row counts what spans t-1..t, k's results
+//   and the operands it reads, a lower bound. So the MILP optimum is a lower bound on the
+//   cost of any plan that fits, and an answer whose real peak fits is optimal; one that
+//   misses (peaking at a clone) is cut off (no-good cut) and the MILP solved again, until it
+//   fits, the cut-off row (cost below the incumbent's) makes it infeasible (the incumbent is
+//   optimal), or time runs out (the best bound so far is the gap).
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/PlannerInternal.h"
 
@@ -31,146 +37,273 @@
 #include <limits>
 #include <initializer_list>
 #include <memory>
+#include <numeric>
 
+#include "algorithms/MemoryModel.h"
+#include "algorithms/Rewriter.h"
 #include "model/Diagnostic.h"
 
 namespace rx::planner {
 
+namespace {
+using Entries = std::vector<std::pair<uint32_t, double>>;
+}  // namespace
+
 struct BudgetPlanner::MilpModel {
-    // Columns: the candidates' r_k first (binary), then aliveness variables (continuous 0-1).
-    size_t candidates = 0, columns = 0;
+    // Columns: the candidates' r_k first (binary), then anchor indicators y (continuous 0-1,
+    // integral whenever r is) and aliveness variables (continuous 0-1).
+    size_t candidates = 0, columns = 0, anchorColumns = 0;
+    bool exactAnchors = true;  // every y column exists (false: the relaxed form past kMaxAnchorColumns)
     struct Term {  // column `var` adds `bytes` at every op of [from, to]
         uint32_t var;
         double bytes;
         uint32_t from, to;
     };
     std::vector<Term> terms;
-    struct AliveRow {  // column a + Σ coef·r ≥ rhs
-        uint32_t a;
-        std::vector<std::pair<uint32_t, double>> r;
-        double rhs;
+    struct Row {  // lo ≤ Σ coef·column ≤ hi (GLPK's type)
+        std::vector<std::pair<uint32_t, double>> entries;
+        int type;
+        double lo, hi;
     };
-    std::vector<AliveRow> alive;
-    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> closure;  // r_k ≤ Σ r_consumer
+    std::vector<Row> rows;               // every row but the peak rows (those depend on the budget)
     std::vector<uint32_t> checkPoints;  // ops where a live range starts (the peak is at one)
-    std::vector<double> constant;       // by check point: bytes alive whatever the set
+    std::vector<double> constant;       // by peak row: bytes alive whatever the set
+    // By check point, then one per (clone, anchor): Σ bytes·column of the ranges alive there.
+    std::vector<Entries> peakRows;
     std::vector<double> cost;           // by candidate, scaled by costScale
     double costScale = 1;
+    int64_t granule = 1;  // every set's model and real peaks are multiples of it (gcd of the sizes)
     static constexpr double kUnit = 1024.0 * 1024.0;  // rows in MiB (GLPK's tolerances are absolute)
+    static constexpr size_t kMaxAnchorColumns = 200000;
+    static constexpr size_t kMaxCloneRowEntries = 400000;
 };
+
+namespace {
+
+// Sums the coefficients of repeated columns and drops zeros.
+Entries merged(Entries e) {
+    std::sort(e.begin(), e.end());
+    Entries out;
+    for (const auto& x : e)
+        if (!out.empty() && out.back().first == x.first) out.back().second += x.second;
+        else out.push_back(x);
+    std::erase_if(out, [](const auto& x) { return x.second == 0; });
+    return out;
+}
+
+}  // namespace
 
 const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     if (milp_) return *milp_;
     const Program& p = *program_;
-    const Analysis& a = *analysis_;
     const size_t nc = candidates_.size();
-    const size_t n = a.globalOps().size();
+    const size_t nv = p.values().size();
+    const uint32_t n = uint32_t(analysis_->globalOps().size());
+    const uint32_t kNever = std::numeric_limits<uint32_t>::max();  // no backward use: anchored by consumers only
     auto m = std::make_shared<MilpModel>();
     m->candidates = nc;
     m->columns = nc;
-    // L_k: the earliest anchor a clone of k can have (its own first backward use, or an
-    // anchor of a clone that reads it), in reverse program order.
-    std::vector<uint32_t> earliest(nc, kNoId);
-    std::vector<std::vector<uint32_t>> consumers(nc);
-    for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId x : p.op(candidates_[k]).operands) {
-            if (x == kNoId || x >= p.values().size()) continue;
-            const OpId d = p.value(x).definingOp;
-            if (d != kNoId && candidateIndex_[d] != kNoId && candidateIndex_[d] != k) {
-                auto& list = consumers[candidateIndex_[d]];
-                if (list.empty() || list.back() != k) list.push_back(k);
+
+    // The rewriter's placement (replayLiveRanges): clone k sits before op anchor(k) =
+    // min(fbu(k), anchor(c) for each recomputed consumer c reading a clone result of k).
+    auto producerCandidate = [&](ValueId x) -> uint32_t {  // as replayLiveRanges' producerSlot
+        if (x == kNoId || x >= nv || maskValue_[x]) return kNoId;
+        const OpId d = p.value(x).definingOp;
+        return d == kNoId ? kNoId : candidateIndex_[d];
+    };
+    std::vector<std::vector<uint32_t>> consumers(nc), readers(nv);
+    for (uint32_t c = 0; c < nc; ++c)
+        forCloneOperands(c, [&](ValueId x) {
+            if (x == kNoId || x >= nv) return;
+            if (readers[x].empty() || readers[x].back() != c) readers[x].push_back(c);
+            const uint32_t k = producerCandidate(x);
+            if (k != kNoId && k != c && (consumers[k].empty() || consumers[k].back() != c)) consumers[k].push_back(c);
+        });
+    std::vector<uint32_t> fbu(nc);
+    for (uint32_t k = 0; k < nc; ++k) fbu[k] = firstBackwardUse_[k] == kNoId ? kNever : firstBackwardUse_[k];
+    // Every anchor k can have, ascending (consumers come later in program order).
+    std::vector<std::vector<uint32_t>> possible(nc);
+    size_t anchorCount = 0;
+    for (size_t k = nc; k-- > 0;) {
+        std::vector<uint32_t>& s = possible[k];
+        if (fbu[k] != kNever) s.push_back(fbu[k]);
+        for (uint32_t c : consumers[k])
+            for (uint32_t t : possible[c])
+                if (t < fbu[k]) s.push_back(t);
+        std::sort(s.begin(), s.end());
+        s.erase(std::unique(s.begin(), s.end()), s.end());
+        anchorCount += s.size();
+    }
+    m->exactAnchors = anchorCount <= MilpModel::kMaxAnchorColumns;
+    // y_{k,t} = 1 iff k is recomputed and anchor(k) ≤ t, for the anchors t < fbu(k).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> yCols(nc);  // (t, column)
+    if (m->exactAnchors)
+        for (uint32_t k = 0; k < nc; ++k)
+            for (uint32_t t : possible[k])
+                if (t < fbu[k]) yCols[k].push_back({t, uint32_t(m->columns++)});
+    m->anchorColumns = m->columns - nc;
+    // [anchor(k) ≤ i] as a linear form: exact with the y columns; without them its upper
+    // (`upper`: r_k) or lower (0) bound, whichever keeps the model a relaxation.
+    auto anchoredBy = [&](uint32_t k, uint32_t i, bool upper) -> Entries {
+        if (fbu[k] != kNever && i >= fbu[k]) return {{k, 1.0}};
+        if (possible[k].empty() || i < possible[k].front()) return {};
+        if (!m->exactAnchors) return upper ? Entries{{k, 1.0}} : Entries{};
+        const auto& ys = yCols[k];
+        auto it = std::upper_bound(ys.begin(), ys.end(), std::pair<uint32_t, uint32_t>{i, kNever});
+        if (it == ys.begin()) return {};
+        return {{std::prev(it)->second, 1.0}};
+    };
+    auto lastAnchor = [&](uint32_t k) { return possible[k].empty() ? 0u : possible[k].back(); };
+    auto add = [&](Entries e, int type, double lo, double hi) {
+        m->rows.push_back({merged(std::move(e)), type, lo, hi});
+    };
+    for (uint32_t k = 0; k < nc; ++k) {
+        if (possible[k].empty()) add({{k, 1.0}}, GLP_FX, 0.0, 0.0);  // never anchored: never in a plan
+        for (const auto& [t, col] : yCols[k]) {
+            add({{col, 1.0}, {k, -1.0}}, GLP_UP, 0.0, 0.0);  // y ≤ r_k
+            Entries pull{{col, 1.0}};                          // y ≤ Σ [anchor(c) ≤ t]
+            for (uint32_t c : consumers[k])
+                for (const auto& e : anchoredBy(c, t, true)) pull.push_back({e.first, -e.second});
+            add(pull, GLP_UP, 0.0, 0.0);
+            for (uint32_t c : consumers[k]) {  // y ≥ [anchor(c) ≤ t] + r_k − 1
+                Entries e = anchoredBy(c, t, false);
+                if (e.empty()) continue;
+                Entries row{{col, 1.0}, {k, -1.0}};
+                for (const auto& x : e) row.push_back({x.first, -x.second});
+                add(row, GLP_LO, -1.0, 0.0);
             }
         }
-    for (size_t k = nc; k-- > 0;) {
-        earliest[k] = firstBackwardUse_[k];
-        for (uint32_t c : consumers[k]) earliest[k] = std::min(earliest[k], earliest[c]);
     }
-    std::vector<uint8_t> needs(nc, 0);
-    for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId r : p.op(candidates_[k]).results)
-            if (neededByBackward_[r]) needs[k] = 1;
-    for (uint32_t k = 0; k < nc; ++k)
-        if (!needs[k]) m->closure.push_back({k, consumers[k]});
-    // Readers of each value among the candidates.
-    std::vector<std::vector<uint32_t>> readers(p.values().size());
-    for (uint32_t k = 0; k < nc; ++k)
-        for (ValueId x : p.op(candidates_[k]).operands)
-            if (x != kNoId && x < readers.size() && (readers[x].empty() || readers[x].back() != k))
-                readers[x].push_back(k);
-    std::vector<double> constDelta(n + 2, 0);
+    // Recomputed only for the backward or a clone (normalise's closure).
+    for (uint32_t k = 0; k < nc; ++k) {
+        bool needed = false;
+        forCloneResults(k, [&](ValueId r) { needed = needed || neededByBackward_[r]; });
+        if (needed) continue;
+        Entries e{{k, 1.0}};
+        for (uint32_t c : consumers[k]) e.push_back({c, -1.0});
+        add(e, GLP_UP, 0.0, 0.0);
+    }
+
+    // Live ranges by segments over which their aliveness is one function of the set; a
+    // segment's column is bounded below by each way the value is alive there.
+    int64_t granule = 0;
+    for (ValueId v = 0; v < nv; ++v)
+        if (defIndex_[v] != kNoId && !resident_[v] && ownedBytes_[v] > 0) granule = std::gcd(granule, ownedBytes_[v]);
+    m->granule = std::max<int64_t>(granule, 1);
+    std::vector<double> constDelta(size_t(n) + 2, 0);
     std::vector<uint32_t> starts;
-    for (ValueId v = 0; v < p.values().size(); ++v) {
+    struct ConstRange {
+        uint32_t from, to;
+        double bytes;
+    };
+    std::vector<ConstRange> constRanges;  // by value: [definition, constEnd] (bytes 0: none)
+    constRanges.resize(nv, {0, 0, 0.0});
+    std::vector<ValueId> termValue;       // by term: the value whose live range it is
+    std::vector<uint32_t> termClone;      // by term: the candidate whose clone result it is, or kNoId
+    auto segments = [&](uint32_t from, uint32_t to, std::vector<uint32_t> breaks, auto&& rowsAt) {
+        breaks.push_back(from);
+        std::sort(breaks.begin(), breaks.end());
+        breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
+        for (size_t b = 0; b < breaks.size(); ++b) {
+            const uint32_t s = breaks[b];
+            if (s < from || s > to) continue;
+            const uint32_t e = b + 1 < breaks.size() ? std::min(to, breaks[b + 1] - 1) : to;
+            const uint32_t col = uint32_t(m->columns);
+            std::vector<Entries> lower;  // each: Σ coef·column ≥ rhs with `col` added
+            std::vector<double> rhs;
+            rowsAt(s, lower, rhs);
+            if (lower.empty()) continue;
+            for (size_t r = 0; r < lower.size(); ++r) {
+                lower[r].push_back({col, 1.0});
+                add(std::move(lower[r]), GLP_LO, rhs[r], 0.0);
+            }
+            ++m->columns;
+            m->terms.push_back({col, 0.0, s, e});
+        }
+    };
+    auto addBreaks = [&](std::vector<uint32_t>& breaks, uint32_t k) {
+        for (const auto& [t, col] : yCols[k]) breaks.push_back(t);
+        if (fbu[k] != kNever) breaks.push_back(fbu[k]);
+        if (!possible[k].empty()) breaks.push_back(possible[k].front());
+    };
+    for (ValueId v = 0; v < nv; ++v) {
         const uint32_t d = defIndex_[v];
         if (d == kNoId || resident_[v]) continue;
         const double bytes = double(ownedBytes_[v]) / MilpModel::kUnit;  // aliases own nothing (exec/Liveness.h)
         if (bytes <= 0) continue;
-        const OpId def = p.value(v).definingOp;
-        const uint32_t j = candidateIndex_[def];
+        const uint32_t j = producerCandidate(v);  // recomputing j makes v's readers read its clone
         const uint32_t lu = std::max(d, lastUse_[v]);
+        // The original: always to constEnd; to lu unless recomputed; to a reading clone's anchor.
         const uint32_t constEnd = (j != kNoId && neededByBackward_[v]) ? std::max(d, lastFixedUse_[v]) : lu;
         constDelta[d] += bytes;
+        constRanges[v] = {d, constEnd, bytes};
         constDelta[size_t(constEnd) + 1] -= bytes;
         starts.push_back(d);
-        // Past constEnd: alive unless recomputed (to lu), and while a recomputed reader reads it.
-        // A reader's clone sits before its anchor: at or after `earliest` always, and at or
-        // after its own first backward use unless a recomputed consumer anchored earlier pulls it.
-        auto pulling = [&](uint32_t k) {
-            std::vector<uint32_t> out;
-            for (uint32_t c : consumers[k])
-                if (earliest[c] < firstBackwardUse_[k]) out.push_back(c);
-            return out;
-        };
-        std::vector<uint32_t> ends;
-        if (j != kNoId && lu > constEnd) ends.push_back(lu);
+        uint32_t lastEnd = j != kNoId ? lu : constEnd;
+        std::vector<uint32_t> breaks{lu + 1};
         for (uint32_t k : readers[v]) {
-            if (earliest[k] != kNoId && earliest[k] > 0 && earliest[k] - 1 > constEnd) ends.push_back(earliest[k] - 1);
-            const uint32_t own = firstBackwardUse_[k];
-            if (own != kNoId && own > 0 && own - 1 > constEnd && own != earliest[k]) ends.push_back(own - 1);
+            if (k == j) continue;
+            if (lastAnchor(k) > 0) lastEnd = std::max(lastEnd, lastAnchor(k) - 1);
+            addBreaks(breaks, k);
         }
-        std::sort(ends.begin(), ends.end());
-        ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
-        uint32_t from = constEnd + 1;
-        for (uint32_t end : ends) {
-            MilpModel::AliveRow own{uint32_t(m->columns), {}, 1.0};
-            std::vector<MilpModel::AliveRow> rows;
-            if (j != kNoId && end <= lu) rows.push_back({uint32_t(m->columns), {{j, 1.0}}, 1.0});  // a ≥ 1 − r_j
-            for (uint32_t k : readers[v]) {
-                if (k == j || earliest[k] == kNoId || earliest[k] == 0) continue;
-                std::vector<std::pair<uint32_t, double>> r{{k, -1.0}};  // a ≥ r_k [− r_j]
-                if (j != kNoId) r.push_back({j, 1.0});
-                if (earliest[k] - 1 >= end) {
-                    rows.push_back({uint32_t(m->columns), r, 0.0});
-                } else if (firstBackwardUse_[k] != kNoId && firstBackwardUse_[k] > 0 && firstBackwardUse_[k] - 1 >= end) {
-                    // a ≥ r_k [− r_j] − Σ r_c over consumers c that could anchor k earlier.
-                    for (uint32_t c : pulling(k))
-                        if (c != j) r.push_back({c, 1.0});
-                    std::sort(r.begin(), r.end());
-                    std::vector<std::pair<uint32_t, double>> merged;
-                    for (const auto& e : r)
-                        if (!merged.empty() && merged.back().first == e.first) merged.back().second += e.second;
-                        else merged.push_back(e);
-                    rows.push_back({uint32_t(m->columns), merged, 0.0});
+        const size_t firstTerm = m->terms.size();
+        if (lastEnd > constEnd)
+            segments(constEnd + 1, lastEnd, breaks, [&](uint32_t s, std::vector<Entries>& lower, std::vector<double>& rhs) {
+                if (j != kNoId && s <= lu) { lower.push_back({{j, 1.0}}); rhs.push_back(1.0); }  // a ≥ 1 − r_j
+                for (uint32_t k : readers[v]) {
+                    if (k == j || s + 1 > lastAnchor(k)) continue;
+                    // a ≥ r_k − [anchor(k) ≤ s] − r_j: clone k reads the original.
+                    Entries e{{k, -1.0}};
+                    for (const auto& x : anchoredBy(k, s, true)) e.push_back(x);
+                    if (j != kNoId) e.push_back({j, 1.0});
+                    lower.push_back(e);
+                    rhs.push_back(0.0);
                 }
-            }
-            if (!rows.empty()) {
-                m->terms.push_back({uint32_t(m->columns), bytes, from, end});
-                for (auto& r : rows) m->alive.push_back(std::move(r));
-                ++m->columns;
-            }
-            from = end + 1;
-        }
-        // The clone of a recomputed needed value: first redirected backward use to the last.
-        if (j != kNoId && neededByBackward_[v] && lastRedirectedUse_[v] != kNoId) {
-            uint32_t first = lastRedirectedUse_[v];
-            for (const Use& use : p.uses(v))
-                if (use.user == use.ancestor && a.isBackwardRangeOp(use.user))
-                    first = std::min(first, a.opIndex(use.user));
-            // The clone sits before its anchor, which is at or before its first backward use.
-            if (firstBackwardUse_[j] != kNoId) first = std::min(first, firstBackwardUse_[j]);
-            m->terms.push_back({j, bytes, first, lastRedirectedUse_[v]});
-            starts.push_back(first);
-        }
+            });
+        for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
+        termValue.resize(m->terms.size(), v);
+        termClone.resize(m->terms.size(), kNoId);
     }
+    // Clone results: from the clone (before op anchor(j)) to the last redirected backward use
+    // and the anchors of recomputed readers.
+    for (uint32_t j = 0; j < nc; ++j)
+        forCloneResults(j, [&](ValueId r) {
+            const double bytes = double(ownedBytes_[r]) / MilpModel::kUnit;
+            if (resident_[r] || bytes <= 0 || possible[j].empty()) return;
+            const uint32_t lru = neededByBackward_[r] && lastRedirectedUse_[r] != kNoId ? lastRedirectedUse_[r] : kNever;
+            uint32_t lastEnd = lru == kNever ? 0 : lru;
+            std::vector<uint32_t> breaks;
+            addBreaks(breaks, j);
+            if (lru != kNever) breaks.push_back(lru + 1);
+            for (uint32_t c : readers[r]) {
+                if (lastAnchor(c) > 0) lastEnd = std::max(lastEnd, lastAnchor(c) - 1);
+                addBreaks(breaks, c);
+            }
+            const uint32_t from = possible[j].front();
+            if (lastEnd < from) return;
+            const size_t firstTerm = m->terms.size();
+            segments(from, lastEnd, breaks, [&](uint32_t s, std::vector<Entries>& lower, std::vector<double>& rhs) {
+                const Entries here = anchoredBy(j, s, false);
+                if (here.empty()) return;  // not cloned yet
+                if (lru != kNever && s <= lru) { // b ≥ [anchor(j) ≤ s]
+                    Entries e;
+                    for (const auto& x : here) e.push_back({x.first, -x.second});
+                    lower.push_back(e);
+                    rhs.push_back(0.0);
+                }
+                for (uint32_t c : readers[r]) {  // b ≥ [anchor(j) ≤ s] + r_c − [anchor(c) ≤ s] − 1
+                    if (s + 1 > lastAnchor(c)) continue;
+                    Entries e{{c, -1.0}};
+                    for (const auto& x : here) e.push_back({x.first, -x.second});
+                    for (const auto& x : anchoredBy(c, s, true)) e.push_back(x);
+                    lower.push_back(e);
+                    rhs.push_back(-1.0);
+                }
+            });
+            for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
+            termValue.resize(m->terms.size(), r);
+            termClone.resize(m->terms.size(), j);
+        });
     for (const auto& t : m->terms) starts.push_back(t.from);
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
@@ -185,6 +318,80 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         }
     }
     m->constant.resize(m->checkPoints.size(), live);
+    m->peakRows.resize(m->checkPoints.size());
+    for (const auto& t : m->terms) {
+        auto it = std::lower_bound(m->checkPoints.begin(), m->checkPoints.end(), t.from);
+        for (; it != m->checkPoints.end() && *it <= t.to; ++it)
+            m->peakRows[size_t(it - m->checkPoints.begin())].push_back({t.var, t.bytes});
+    }
+    for (auto& row : m->peakRows) row = merged(std::move(row));
+    // Clone positions: clone k anchored at t sits between ops t-1 and t (after the clones
+    // anchored there before it, in candidate order). Alive there: every range alive at op t
+    // that started before the clone — originals defined before t, clone results anchored
+    // before t, or of a candidate before k — and k's results, and the operands k reads
+    // (counted only when no range of theirs covers t, so that nothing counts twice).
+    // Row per (k, t): those ranges + extra(k)·[anchor(k) = t] ≤ budget.
+    std::vector<uint32_t> anchorsAll;
+    for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
+    std::sort(anchorsAll.begin(), anchorsAll.end());
+    anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
+    std::vector<std::vector<uint32_t>> termsByValue(nv);
+    for (uint32_t t = 0; t < m->terms.size(); ++t) termsByValue[termValue[t]].push_back(t);
+    auto covered = [&](ValueId x, uint32_t t) {  // some range of x covers op t
+        const ConstRange& c = constRanges[x];
+        if (c.bytes > 0 && c.from <= t && c.to >= t) return true;
+        for (uint32_t i : termsByValue[x])
+            if (m->terms[i].from <= t && m->terms[i].to >= t) return true;
+        return false;
+    };
+    // Each row repeats what is alive at t: past a budget of entries the rest are left out
+    // (fewer rows, still a relaxation), so that large programs' LP bounds stay cheap.
+    size_t cloneRowEntries = 0;
+    for (const uint32_t t : anchorsAll) {
+        if (t == 0 || cloneRowEntries > MilpModel::kMaxCloneRowEntries) continue;
+        Entries before;                                      // started before any clone at t
+        std::vector<std::pair<uint32_t, uint32_t>> groupResults;  // (candidate, term): anchored at t
+        double constBefore = 0;
+        for (uint32_t i = 0; i < m->terms.size(); ++i) {
+            const auto& term = m->terms[i];
+            if (term.from > t || term.to < t) continue;
+            if (termClone[i] == kNoId ? defIndex_[termValue[i]] < t : term.from < t)
+                before.push_back({term.var, term.bytes});
+            else if (termClone[i] != kNoId)
+                groupResults.push_back({termClone[i], i});
+        }
+        std::sort(groupResults.begin(), groupResults.end());
+        for (ValueId v = 0; v < nv; ++v)
+            if (constRanges[v].bytes > 0 && constRanges[v].from < t && constRanges[v].to >= t)
+                constBefore += constRanges[v].bytes;
+        for (uint32_t k = 0; k < nc; ++k) {
+            if (!std::binary_search(possible[k].begin(), possible[k].end(), t)) continue;
+            double extra = 0;
+            forCloneResults(k, [&](ValueId r) {
+                if (!resident_[r]) extra += double(ownedBytes_[r]) / MilpModel::kUnit;
+            });
+            std::vector<ValueId> operands;
+            forCloneOperands(k, [&](ValueId x) {
+                if (x != kNoId && x < nv) operands.push_back(x);
+            });
+            std::sort(operands.begin(), operands.end());
+            operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
+            for (ValueId x : operands)
+                if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !covered(x, t))
+                    extra += double(ownedBytes_[x]) / MilpModel::kUnit;
+            if (extra <= 0) continue;
+            Entries row = before;
+            for (const auto& [j, i] : groupResults) {
+                if (j >= k) break;
+                row.push_back({m->terms[i].var, m->terms[i].bytes});
+            }
+            for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
+            for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
+            cloneRowEntries += row.size();
+            m->peakRows.push_back(merged(std::move(row)));
+            m->constant.push_back(constBefore);
+        }
+    }
     double maxCost = 0;
     for (OpId op : candidates_) maxCost = std::max(maxCost, costs_.cost(op));
     m->costScale = maxCost > 0 ? maxCost : 1;
@@ -213,6 +420,37 @@ void addRow(glp_prob* lp, const std::vector<std::pair<uint32_t, double>>& entrie
     glp_set_row_bnds(lp, row, type, lo, hi);
 }
 
+// The model without its peak rows: r binary (cost in the objective), the rest continuous.
+GlpProblem modelProblem(const auto& m) {
+    GlpProblem owned(glp_create_prob());
+    glp_prob* lp = owned.get();
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, int(m.columns));
+    for (size_t c = 0; c < m.columns; ++c) {
+        const int col = int(c) + 1;
+        glp_set_col_bnds(lp, col, GLP_DB, 0.0, 1.0);
+        if (c < m.candidates) {
+            glp_set_col_kind(lp, col, GLP_BV);
+            glp_set_obj_coef(lp, col, m.cost[c]);
+        }
+    }
+    for (const auto& row : m.rows) addRow(lp, row.entries, row.type, row.lo, row.hi);
+    return owned;
+}
+
+// The branch-and-bound's global bound (its best active node's), kept for a solve that runs
+// out of time: every set of the model costs at least this much.
+struct TreeBound {
+    double best = -std::numeric_limits<double>::infinity();
+};
+
+void trackTreeBound(glp_tree* tree, void* info) {
+    const int reason = glp_ios_reason(tree);
+    if (reason != GLP_ISELECT && reason != GLP_IBINGO && reason != GLP_IPREPRO) return;
+    if (const int node = glp_ios_best_node(tree))
+        static_cast<TreeBound*>(info)->best = std::max(static_cast<TreeBound*>(info)->best, glp_ios_node_bound(tree, node));
+}
+
 }  // namespace
 
 BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly) {
@@ -222,46 +460,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     const size_t nc = m.candidates;
     MilpOutcome out;
 
-    GlpProblem owned(glp_create_prob());
+    GlpProblem owned = modelProblem(m);
     glp_prob* lp = owned.get();
-    glp_set_obj_dir(lp, GLP_MIN);
-    glp_add_cols(lp, int(m.columns));
-    for (size_t c = 0; c < m.columns; ++c) {
-        const int col = int(c) + 1;
-        glp_set_col_bnds(lp, col, GLP_DB, 0.0, 1.0);
-        if (c < nc) {
-            glp_set_col_kind(lp, col, GLP_BV);
-            glp_set_obj_coef(lp, col, m.cost[c]);
-        }
-    }
-    for (const auto& [k, cons] : m.closure) {  // recomputed only for the backward or a clone
-        std::vector<std::pair<uint32_t, double>> e{{k, 1.0}};
-        for (uint32_t c : cons) e.push_back({c, -1.0});
-        addRow(lp, e, GLP_UP, 0.0, 0.0);
-    }
-    for (const auto& row : m.alive) {
-        std::vector<std::pair<uint32_t, double>> e{{row.a, 1.0}};
-        e.insert(e.end(), row.r.begin(), row.r.end());
-        addRow(lp, e, GLP_LO, row.rhs, 0.0);
-    }
-    // Peak rows: at each check point, the variable ranges covering it.
-    const double limit = double(budget) / MilpModel::kUnit;
-    std::vector<std::vector<std::pair<uint32_t, double>>> rows(m.checkPoints.size());
-    for (const auto& t : m.terms) {
-        auto it = std::lower_bound(m.checkPoints.begin(), m.checkPoints.end(), t.from);
-        for (; it != m.checkPoints.end() && *it <= t.to; ++it) rows[size_t(it - m.checkPoints.begin())].push_back({t.var, t.bytes});
-    }
+    // Peaks are multiples of the granule: half a granule of slack keeps GLPK's tolerances
+    // (relative, a few bytes at tens of MiB) from accepting a set one granule over the budget.
+    const int64_t fitting = budget >= 0 ? budget / m.granule * m.granule : -m.granule;
+    const double limit = (double(fitting) + 0.5 * double(m.granule)) / MilpModel::kUnit;
     bool impossible = false;
-    for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t i = 0; i < m.peakRows.size(); ++i) {
         if (m.constant[i] > limit + 1e-9) impossible = true;
-        if (rows[i].empty()) continue;
-        // Same column twice (a value read by two ranges of one column): sum the coefficients.
-        std::sort(rows[i].begin(), rows[i].end());
-        std::vector<std::pair<uint32_t, double>> merged;
-        for (const auto& e : rows[i])
-            if (!merged.empty() && merged.back().first == e.first) merged.back().second += e.second;
-            else merged.push_back(e);
-        addRow(lp, merged, GLP_UP, 0.0, limit - m.constant[i]);
+        if (!m.peakRows[i].empty()) addRow(lp, m.peakRows[i], GLP_UP, 0.0, limit - m.constant[i]);
     }
     if (impossible) {  // bytes no plan moves exceed the budget: nothing fits
         out.proven = true;
@@ -303,6 +511,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         iocp.msg_lev = GLP_MSG_OFF;
         iocp.presolve = GLP_ON;
         iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+        TreeBound treeBound;
+        iocp.cb_func = trackTreeBound;
+        iocp.cb_info = &treeBound;
         ++out.solves;
         const int ret = glp_intopt(lp, &iocp);
         const int status = glp_mip_status(lp);
@@ -311,13 +522,19 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             out.lower = std::isfinite(incumbentCost) ? incumbentCost : std::numeric_limits<double>::infinity();
             return out;
         }
-        if (ret != 0 || status != GLP_OPT) return out;  // time limit or a solver failure: keep the bound
+        if (ret != 0 || status != GLP_OPT) {  // time limit or a solver failure: the tree's bound
+            if (ret == GLP_ETMLIM && std::isfinite(treeBound.best))
+                out.lower = std::max(out.lower, treeBound.best * m.costScale);
+            return out;
+        }
         out.lower = std::max(out.lower, glp_mip_obj_val(lp) * m.costScale);
         RecomputeSet raw(nc, 0);
         for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
         RecomputeSet set = normalise(raw);
         const Evaluated& e = evaluate(set);
-        if (fits(e, budget) && e.cost < incumbentCost) {
+        // The replay's figures are checked on the rewritten program: the MILP seeks out the
+        // sets where the replay errs (README, "Exact mode"), and such a set is cut off.
+        if (fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set)) {
             // A subset of the MILP's optimum: no dearer than the bound, so optimal.
             out.lower = std::min(out.lower, e.cost);
             out.found = std::move(set);
@@ -336,6 +553,44 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
     }
     return out;
+}
+
+bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {
+    const Evaluated& e = evaluate(inR);
+    const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));
+    if (!rw.ok()) return false;
+    const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
+    return m.ok() && m.peakBytes == e.peak && m.peakBytes - m.residentBytes == e.activation;
+}
+
+int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {
+    const std::optional<RecomputeSet> set = candidateSet(plan);
+    if (!set) return -1;
+    const MilpModel& m = milpModel();
+    GlpProblem owned = modelProblem(m);
+    glp_prob* lp = owned.get();
+    for (uint32_t k = 0; k < m.candidates; ++k) {
+        glp_set_col_kind(lp, int(k) + 1, GLP_CV);
+        glp_set_col_bnds(lp, int(k) + 1, GLP_FX, (*set)[k], (*set)[k]);
+        glp_set_obj_coef(lp, int(k) + 1, 0.0);
+    }
+    // Minimise P ≥ the bytes at every check point.
+    const int peak = glp_add_cols(lp, 1);
+    glp_set_col_bnds(lp, peak, GLP_FR, 0.0, 0.0);
+    glp_set_obj_coef(lp, peak, 1.0);
+    double floor = 0;
+    for (size_t i = 0; i < m.peakRows.size(); ++i) {
+        floor = std::max(floor, m.constant[i]);
+        Entries e = m.peakRows[i];
+        e.push_back({uint32_t(peak - 1), -1.0});
+        addRow(lp, e, GLP_UP, 0.0, -m.constant[i]);
+    }
+    glp_smcp smcp;
+    glp_init_smcp(&smcp);
+    smcp.msg_lev = GLP_MSG_OFF;
+    if (glp_simplex(lp, &smcp) != 0 || glp_get_status(lp) != GLP_OPT)
+        throw Error("the exact mode's model has no solution for a plan's own recompute set");
+    return int64_t(std::llround(std::max(floor, glp_get_obj_val(lp)) * MilpModel::kUnit));
 }
 
 BudgetPlan BudgetPlanner::certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly) {
@@ -420,7 +675,9 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
                 if (p.activationPeakBytes < lowest->activationPeakBytes) lowest = &p;
             const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
             if (left <= 0) break;
-            const int64_t below = lowest->activationPeakBytes - 1;
+            // GLPK's tolerances are relative (1e-7): a set a few bytes over the budget can pass
+            // its rows, so the proof is for peaks a millionth below the lowest point.
+            const int64_t below = lowest->activationPeakBytes - std::max<int64_t>(1, lowest->activationPeakBytes / 1000000);
             const MilpOutcome o = solveMilp(below, std::numeric_limits<double>::infinity(), left, false);
             if (o.proven) {
                 for (BudgetPlan& p : plans)
@@ -453,8 +710,26 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
         }
         const int64_t peak = plan.activationPeakBytes;
         const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
-        if (share <= 0) break;  // out of time: the rest carry no bound
+        if (share <= 0) break;  // out of time: the rest take a bound from a larger budget (below)
         plan.bound = certify(plan, peak, share, /*lpOnly=*/true).bound;
+    }
+    // A plan that fits a budget fits every larger one, so the cheapest cost at a larger budget
+    // bounds the cost at a smaller one: a point left without its own LP takes the best bound
+    // of the points at or above its peak.
+    for (BudgetPlan& plan : plans) {
+        if (plan.bound) continue;
+        std::optional<double> lower;
+        for (const BudgetPlan& other : plans)
+            if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
+                lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
+        if (!lower) continue;
+        OptimalityBound bound;
+        bound.method = "lp";
+        bound.costLowerBound = *lower;
+        bound.gap = plan.recomputeCost > 0 ? (plan.recomputeCost - *lower) / plan.recomputeCost : 0.0;
+        bound.optimal = bound.gap <= 1e-9;
+        if (bound.optimal) bound.gap = 0;
+        plan.bound = bound;
     }
 }
 

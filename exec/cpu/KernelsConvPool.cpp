@@ -135,6 +135,25 @@ void conv2dBackward(const Conv2dGeom& g, const T* x, const T* f, const T* dy, T*
     if (DF) storeFromGemm(DF, g.cout * rows, df);
 }
 
+// One pooling window: the (batch*channel) plane, the flat output index, the input rows
+// [h0,h1) and columns [w0,w1) it covers and how many elements it averages over.
+struct PoolWindow {
+    int64_t plane, out, h0, h1, w0, w1, count;
+    int64_t inputIndex(int64_t h, int64_t w, const PoolGeom& g) const { return (plane * g.h + h) * g.w + w; }
+};
+// Every output element's window, in output order: the walk pool2d, its grad and
+// max_pool2d_with_index share.
+template <class Visit>
+void forEachPoolWindow(const PoolGeom& g, Visit&& visit) {
+    for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
+        for (int64_t i = 0; i < g.oh; ++i)
+            for (int64_t j = 0; j < g.ow; ++j) {
+                PoolWindow win{nc, (nc * g.oh + i) * g.ow + j, 0, 0, 0, 0, 0};
+                poolWindow(g, i, j, win.h0, win.h1, win.w0, win.w1, win.count);
+                visit(win);
+            }
+}
+
 }  // namespace
 
 void registerConvPoolKernels(KernelTable& table) {
@@ -186,19 +205,15 @@ void registerConvPoolKernels(KernelTable& table) {
             using T = typename decltype(tag)::type;
             const T* v = x.data<T>();
             T* o = out.data<T>();
-            for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
-                for (int64_t i = 0; i < g.oh; ++i)
-                    for (int64_t j = 0; j < g.ow; ++j) {
-                        int64_t h0, h1, w0, w1, cnt;
-                        poolWindow(g, i, j, h0, h1, w0, w1, cnt);
-                        double acc = g.avg ? 0.0 : -INFINITY;
-                        for (int64_t h = h0; h < h1; ++h)
-                            for (int64_t w = w0; w < w1; ++w) {
-                                const double e = valueAt(v, (nc * g.h + h) * g.w + w);
-                                acc = g.avg ? acc + e : std::max(acc, e);
-                            }
-                        o[(nc * g.oh + i) * g.ow + j] = storeElement<T>(g.avg ? (cnt > 0 ? acc / static_cast<double>(cnt) : 0.0) : acc);
+            forEachPoolWindow(g, [&](const PoolWindow& win) {
+                double acc = g.avg ? 0.0 : -INFINITY;
+                for (int64_t h = win.h0; h < win.h1; ++h)
+                    for (int64_t w = win.w0; w < win.w1; ++w) {
+                        const double e = valueAt(v, win.inputIndex(h, w, g));
+                        acc = g.avg ? acc + e : std::max(acc, e);
                     }
+                o[win.out] = storeElement<T>(g.avg ? (win.count > 0 ? acc / static_cast<double>(win.count) : 0.0) : acc);
+            });
         });
         c.setOut(0, std::move(out));
     };
@@ -221,21 +236,16 @@ void registerConvPoolKernels(KernelTable& table) {
             const T* yv = y.data<T>();
             const T* gv = gy.data<T>();
             AddInto<T> acc(dx);
-            for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
-                for (int64_t i = 0; i < g.oh; ++i)
-                    for (int64_t j = 0; j < g.ow; ++j) {
-                        int64_t h0, h1, w0, w1, cnt;
-                        poolWindow(g, i, j, h0, h1, w0, w1, cnt);
-                        const int64_t oi = (nc * g.oh + i) * g.ow + j;
-                        const double go = valueAt(gv, oi), yo = valueAt(yv, oi);
-                        bool done = false;
-                        for (int64_t h = h0; h < h1 && !done; ++h)
-                            for (int64_t w = w0; w < w1 && !done; ++w) {
-                                const int64_t xi = (nc * g.h + h) * g.w + w;
-                                if (g.avg) acc.add(xi, go / static_cast<double>(cnt));
-                                else if (valueAt(v, xi) == yo) { acc.add(xi, go); done = true; }  // first max wins
-                            }
+            forEachPoolWindow(g, [&](const PoolWindow& win) {
+                const double go = valueAt(gv, win.out), yo = valueAt(yv, win.out);
+                bool done = false;
+                for (int64_t h = win.h0; h < win.h1 && !done; ++h)
+                    for (int64_t w = win.w0; w < win.w1 && !done; ++w) {
+                        const int64_t xi = win.inputIndex(h, w, g);
+                        if (g.avg) acc.add(xi, go / static_cast<double>(win.count));
+                        else if (valueAt(v, xi) == yo) { acc.add(xi, go); done = true; }  // first max wins
                     }
+            });
             acc.finish();
         });
         c.setOut(0, std::move(dx));
@@ -257,21 +267,17 @@ void registerConvPoolKernels(KernelTable& table) {
             using T = typename decltype(tag)::type;
             const T* v = x.data<T>();
             T* o = out.data<T>();
-            for (int64_t nc = 0; nc < g.n * g.ch; ++nc)
-                for (int64_t i = 0; i < g.oh; ++i)
-                    for (int64_t j = 0; j < g.ow; ++j) {
-                        int64_t h0, h1, w0, w1, cnt;
-                        poolWindow(g, i, j, h0, h1, w0, w1, cnt);
-                        double best = -INFINITY;
-                        int64_t at = h0 * g.w + w0;
-                        for (int64_t h = h0; h < h1; ++h)
-                            for (int64_t w = w0; w < w1; ++w) {
-                                const double e = valueAt(v, (nc * g.h + h) * g.w + w);
-                                if (e > best) { best = e; at = h * g.w + w; }
-                            }
-                        o[(nc * g.oh + i) * g.ow + j] = storeElement<T>(best);
-                        if (maskAt) maskAt->set((nc * g.oh + i) * g.ow + j, at);
+            forEachPoolWindow(g, [&](const PoolWindow& win) {
+                double best = -INFINITY;
+                int64_t at = win.h0 * g.w + win.w0;
+                for (int64_t h = win.h0; h < win.h1; ++h)
+                    for (int64_t w = win.w0; w < win.w1; ++w) {
+                        const double e = valueAt(v, win.inputIndex(h, w, g));
+                        if (e > best) { best = e; at = h * g.w + w; }
                     }
+                o[win.out] = storeElement<T>(best);
+                if (maskAt) maskAt->set(win.out, at);
+            });
         });
         c.setOut(0, std::move(out));
         if (wantMask) c.setOut(1, std::move(mask));

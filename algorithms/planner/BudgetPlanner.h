@@ -192,6 +192,10 @@ public:
     BudgetPlan noRecomputePlan();
     // The peak of `plan`'s rewritten program the way the planner measures it (simulated).
     int64_t simulatedPeakOf(const BudgetPlan& plan) const;
+    // The normalised recompute set of these candidate ops: its replayed peak and its rewritten
+    // program's peak by the memory model (-1 when the rewrite fails).
+    std::pair<int64_t, int64_t> replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps);
+    const std::vector<OpId>& candidateOps() const { return candidates_; }
     // Values full checkpointing keeps: the inputs of the layers algorithms/Layers.h finds
     // (forward values defined before a layer and read inside it), by name.
     const std::vector<ValueId>& layerInputs() { findLayerInputs(); return layerInputs_; }

@@ -563,18 +563,6 @@ bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {
     return m.ok() && m.peakBytes == e.peak && m.peakBytes - m.residentBytes == e.activation;
 }
 
-std::pair<int64_t, int64_t> BudgetPlanner::replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps) {
-    RecomputeSet inR(candidates_.size(), 0);
-    for (OpId op : recomputeOps)
-        if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
-    inR = normalise(inR);
-    const int64_t replayed = evaluate(inR).peak;
-    const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));
-    if (!rw.ok()) return {replayed, -1};
-    const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
-    return {replayed, m.ok() ? m.peakBytes : -1};
-}
-
 int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {
     const std::optional<RecomputeSet> set = candidateSet(plan);
     if (!set) return -1;

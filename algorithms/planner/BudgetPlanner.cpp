@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "algorithms/Layers.h"
+#include "algorithms/MemoryModel.h"
 #include "algorithms/Rewriter.h"
 #include "algorithms/planner/Budget.h"
 #include "exec/Liveness.h"
@@ -68,6 +69,25 @@ void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
     }
     // Storage as exec/Liveness.h counts it: an alias (builtin.split, combine, slice, fetch) owns
     // no bytes, and what a value owns lives until the last use of any alias of it.
+    // The replay follows storage buffer by buffer: it keeps the values' own readers and the
+    // liveness's buffers (which value allocated each, and which each value refers to).
+    valueLastUse_ = lastUse_;
+    valueLastFixedUse_ = lastFixedUse_;
+    bufferOwner_.assign(liveness.buffers.size(), kNoId);
+    bufferBytes_.assign(liveness.buffers.size(), 0);
+    bufferResident_.assign(liveness.buffers.size(), 0);
+    for (uint32_t b = 0; b < liveness.buffers.size(); ++b) {
+        bufferOwner_[b] = liveness.buffers[b].owner;
+        bufferBytes_[b] = liveness.buffers[b].bytes;
+        bufferResident_[b] = liveness.buffers[b].death == exec::Liveness::kNever;
+    }
+    valueBufferOff_.assign(nv + 1, 0);
+    valueBuffers_.clear();
+    for (ValueId v = 0; v < nv; ++v) {
+        if (v < liveness.buffersOf.size())
+            for (uint32_t b : liveness.buffersOf[v]) valueBuffers_.push_back(b);
+        valueBufferOff_[v + 1] = uint32_t(valueBuffers_.size());
+    }
     ownedBytes_.assign(nv, 0);
     for (ValueId v = 0; v < nv; ++v) {
         if (defIndex_[v] == kNoId) continue;
@@ -175,31 +195,71 @@ size_t BudgetPlanner::replayLiveRanges(const RecomputeSet& inR, bool residents, 
             auto& last = producerSlot(x) != kNoId ? cloneResultRead[x] : cloneRead[x];
             last = last == kNoId ? clonePos[c] : std::max(last, clonePos[c]);
         });
-    // Clone results: alive from the clone to its last reader (clones and redirected backward uses).
+    // Storage as exec/Liveness.h counts it, buffer by buffer: each lives from the op (original
+    // or clone) allocating it to the last reader of any value referring to it, aliases
+    // included (builtin.split/combine/slice, fetch). A cloned alias refers to the clones'
+    // buffers along its alias chain while the producers are cloned, else to the originals'.
+    const size_t nb = bufferOwner_.size();
+    std::vector<uint32_t> originalEnd(nb, 0), cloneEnd(nb, 0);
+    // Whether value v (the clone's when `clone`, else the original) refers to the clone's copy
+    // of buffer b: follow the alias op's operand holding b, read as the rewriter reads it (a
+    // clone reads its producers' clones; a backward op reads a recomputed value's clone).
+    auto refersToClone = [&](auto& self, ValueId v, bool clone, uint32_t b) -> bool {
+        if (bufferOwner_[b] == v) return clone;
+        const OpId def = p.value(v).definingOp;
+        for (ValueId x : p.op(def).operands) {
+            if (x == kNoId || x >= p.values().size()) continue;
+            const auto xb = valueBuffers(x);
+            if (std::find(xb.begin(), xb.end(), b) == xb.end()) continue;
+            const bool readsClone = producerSlot(x) != kNoId && (clone || a.isBackwardRangeOp(def));
+            return self(self, x, readsClone, b);
+        }
+        return false;
+    };
+    // Clone results: read from the clone to their last reader (clones and redirected backward uses).
     for (uint32_t c = 0; c < nc; ++c)
         forCloneResults(clones[c], [&](ValueId r) {
             if (resident_[r]) return;
             uint32_t last = clonePos[c];
             if (neededByBackward_[r] && lastRedirectedUse_[r] != kNoId) last = std::max(last, pos(lastRedirectedUse_[r]));
             if (cloneResultRead[r] != kNoId) last = std::max(last, cloneResultRead[r]);
-            emit(clonePos[c], last, ownedBytes_[r], RangeKind::Clone, candidates_[clones[c]]);
+            for (uint32_t b : valueBuffers(r)) {
+                uint32_t& end = refersToClone(refersToClone, r, true, b) ? cloneEnd[b] : originalEnd[b];
+                end = std::max(end, last);
+            }
         });
-    // Original values.
-    const uint32_t endPos = uint32_t(n + nc - 1);
+    // Original values: read to their last use the rewriter keeps, and by clones.
     for (const GlobalResult& g : globalResults_) {
         const uint32_t i = g.index;
         const ValueId r = g.value;
-        const int64_t b = ownedBytes_[r];
-        if (resident_[r]) {
-            if (residents && b) emit(pos(i), endPos, b, RangeKind::Resident, r);
-            continue;
-        }
-        if (!b) continue;
+        if (resident_[r]) continue;
         const uint32_t s = g.candidate == kNoId ? kNoId : cloneSlot[g.candidate];
-        uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? lastFixedUse_[r] : lastUse_[r];
+        uint32_t last = (s != kNoId && neededByBackward_[r] && !maskValue_[r]) ? valueLastFixedUse_[r] : valueLastUse_[r];
         last = std::max<uint32_t>(pos(i), pos(std::max<uint32_t>(last, i)));
         if (cloneRead[r] != kNoId) last = std::max(last, cloneRead[r]);
-        emit(pos(i), last, b, RangeKind::Original, r);
+        for (uint32_t b : valueBuffers(r)) {
+            uint32_t& end = refersToClone(refersToClone, r, false, b) ? cloneEnd[b] : originalEnd[b];
+            end = std::max(end, last);
+        }
+    }
+    for (uint32_t c = 0; c < nc; ++c)
+        forCloneResults(clones[c], [&](ValueId r) {
+            if (resident_[r]) return;
+            for (uint32_t b : valueBuffers(r))
+                if (bufferOwner_[b] == r && bufferBytes_[b])
+                    emit(clonePos[c], std::max(clonePos[c], cloneEnd[b]), bufferBytes_[b], RangeKind::Clone,
+                         candidates_[clones[c]]);
+        });
+    const uint32_t endPos = uint32_t(n + nc - 1);
+    for (uint32_t b = 0; b < nb; ++b) {
+        const ValueId owner = bufferOwner_[b];
+        if (!bufferBytes_[b] || defIndex_[owner] == kNoId) continue;
+        const uint32_t from = pos(defIndex_[owner]);
+        if (bufferResident_[b]) {
+            if (residents) emit(from, endPos, bufferBytes_[b], RangeKind::Resident, owner);
+            continue;
+        }
+        emit(from, std::max(from, originalEnd[b]), bufferBytes_[b], RangeKind::Original, owner);
     }
     return n + nc;
 }
@@ -220,6 +280,18 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
         peak = std::max(peak, cur);
     }
     return peak + original_.residentBytes;
+}
+
+std::pair<int64_t, int64_t> BudgetPlanner::replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps) {
+    RecomputeSet inR(candidates_.size(), 0);
+    for (OpId op : recomputeOps)
+        if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
+    inR = normalise(inR);
+    const int64_t replayed = evaluate(inR).peak;
+    const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));
+    if (!rw.ok()) return {replayed, -1};
+    const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
+    return {replayed, m.ok() ? m.peakBytes : -1};
 }
 
 PeakBreakdown BudgetPlanner::simulatedBreakdown(const RecomputeSet& inR) const {

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <span>
 #include <vector>
 
 #include "algorithms/Analysis.h"
@@ -192,6 +193,10 @@ public:
     BudgetPlan noRecomputePlan();
     // The peak of `plan`'s rewritten program the way the planner measures it (simulated).
     int64_t simulatedPeakOf(const BudgetPlan& plan) const;
+    // The normalised recompute set of these candidate ops: its replayed peak and its rewritten
+    // program's peak by the memory model (-1 when the rewrite fails).
+    std::pair<int64_t, int64_t> replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps);
+    const std::vector<OpId>& candidateOps() const { return candidates_; }
     // Values full checkpointing keeps: the inputs of the layers algorithms/Layers.h finds
     // (forward values defined before a layer and read inside it), by name.
     const std::vector<ValueId>& layerInputs() { findLayerInputs(); return layerInputs_; }
@@ -346,6 +351,17 @@ private:
     std::vector<uint32_t> operandCandidateOff_, operandCandidates_;
     std::vector<uint32_t> consumerCandidateOff_, consumerCandidates_;
     std::vector<uint32_t> defIndex_;           // by ValueId: global index of the defining op, kNoId
+    // replayLiveRanges' storage, from exec/Liveness: lastUse_ / lastFixedUse_ before the
+    // extension by aliases (the replay follows aliases itself), and the buffers: who
+    // allocated each, its bytes, whether resident, and by ValueId those it refers to (flat).
+    std::vector<uint32_t> valueLastUse_, valueLastFixedUse_;
+    std::vector<ValueId> bufferOwner_;
+    std::vector<int64_t> bufferBytes_;
+    std::vector<uint8_t> bufferResident_;
+    std::vector<uint32_t> valueBufferOff_, valueBuffers_;
+    std::span<const uint32_t> valueBuffers(ValueId v) const {
+        return std::span<const uint32_t>(valueBuffers_).subspan(valueBufferOff_[v], valueBufferOff_[v + 1] - valueBufferOff_[v]);
+    }
     // replayLiveRanges' reads of the program, flat (it runs once per measured set): by ValueId
     // the candidate whose clone redefines it (kNoId for others and for saved masks), and every
     // result of a global op with its op's index and candidate, in program order.

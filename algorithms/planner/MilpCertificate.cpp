@@ -532,8 +532,8 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
         RecomputeSet set = normalise(raw);
         const Evaluated& e = evaluate(set);
-        // The replay's figures are checked on the rewritten program: the MILP seeks out the
-        // sets where the replay errs (README, "Exact mode"), and such a set is cut off.
+        // The replay's figures are checked on the rewritten program (a guard: the MILP seeks
+        // out the sets where a storage rule differs, README "Exact mode"); such a set is cut off.
         if (fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set)) {
             // A subset of the MILP's optimum: no dearer than the bound, so optimal.
             out.lower = std::min(out.lower, e.cost);

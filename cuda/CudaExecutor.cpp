@@ -1034,7 +1034,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     // -- seeded random ops: the CPU executor's keys and generator --
     kt["pd_op.dropout"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
-        const exec::DropoutParams d = exec::dropoutParams(c);
+        const exec::DropoutParams d = exec::dropoutParams(c, c.runSeed);
         const double p = d.p;
         const bool isTest = d.isTest, upscale = d.upscale;
         DevPtr mask = c.wants(1) ? c.dev.allocate(c.outDType(1), x.dims) : nullptr;
@@ -1043,7 +1043,7 @@ std::unordered_map<std::string, Kernel> buildKernels() {
             if (mask) { c.setOut(1, fill(c, mask->dtype, x.dims, 1.0)); }
             return;
         }
-        uint64_t key = exec::randomOpKey(c, c.runSeed);
+        const uint64_t key = d.key;
         DevPtr out = c.dev.allocate(x.dtype, x.dims);
         k::dropout(x.data(), dtypeCode(x.dtype), out->data(), mask ? mask->data() : nullptr, mask ? dtypeCode(mask->dtype) : 0,
                    x.numel(), key, p, upscale, c.stream());

@@ -665,7 +665,7 @@ Dims embeddingDims(const OpSite& s, const Dims& ids, const Dims& weight) {
     return od;
 }
 
-DropoutParams dropoutParams(const OpSite& s) {
+DropoutParams dropoutParams(const OpSite& s, std::optional<uint64_t> runSeed) {
     DropoutParams d;
     bool grad = s.program.opName(s.id) == "pd_op.dropout_grad";
     if (s.hasAttr("p")) d.p = s.attrFloat("p", 0.5);
@@ -676,6 +676,7 @@ DropoutParams dropoutParams(const OpSite& s) {
     if (!(d.p >= 0 && d.p <= 1)) s.fail("dropout probability p = " + std::to_string(d.p) + ": must be in [0, 1]");
     d.isTest = s.attrBool("is_test", false);
     d.upscale = s.attrString("mode", "upscale_in_train") == "upscale_in_train";
+    if (runSeed && !d.isTest) d.key = randomOpKey(s, *runSeed);
     return d;
 }
 

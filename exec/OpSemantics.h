@@ -213,8 +213,10 @@ struct DropoutParams {
     double p = 0.5;
     bool isTest = false;
     bool upscale = true;
+    uint64_t key = 0;  // the generator key of a training-mode dropout (0 in test mode: no draws)
 };
-DropoutParams dropoutParams(const OpSite& s);
+// The key is set only when a run seed is given (the forward op; the grad reads its mask).
+DropoutParams dropoutParams(const OpSite& s, std::optional<uint64_t> runSeed = std::nullopt);
 // uniform / randint: the shape, bounds and the generator key.
 struct RandomParams {
     Dims shape;

@@ -13,10 +13,10 @@ void registerRandomKernels(KernelTable& table) {
     // -- dropout (seeded by the run seed and the op's first result name) --
     k["pd_op.dropout"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        const DropoutParams d = dropoutParams(c);
+        const DropoutParams d = dropoutParams(c, c.runSeed);
         const double p = d.p;
         const bool isTest = d.isTest, upscale = d.upscale;
-        const uint64_t key = isTest ? 0 : randomOpKey(c, c.runSeed);
+        const uint64_t key = d.key;
         auto kept = [&](int64_t i) { return isTest || (p < 1.0 && uniformAt(key, static_cast<size_t>(i)) >= p); };
         auto value = [&](int64_t i, double e) {
             if (isTest) return upscale ? e : e * (1.0 - p);

@@ -235,10 +235,8 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.embedding"] = [](Context& c) {
         const Tensor& ids = c.x(0);
         const Tensor& w = c.x(1);
-        if (w.dims.size() != 2) c.fail("embedding weight must be 2-d");
-        int64_t pad = embeddingParams(c).paddingIdx, width = w.dims[1];
-        Dims od = ids.dims;
-        od.push_back(width);
+        const Dims od = embeddingDims(c, ids.dims, w.dims);
+        const int64_t pad = embeddingParams(c).paddingIdx, width = w.dims[1];
         Tensor out(w.dtype, od);
         int eb = dtypeBytes(w.dtype);
         const IndexView idAt(ids);

@@ -1458,12 +1458,13 @@ ProgramCheck checkProgram(const Program& program, const RunLimits& limits, const
 
 // ---------- parameters of the conv/pool, attention, indexing and scan kernels ----------
 namespace {
-// outer x n x inner of `d` around `axis` (n = 1 for a 0-d d).
+// outer x n x inner of `d` around `axis` (n = 1 for a 0-d d): axisLanes, unpacked into the
+// flat fields these records carry.
 void lanesOf(const Dims& d, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner) {
-    outer = 1; inner = 1;
-    n = d.empty() ? 1 : d[static_cast<size_t>(axis)];
-    for (int64_t i = 0; i < axis && i < static_cast<int64_t>(d.size()); ++i) outer *= d[static_cast<size_t>(i)];
-    for (size_t i = static_cast<size_t>(axis) + 1; i < d.size(); ++i) inner *= d[i];
+    const AxisLanes l = axisLanes(d, static_cast<size_t>(axis));
+    outer = l.outer;
+    n = l.n;
+    inner = l.inner;
 }
 }  // namespace
 

@@ -115,12 +115,18 @@ QRect MemoryChart::paneRect(int i) const {
 double MemoryChart::yMax() const {
     int64_t peak = 1;
     for (const auto& p : panes_) peak = std::max(peak, p.peakBytes);
-    return double(peak) * 1.06;
+    // Room above the peak line for its bold label (about 18 px), so the label never sits on
+    // the bands; at least 6% of the scale on tall panes.
+    const int h = paneRect(0).height();
+    const double headroom = h > 36 ? std::max(1.06, double(h) / double(h - 18)) : 1.06;
+    return double(peak) * headroom;
 }
 
 void MemoryChart::layoutColumns() const {
-    if (!dirty_) return;
+    // A hidden widget's resize sends no resize event until it is shown: the size is checked too.
+    if (!dirty_ && laidOutFor_ == size()) return;
     dirty_ = false;
+    laidOutFor_ = size();
     geometry_.assign(panes_.size(), {});
     const double ymax = yMax();
     for (size_t pi = 0; pi < panes_.size(); ++pi) {
@@ -242,13 +248,10 @@ void MemoryChart::paintEvent(QPaintEvent*) {
         p.setPen(QPen(QColor("#dc2626"), 1.4, Qt::DashLine));
         p.drawLine(px, plot.bottom(), px, py - 4);
         p.drawLine(plot.left(), py, plot.right(), py);
-        QFont bold = small;
-        bold.setBold(true);
-        p.setFont(bold);
+        const PeakLabel label = peakLabel(int(pi));
+        p.setFont(label.font);
         p.setPen(QColor("#dc2626"));
-        const QString peakText = tr("peak %1 at op #%2").arg(formatBytes(double(pane.peakBytes))).arg(pane.peakOp);
-        const int tw = p.fontMetrics().horizontalAdvance(peakText);
-        p.drawText(QPoint(std::clamp(px + 6, plot.left() + 4, plot.right() - tw - 4), std::max(plot.top() + 10, py - 6)), peakText);
+        p.drawText(label.box, Qt::AlignLeft | Qt::AlignVCenter, label.text);
         p.setPen(pal.text);
         p.drawText(QPoint(plot.left() + 6, plot.top() - 6), pane.title);
         p.setFont(small);
@@ -263,6 +266,26 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     }
     p.setPen(pal.mutedText);
     p.drawText(QRect(0, height() - 14, width(), 14), Qt::AlignHCenter, tr("op index (global block)"));
+}
+
+MemoryChart::PeakLabel MemoryChart::peakLabel(int paneIndex) const {
+    PeakLabel label;
+    if (paneIndex < 0 || size_t(paneIndex) >= panes_.size()) return label;
+    const MemoryPane& pane = panes_[size_t(paneIndex)];
+    const QRect plot = paneRect(paneIndex);
+    label.font = legendFont(font());
+    label.font.setBold(true);
+    label.text = tr("peak %1 at op #%2").arg(formatBytes(double(pane.peakBytes))).arg(pane.peakOp);
+    const QFontMetrics metrics(label.font);
+    const int tw = metrics.horizontalAdvance(label.text), th = metrics.height();
+    const uint32_t n = std::max<uint32_t>(1, pane.lifetimes.opCount);
+    const int px = plot.left() + int((pane.peakOp + 0.5) / n * plot.width());
+    const int py = plot.bottom() - int(double(pane.peakBytes) / yMax() * plot.height());
+    // Just above the peak line (yMax leaves room for it), inside the plot.
+    const int x = std::clamp(px + 6, plot.left() + 4, std::max(plot.left() + 4, plot.right() - tw - 4));
+    const int y = std::max(plot.top(), py - 2 - th);
+    label.box = QRect(x, y, tw, th);
+    return label;
 }
 
 void MemoryChart::setHighlighted(int pane, std::vector<ValueId> values) {

@@ -49,6 +49,10 @@ public:
     // width needs so that no role is cut off on a narrow screen.
     struct LegendEntry { QRect swatch; QRect text; QString label; };
     std::vector<LegendEntry> legendLayout() const;
+    // The red "peak … at op #N" label of pane `pane`: its text, font and box in widget
+    // coordinates, placed above the peak line so it never covers a band.
+    struct PeakLabel { QString text; QFont font; QRect box; };
+    PeakLabel peakLabel(int pane) const;
 
 Q_SIGNALS:
     void valueClicked(rx::ValueId originalValue);
@@ -70,6 +74,7 @@ private:
     std::vector<MemoryPane> panes_;
     mutable std::vector<PaneGeometry> geometry_;
     mutable bool dirty_ = true;
+    mutable QSize laidOutFor_;
     ValueId selected_ = kNoId;
     int highlightedPane_ = -1;
     std::vector<ValueId> highlighted_;      // sorted

@@ -685,6 +685,39 @@ private Q_SLOTS:
         QVERIFY2(elements >= 4, qPrintable(QStringLiteral("%1 vector elements at the peak").arg(elements)));
     }
 
+    // The red "peak … at op #N" label sits above the bands, never on them: at short and tall
+    // chart heights no point of its box is over a band (it used to be clamped into the plot's
+    // top 10 px, on the peak's own bands, when the 6% headroom was under a text line).
+    void memoryPeakLabelCoversNoBand() {
+        zoo::ZooOptions o;
+        o.model = "lstm";
+        o.layers = 2;
+        o.seq = 4;
+        o.batch = 16;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const QString path = tmp_.path() + QStringLiteral("/lstm-peak-label.pir");
+        writeProgramFile(*g.program, path.toStdString());
+        writeFileAtomic((tmp_.path() + QStringLiteral("/lstm-peak-label.spec.json")).toStdString(), zoo::specJson(g));
+        QVERIFY(window_->openFile(path));
+        waitSolved();
+        QVERIFY(window_->showTab("memory"));
+        MemoryChart* chart = window_->findChild<MemoryView*>()->chart();
+        QTRY_COMPARE(chart->panes().size(), size_t(2));
+        MemoryChart probe;
+        probe.setPanes(chart->panes());
+        for (int height : {240, 330, 500, 900}) {
+            probe.resize(900, height);
+            for (int pane = 0; pane < 2; ++pane) {
+                const QRect box = probe.peakLabel(pane).box;
+                QVERIFY(!box.isEmpty());
+                for (int x = box.left(); x <= box.right(); x += 3)
+                    for (int y : {box.top(), box.center().y(), box.bottom()})
+                        QVERIFY2(probe.valueAt(QPoint(x, y)) == kNoId,
+                                 qPrintable(QStringLiteral("pane %1 at height %2: the label at (%3,%4) covers a band").arg(pane).arg(height).arg(x).arg(y)));
+            }
+        }
+    }
+
     // Item 3: on a 1366x768 screen the Profile dock's "top ops" chart shows each op's label
     // whole: one row of text per bar at least a line of the labels' font tall, no label wider
     // than the room left of the plot.

@@ -110,7 +110,7 @@ public:
     }
 
     // Every value's slot (by ValueId): what the backend reads fetches and fused groups from.
-    std::vector<Slot>& slots() { return slots_; }
+    std::vector<Slot>& valueSlots() { return slots_; }
 
 private:
     struct Cancelled {};  // thrown from inside a loop when cancel is set

@@ -97,7 +97,7 @@ public:
         if (options_.keepOpRecords) result_.ops.reserve(p.globalBlock().ops.size());  // grown by doubling it would hold up to twice that
     }
     const std::shared_ptr<StorageMeter>& meter() const { return meter_; }
-    void attach(std::vector<Slot>& slots) { slots_ = &slots; }
+    void attach(std::vector<Slot>& values) { slots_ = &values; }
 
     void runKernel(OpId op, size_t /*position*/, std::vector<const Slot*> in, std::vector<Slot>& out) {
         Context ctx(program_, op, std::move(in), inputs_.seed);
@@ -209,7 +209,7 @@ RunResult CpuExecutor::execute(const Program& program, const RunInputs& inputs, 
         const ScopedStorageMeter metered(backend.meter());
         const auto start = std::chrono::steady_clock::now();
         BlockInterpreter<CpuBackend> interpreter(program, backend, options, control, result);
-        backend.attach(interpreter.slots());
+        backend.attach(interpreter.valueSlots());
         interpreter.runGlobalBlock(deadAfter);
         result.totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }

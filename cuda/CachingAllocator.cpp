@@ -65,6 +65,7 @@ CachingAllocator::Block* CachingAllocator::newSegment(bool small, size_t size) {
 
 void CachingAllocator::bumpPeaks() {
     stats_.peakRequestedBytes = std::max(stats_.peakRequestedBytes, stats_.requestedBytes);
+    stats_.windowPeakRequestedBytes = std::max(stats_.windowPeakRequestedBytes, stats_.requestedBytes);
     stats_.peakAllocatedBytes = std::max(stats_.peakAllocatedBytes, stats_.allocatedBytes);
     stats_.peakReservedBytes = std::max(stats_.peakReservedBytes, stats_.reservedBytes);
 }
@@ -164,6 +165,7 @@ size_t CachingAllocator::emptyCache() {
 
 void CachingAllocator::resetPeaks() {
     stats_.peakRequestedBytes = stats_.requestedBytes;
+    stats_.windowPeakRequestedBytes = stats_.requestedBytes;
     stats_.peakAllocatedBytes = stats_.allocatedBytes;
     stats_.peakReservedBytes = stats_.reservedBytes;
 }

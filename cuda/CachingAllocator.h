@@ -34,6 +34,9 @@ struct AllocatorStats {
     int64_t peakRequestedBytes = 0;
     int64_t peakAllocatedBytes = 0;
     int64_t peakReservedBytes = 0;
+    // Most requested bytes live at once since startPeakWindow() (an op's peak, say), while the
+    // peaks above span everything since resetPeaks().
+    int64_t windowPeakRequestedBytes = 0;
     int64_t segments = 0;            // segments held now
     int64_t liveBlocks = 0;
     int64_t allocations = 0;         // allocate() calls served
@@ -70,6 +73,8 @@ public:
     // Gives every entirely free segment back to the store; returns the bytes released.
     size_t emptyCache();
     void resetPeaks();
+    // Starts a new windowPeakRequestedBytes at the requested bytes live now.
+    void startPeakWindow() { stats_.windowPeakRequestedBytes = stats_.requestedBytes; }
 
     const AllocatorStats& stats() const { return stats_; }
     // Bytes reserved but not allocated (cached in free blocks).

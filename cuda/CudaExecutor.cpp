@@ -1,6 +1,7 @@
-// The CUDA executor: walks the global block like CpuExecutor (same lifetimes, same seeded
-// inputs and op semantics from exec/OpSemantics, same per-value byte accounting), runs each op's kernels on one stream, times them
-// with CUDA events, and frees every value after its last use into the caching allocator.
+// The CUDA executor: runs the program through the shared block interpreter
+// (exec/BlockInterpreter.h: the CPU's lifetimes and control flow; seeded inputs and op semantics
+// from exec/OpSemantics), each op's kernels on one stream, timed with CUDA events; values go
+// back to the caching allocator after their last use, and the bytes it holds are the measure.
 // This is the backend's one adapter onto exec (Executor, RunInputs, Tensor).
 #include "cuda/CudaExecutor.h"
 
@@ -16,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "exec/BlockInterpreter.h"
 #include "exec/OpSemantics.h"
 #include "exec/OperandSlots.h"
 #include "cuda/CudaRuntime.h"
@@ -59,7 +61,8 @@ using Slot = exec::SlotOf<DevPtr>;
 
 struct CudaExecutor::Impl {
     CudaBackingStore store;
-    CachingAllocator alloc{store};
+    CachingAllocator alloc{store};   // every value of a run: its bytes are the run's measured memory
+    CachingAllocator staged{store};  // the run's inputs as given, uploaded once before its steps
     cudaStream_t stream = nullptr;
     cublasHandle_t cublas = nullptr;
     int* errorFlag = nullptr;  // device int for index errors
@@ -84,23 +87,33 @@ struct CudaExecutor::Impl {
         if (stream) cudaStreamDestroy(stream);
     }
 
-    DevPtr allocate(DType t, Dims dims) {
+    DevPtr allocate(DType t, Dims dims) { return allocate(t, std::move(dims), alloc); }
+    DevPtr allocate(DType t, Dims dims, CachingAllocator& from) {
         auto d = std::make_shared<DevTensor>();
         d->dtype = t;
         d->dims = std::move(dims);
         d->buffer = std::make_shared<DevBuffer>();
-        d->buffer->alloc = &alloc;
-        d->buffer->address = alloc.allocate(static_cast<size_t>(std::max<int64_t>(d->bytes(), 0)));
+        d->buffer->alloc = &from;
+        d->buffer->address = from.allocate(static_cast<size_t>(std::max<int64_t>(d->bytes(), 0)));
         return d;
     }
-    DevPtr upload(const exec::Tensor& t, bool keepHost) {
-        DevPtr d = allocate(t.dtype, t.dims);
+    DevPtr upload(const exec::Tensor& t, bool keepHost) { return upload(t, keepHost, alloc); }
+    DevPtr upload(const exec::Tensor& t, bool keepHost, CachingAllocator& into) {
+        DevPtr d = allocate(t.dtype, t.dims, into);
         if (t.byteSize() > 0)
             check(cudaMemcpyAsync(d->data(), t.bytes.data(), static_cast<size_t>(t.byteSize()), cudaMemcpyHostToDevice, stream),
                   "upload");
         // Pageable host-to-device copies are staged before cudaMemcpyAsync returns, so `t`
         // may go away at once: no synchronisation here.
         if (keepHost) const_cast<DevTensor&>(*d).host = std::make_shared<const exec::Tensor>(t);
+        return d;
+    }
+    // A copy of `src` in the run's allocator (its host copy, if any, shared).
+    DevPtr copyOnDevice(const DevTensor& src) {
+        DevPtr d = allocate(src.dtype, src.dims);
+        if (d->bytes() > 0)
+            check(cudaMemcpyAsync(d->data(), src.data(), static_cast<size_t>(d->bytes()), cudaMemcpyDeviceToDevice, stream), "input copy");
+        const_cast<DevTensor&>(*d).host = src.host;
         return d;
     }
     exec::Tensor download(const DevTensor& d) {
@@ -1341,7 +1354,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 std::vector<std::string> CudaExecutor::supportedOps() {
-    std::vector<std::string> names;
+    std::vector<std::string> names = exec::interpretedOpNames();
     for (std::string_view name : opsWithTrait(OpTrait::Input)) names.emplace_back(name);
     for (const auto& [name, kernel] : kernelTable()) names.push_back(name);
     std::sort(names.begin(), names.end());
@@ -1368,9 +1381,122 @@ CudaExecutor::~CudaExecutor() = default;
 
 std::vector<std::string> CudaExecutor::unsupportedOps(const Program& program) const {
     return exec::unsupportedOpsOf(
-        program, [](const Operation& o, std::string_view name) { return kernelTable().count(std::string(name)) && o.regions.empty(); },
+        program,
+        [](const Operation& o, std::string_view name) { return exec::backendRuns(o, name, kernelTable().count(std::string(name)) > 0); },
         [](std::string_view) { return false; });  // no complex kernels on the device
 }
+
+namespace {
+
+// One step of a run on the device, as the block interpreter's backend (exec/BlockInterpreter.h):
+// kernels (and fused groups, at top-level positions only) on the executor's stream, CUDA
+// events around each top-level op, and the bytes the caching allocator holds as the measure.
+class CudaStep {
+public:
+    using Handle = DevPtr;
+
+    struct Setup {
+        Impl& dev;
+        const Program& program;
+        const exec::RunOptions& options;
+        const exec::RunControl& control;
+        const CudaOptions& settings;
+        const LifetimePlan& plan;
+        const FusionPlan& fusion;
+        const std::unordered_map<ValueId, DevPtr>& staged;  // inputs parked on the device
+        const std::unordered_map<std::string, bool>& capture;
+        std::vector<cudaEvent_t>& events;                   // 1 + 2 * position: start; 2 + 2 * position: end
+        uint64_t seed;
+    };
+    CudaStep(const Setup& setup, bool returned, exec::RunResult& result) : s_(setup), returned_(returned), result_(result) {}
+    void attach(std::vector<Slot>& values) { slots_ = &values; }
+
+    void runKernel(OpId op, size_t position, std::vector<const Slot*> in, std::vector<Slot>& out) {
+        const Program& program = s_.program;
+        const Operation& o = program.op(op);
+        const std::string_view name = program.opName(op);
+        Ctx ctx(s_.dev, program, op, std::move(in), s_.seed, s_.settings.tf32);
+        const int group = position == exec::kInsideRegion ? -1 : s_.fusion.groupOf(position);
+        if (isInputOp(name)) {
+            // The run's own copy, allocated here as the CPU backend copies a given input.
+            ctx.setOut(0, s_.dev.copyOnDevice(*s_.staged.at(o.results[0])));
+        } else if (group >= 0) {
+            const FusionGroup& g = s_.fusion.groups[static_cast<size_t>(group)];
+            if (g.positions.front() == position) runFusedGroup(s_.dev, program, s_.plan, g, *slots_, s_.seed, s_.settings.tf32, pending_);
+            ctx.setOut(0, pending_.at(position));
+            pending_.erase(position);
+        } else {
+            kernelTable().at(std::string(name))(ctx);
+        }
+        check(cudaGetLastError(), "op " + std::to_string(op) + " (" + std::string(name) + ") launch");
+        out = std::move(ctx.outputs);
+    }
+    // A condition: one element copied to the host (a stream synchronisation).
+    bool truthOf(OpId, const DevPtr& t) { return s_.dev.download(*t).get(0) != 0.0; }
+    DevPtr boolFlag(OpId, bool value) {
+        return s_.dev.upload(exec::Tensor::fromDoubles(DType::Bool, {1}, {value ? 1.0 : 0.0}), true);
+    }
+
+    void beginOp(size_t position, OpId op) {
+        if (s_.settings.nvtx) {
+            const Operation& o = s_.program.op(op);
+            const std::string range =
+                std::string(s_.program.opName(op)) + (o.results.empty() ? std::string() : " " + s_.program.value(o.results[0]).name);
+            nvtxRangePushA(range.c_str());
+        }
+        check(cudaEventRecord(s_.events[1 + 2 * position], s_.dev.stream), "cudaEventRecord");
+        s_.dev.alloc.startPeakWindow();
+    }
+    int64_t opPeakBytes() const { return s_.dev.alloc.stats().windowPeakRequestedBytes; }
+    void endOp(size_t position, OpId op) {
+        check(cudaEventRecord(s_.events[2 + 2 * position], s_.dev.stream), "cudaEventRecord");
+        if (s_.settings.nvtx) nvtxRangePop();
+        if (returned_) record(op);
+    }
+    int64_t heldBytes() const { return s_.dev.alloc.stats().requestedBytes; }
+    void opFinished(size_t position, const exec::OpRecord& rec) {
+        result_.ops.push_back(rec);
+        if (returned_) s_.control.opDone(position + 1);  // progress of the step that is returned
+    }
+
+private:
+    const Setup& s_;
+    bool returned_;
+    exec::RunResult& result_;
+    std::vector<Slot>* slots_ = nullptr;
+    std::unordered_map<size_t, DevPtr> pending_;  // fused members' results, by position
+
+    // Fetches and captured values of the returned step, copied to the host.
+    void record(OpId op) {
+        const Program& program = s_.program;
+        const exec::RunOptions& options = s_.options;
+        const std::vector<Slot>& slots = *slots_;
+        const Operation& o = program.op(op);
+        if (isFetchOp(program.opName(op))) {
+            ValueId v = o.operands.empty() ? kNoId : o.operands[0];
+            if (v != kNoId && slots[v].set && !slots[v].isList) {
+                exec::FetchedValue f;
+                f.fetchName = exec::fetchName(program, op);
+                f.valueName = program.value(v).name;
+                f.tensor = s_.dev.download(*slots[v].tensor);
+                // With a sink the host copy lives only for the call (RunOptions::fetchSink).
+                if (options.fetchSink) options.fetchSink(exec::FetchView{false, f.fetchName, f.valueName, f.tensor});
+                else result_.fetches.push_back(std::move(f));
+            }
+        }
+        for (ValueId res : o.results)
+            if (slots[res].set && !slots[res].isList && (options.keepAllValues || s_.capture.count(program.value(res).name))) {
+                if (options.fetchSink) {
+                    const exec::Tensor host = s_.dev.download(*slots[res].tensor);
+                    options.fetchSink(exec::FetchView{true, {}, program.value(res).name, host});
+                } else {
+                    result_.values[program.value(res).name] = s_.dev.download(*slots[res].tensor);
+                }
+            }
+    }
+};
+
+}  // namespace
 
 exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInputs& inputs, const exec::RunOptions& options,
                                       const exec::RunControl& control) {
@@ -1385,8 +1511,11 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
             program, plan, [&](OpId op) { return hasFormula(program, op); },
             [&](ValueId v) { return options.keepAllValues || capture.count(program.value(v).name) > 0; });
 
-    // Inputs go up once, before any timed step (they are parameters and data, not op work).
-    std::unordered_map<ValueId, DevPtr> uploaded;
+    // Inputs go up once, before any timed step, into their own allocator (the host's data
+    // parked on the device, as RunInputs is on the host): each step's input op copies them into
+    // the run's allocator, so the step's measured bytes hold them from their op on, as the CPU's.
+    dev.staged.emptyCache();
+    std::unordered_map<ValueId, DevPtr> staged;
     std::vector<std::string> generated;
     int64_t inputBytes = 0;
     for (OpId op : plan.order) {
@@ -1415,7 +1544,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
             generated.push_back(iname);
         }
         inputBytes += host.byteSize();
-        uploaded[o.results[0]] = dev.upload(host, host.numel() <= 64);
+        staged[o.results[0]] = dev.upload(host, host.numel() <= 64, dev.staged);
     }
     check(cudaStreamSynchronize(dev.stream), "input upload");
 
@@ -1433,6 +1562,7 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
     // Peaks of this run only: segments cached by an earlier run (all free by now) go back.
     dev.alloc.emptyCache();
     dev.alloc.resetPeaks();
+    const CudaStep::Setup setup{dev, program, options, control, options_, plan, fusionPlan, staged, capture, events, inputs.seed};
     for (int step = 0; step < warmup + steps; ++step) {
         const bool measured = step >= warmup;
         const bool last = step == warmup + steps - 1;
@@ -1440,106 +1570,13 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
         r.inputBytes = inputBytes;
         r.generatedInputs = generated;
         dev.launches = 0;
-        std::vector<Slot> slots(program.values().size());
-        std::unordered_map<size_t, DevPtr> pending;  // fused members' results, by position
-        std::vector<int64_t> slotBytes(program.values().size(), 0);
-        int64_t live = 0;
         check(cudaEventRecord(events[0], dev.stream), "cudaEventRecord");
-        for (size_t pos = 0; pos < nOps; ++pos) {
-            if (control.stopRequested()) { r.cancelled = true; break; }
-            OpId op = plan.order[pos];
-            const Operation& o = program.op(op);
-            std::string_view name = program.opName(op);
-            std::string range;
-            if (options_.nvtx) {
-                range = std::string(name) + (o.results.empty() ? std::string() : " " + program.value(o.results[0]).name);
-                nvtxRangePushA(range.c_str());
-            }
-            check(cudaEventRecord(events[1 + 2 * pos], dev.stream), "cudaEventRecord");
-            std::vector<const Slot*> in;
-            for (ValueId v : o.operands) {
-                if (v == kNoId) { in.push_back(nullptr); continue; }
-                if (!slots[v].set) {
-                    if (program.types()[program.value(v).type].kind != Type::Kind::Null)
-                        throw Error("op " + std::to_string(op) + " (" + std::string(name) + ") reads " + program.value(v).name +
-                                    " before it is defined or after it was freed");
-                    in.push_back(nullptr);
-                    continue;
-                }
-                in.push_back(&slots[v]);
-            }
-            Ctx ctx(dev, program, op, std::move(in), inputs.seed, options_.tf32);
-            if (isInputOp(name)) {
-                ctx.setOut(0, uploaded.at(o.results[0]));
-            } else if (int g = fusionPlan.groupOf(pos); g >= 0) {
-                const FusionGroup& group = fusionPlan.groups[static_cast<size_t>(g)];
-                if (group.positions.front() == pos)
-                    runFusedGroup(dev, program, plan, group, slots, inputs.seed, options_.tf32, pending);
-                ctx.setOut(0, pending.at(pos));
-                pending.erase(pos);
-            } else {
-                kernelTable().at(std::string(name))(ctx);
-            }
-            check(cudaGetLastError(), "op " + std::to_string(op) + " (" + std::string(name) + ") launch");
-            check(cudaEventRecord(events[2 + 2 * pos], dev.stream), "cudaEventRecord");
-            if (options_.nvtx) nvtxRangePop();
-            // Results against the declared types (rank, static dims, dtype), as the CPU checks.
-            for (size_t i = 0; i < o.results.size(); ++i) {
-                const Type& t = program.types()[program.value(o.results[i]).type];
-                const Slot& s = ctx.outputs[i];
-                if (t.kind == Type::Kind::Null) continue;
-                if (!s.set) ctx.fail("kernel produced no result " + std::to_string(i));
-                if (t.kind == Type::Kind::DenseTensor) {
-                    if (s.isList) ctx.fail("result " + std::to_string(i) + " is a vector, declared a tensor");
-                    bool ok = s.tensor->dtype == t.dtype && s.tensor->dims.size() == t.dims.size();
-                    for (size_t d = 0; ok && d < t.dims.size(); ++d) ok = t.dims[d] < 0 || t.dims[d] == s.tensor->dims[d];
-                    if (!ok) ctx.fail("computed " + dimsString(s.tensor->dims) + std::string(dtypeShortName(s.tensor->dtype)) +
-                                      " for " + program.value(o.results[i]).name + ", declared " + dimsString(t.dims) +
-                                      std::string(dtypeShortName(t.dtype)));
-                } else if (t.kind == Type::Kind::Vector) {
-                    if (!s.isList || s.list.size() != t.elements.size())
-                        ctx.fail("result " + std::to_string(i) + " does not match its vector type");
-                }
-            }
-            int64_t added = 0;
-            for (size_t i = 0; i < o.results.size(); ++i) {
-                ValueId res = o.results[i];
-                slots[res] = std::move(ctx.outputs[i]);
-                slotBytes[res] = slots[res].set && !slots[res].isList && slots[res].tensor ? slots[res].tensor->bytes() : 0;
-                added += slotBytes[res];
-            }
-            live += added;
-            exec::OpRecord rec;
-            rec.op = op;
-            rec.peakBytes = live;
-            if (last) {
-                if (isFetchOp(name)) {
-                    ValueId v = o.operands.empty() ? kNoId : o.operands[0];
-                    if (v != kNoId && slots[v].set && !slots[v].isList) {
-                        exec::FetchedValue f;
-                        f.fetchName = exec::fetchName(program, op);
-                        f.valueName = program.value(v).name;
-                        f.tensor = dev.download(*slots[v].tensor);
-                        // With a sink the host copy lives only for the call (RunOptions::fetchSink).
-                        if (options.fetchSink) options.fetchSink(exec::FetchView{false, f.fetchName, f.valueName, f.tensor});
-                        else r.fetches.push_back(std::move(f));
-                    }
-                }
-                for (ValueId res : o.results)
-                    if (slots[res].set && !slots[res].isList && (options.keepAllValues || capture.count(program.value(res).name))) {
-                        if (options.fetchSink) {
-                            const exec::Tensor host = dev.download(*slots[res].tensor);
-                            options.fetchSink(exec::FetchView{true, {}, program.value(res).name, host});
-                        } else {
-                            r.values[program.value(res).name] = dev.download(*slots[res].tensor);
-                        }
-                    }
-            }
-            for (ValueId v : plan.dieAfter[pos]) { live -= slotBytes[v]; slotBytes[v] = 0; slots[v] = Slot{}; }
-            rec.liveBytes = live;
-            r.peakBytes = std::max(r.peakBytes, rec.peakBytes);
-            r.ops.push_back(rec);
-            if (last) control.opDone(pos + 1);  // progress of the step that is returned
+        {
+            // The step's values live in the interpreter and go back to the allocator with it.
+            CudaStep backend(setup, last, r);
+            exec::BlockInterpreter<CudaStep> interpreter(program, backend, options, control, r);
+            backend.attach(interpreter.valueSlots());
+            interpreter.runGlobalBlock(plan.dieAfter);
         }
         check(cudaEventRecord(events[2 * nOps + 1], dev.stream), "cudaEventRecord");
         check(cudaEventSynchronize(events[2 * nOps + 1]), "step " + std::to_string(step));
@@ -1555,6 +1592,8 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
         }
         if (last || r.cancelled) { result = std::move(r); break; }
     }
+    staged.clear();
+    dev.staged.emptyCache();
 
     report_ = CudaRunReport{};
     report_.device = dev.deviceName;

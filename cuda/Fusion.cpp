@@ -44,11 +44,25 @@ FusionPlan planFusion(const Program& program, const LifetimePlan& plan, const st
     const size_t nOps = plan.order.size();
     FusionPlan out;
     out.groupAt.assign(nOps, -1);
-    // Positions that read each value, to decide which member results must be stored.
+    // Positions that read each value, to decide which member results must be stored; a read
+    // inside a region (an if's or while's block) counts at the op holding it.
     std::unordered_map<ValueId, std::vector<size_t>> readers;
-    for (size_t pos = 0; pos < nOps; ++pos)
-        for (ValueId v : program.op(plan.order[pos]).operands)
+    std::vector<BlockId> nested;
+    for (size_t pos = 0; pos < nOps; ++pos) {
+        const Operation& top = program.op(plan.order[pos]);
+        for (ValueId v : top.operands)
             if (v != kNoId) readers[v].push_back(pos);
+        for (const auto& region : top.regions) nested.insert(nested.end(), region.begin(), region.end());
+        while (!nested.empty()) {
+            const BlockId b = nested.back();
+            nested.pop_back();
+            for (OpId inner : program.block(b).ops) {
+                for (ValueId v : program.op(inner).operands)
+                    if (v != kNoId) readers[v].push_back(pos);
+                for (const auto& region : program.op(inner).regions) nested.insert(nested.end(), region.begin(), region.end());
+            }
+        }
+    }
 
     FusionGroup cur;
     std::set<ValueId> produced;

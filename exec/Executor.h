@@ -3,8 +3,9 @@
 // what the memory model needs to be checked against (live bytes after every op, peak).
 // Executor::run is the one entry point: it validates the program (kernels, dtypes, the check
 // pass of OpSemantics.h under RunOptions' limits), then hands the backend's execute() a
-// RunControl through which progress is reported and cancel honoured. CpuExecutor
-// (exec/cpu/CpuExecutor.h) is the reference backend; cuda/CudaExecutor the GPU one.
+// RunControl through which progress is reported and cancel honoured. Backends run programs
+// through exec/BlockInterpreter.h; CpuExecutor (exec/cpu/CpuExecutor.h) is the reference
+// backend, cuda/CudaExecutor the GPU one.
 #include <atomic>
 #include <cstdint>
 #include <functional>

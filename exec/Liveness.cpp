@@ -248,8 +248,8 @@ bool hasControlFlow(const Program& program) {
 
 namespace {
 
-// The memory of a run with control flow, walked as the CPU backend runs it (exec/cpu/
-// CpuExecutor.cpp) but with storage reduced to its byte count: slots refer to shared
+// The memory of a run with control flow, walked as the block interpreter runs it (exec/
+// BlockInterpreter.h) but with storage reduced to its byte count: slots refer to shared
 // storage, storage is counted while any slot, yielded value or stack entry refers to it.
 class ControlFlowMemory {
 public:

@@ -16,13 +16,13 @@
 //    builtin.parameter) is resident for the step, whether it is a forward input or not (a
 //    grad-output pd_op.data too): the framework holds feeds until the step ends.
 //  - Bytes are counted from the op that allocates them, resident ones included.
-//  - Control flow (pd_op.if, pd_op.while and the cf stacks), as the CPU backend runs it: a
-//    block's values are held until the block ends (its scope is dropped as a whole); block
-//    arguments, cf.yield, cf.tuple_push and cf.tuple_pop allocate nothing (they refer to
-//    their operands' storage), an if's or while's results are what its block yielded; a
-//    while's iteration holds its arguments (the previous iteration's values) while it makes
-//    the next; a value pushed on a cf stack is held until the block that pops it ends. The
-//    bytes a structured op holds while it runs depend on the branch it takes and the
+//  - Control flow (pd_op.if, pd_op.while and the cf stacks), as every backend runs it
+//    (exec/BlockInterpreter.h): a block's values are held until the block ends (its scope is
+//    dropped as a whole); block arguments, cf.yield, cf.tuple_push and cf.tuple_pop allocate
+//    nothing (they refer to their operands' storage), an if's or while's results are what its
+//    block yielded; a while's iteration holds its arguments (the previous iteration's values)
+//    while it makes the next; a value pushed on a cf stack is held until the block that pops it
+//    ends. The bytes a structured op holds while it runs depend on the branch it takes and the
 //    iterations it runs: liveBytesOf follows a run's ControlPath; without one it evaluates
 //    conditions computed from small integer and bool constants (a counted loop, a loop on
 //    pd_op.has_elements that runs until its stack is empty) and otherwise assumes the then

@@ -130,6 +130,25 @@ private slots:
         QCOMPARE(a.stats().peakReservedBytes, int64_t(30 * MiB));
     }
 
+    // An op's peak (what the CUDA executor measures per op): the most requested bytes since
+    // the window started, while the run's peak keeps its maximum.
+    void aPeakWindowStartsAtTheBytesHeldNow() {
+        HostBackingStore store(1024 * MiB);
+        CachingAllocator a(store);
+        uintptr_t x = a.allocate(10 * MiB);
+        uintptr_t y = a.allocate(20 * MiB + 3);
+        a.free(y);
+        a.startPeakWindow();
+        QCOMPARE(a.stats().windowPeakRequestedBytes, int64_t(10 * MiB));
+        uintptr_t z = a.allocate(5 * MiB);
+        a.free(z);
+        QCOMPARE(a.stats().windowPeakRequestedBytes, int64_t(15 * MiB));
+        QCOMPARE(a.stats().peakRequestedBytes, int64_t(30 * MiB + 3));
+        a.free(x);
+        a.startPeakWindow();
+        QCOMPARE(a.stats().windowPeakRequestedBytes, int64_t(0));
+    }
+
     void outOfMemoryEmptiesTheCacheAndRetries() {
         HostBackingStore store(10 * MiB);
         CachingAllocator a(store);

@@ -13,6 +13,7 @@
 #include "cuda/OpCodes.h"
 #include "model/Diagnostic.h"
 #include "model/OpTraits.h"
+#include "model/PirReader.h"
 #include "model/RecomputeConfig.h"
 
 using namespace rx;
@@ -71,6 +72,31 @@ private slots:
         QCOMPARE(g.numel, int64_t(32));
         QCOMPARE(g.materialize, (std::vector<uint8_t>{1, 0, 1}));  // a (read by multiply), e inner, c (read by matmul)
         Q_UNUSED(c); Q_UNUSED(e);
+    }
+
+    // A member read only inside an if's block is still read after the group: it is stored
+    // (the block runs its ops one by one on the device, from memory).
+    void membersReadInsideABlockAreStored() {
+        const std::string t = "pd_op.tensor<4x8xf32>";
+        const std::string text =
+            "(%0) = \"pd_op.data\" () {dtype:(pd_op.DataType)float32,name:\"x\",place:(pd_op.Place)Place(cpu),"
+            "shape:(pd_op.IntArray)[4,8],stop_gradient:[true]} : () -> " + t + "\n"
+            "(%1) = \"pd_op.data\" () {dtype:(pd_op.DataType)bool,name:\"c\",place:(pd_op.Place)Place(cpu),"
+            "shape:(pd_op.IntArray)[1],stop_gradient:[true]} : () -> pd_op.tensor<1xb>\n"
+            "(%2) = \"pd_op.add\" (%0, %0) {stop_gradient:[true]} : (" + t + ", " + t + ") -> " + t + "\n"
+            "(%3) = \"pd_op.exp\" (%2) {stop_gradient:[true]} : (" + t + ") -> " + t + "\n"
+            "(%4) = \"pd_op.sin\" (%3) {stop_gradient:[true]} : (" + t + ") -> " + t + "\n"
+            "(%5) = pd_op.if (%1) {stop_gradient:[true]} -> " + t + "\n"
+            "{\n"
+            "    () = \"cf.yield\" (%3) {} : (" + t + ") ->\n"
+            "} else {\n"
+            "    () = \"cf.yield\" (%4) {} : (" + t + ") ->\n"
+            "}\n";
+        const Program p = parsePir(text, "if-after-group.pir");
+        FusionPlan plan = planOf(p);
+        QCOMPARE(plan.groups.size(), size_t(1));
+        QCOMPARE(plan.groups[0].positions, (std::vector<size_t>{2, 3, 4}));
+        QCOMPARE(plan.groups[0].materialize, (std::vector<uint8_t>{0, 1, 1}));  // add inner; exp and sin read in the blocks
     }
 
     void unconnectedOrReshapedOpsStartNewGroups() {

@@ -1622,6 +1622,7 @@ FlashAttnParams flashAttnParams(const OpSite& s, bool grad) {
         s.fail("attribute dropout = " + std::to_string(dropout) + ": flash_attn dropout cannot be reproduced on the CPU");
     p.causal = s.attrBool("causal", false);
     p.scale = 1.0 / std::sqrt(static_cast<double>(p.d));
+    p.lseDims = {p.b, p.h, p.sq};
     p.maskOperand = grad ? 6 : 4;
     if (s.operandCount() > p.maskOperand && s.has(p.maskOperand)) {
         const Dims m = s.operandDims(p.maskOperand);
@@ -1659,6 +1660,14 @@ RotaryParams rotaryParams(const OpSite& s, bool grad) {
             s.fail("position_ids " + dimsString(pd) + " must hold batch*seq = " + std::to_string(p.batch * p.seq) + " values");
     } else if (p.hasSinCos && p.rows != p.seq) {
         s.fail("sin/cos hold " + std::to_string(p.rows) + " rows, expected seq = " + std::to_string(p.seq) + " (no position_ids)");
+    }
+    for (size_t r = 0; r < 3; ++r) {
+        const size_t at = p.firstX + r;
+        if (at >= s.operandCount() || !s.has(at)) continue;
+        if (r >= s.o.results.size()) s.fail("has " + std::to_string(s.o.results.size()) + " results, expected one per given q/k/v");
+        const Dims d = s.operandDims(at);
+        if (d.size() != 4 || d[0] != xd[0] || d[1] != xd[1] || d[3] != p.d)
+            s.fail("operand " + std::to_string(at) + " " + dimsString(d) + " does not match q " + dimsString(xd) + " (heads may differ)");
     }
     p.base = s.attrFloat("rotary_emb_base", 10000.0);
     if (!p.hasSinCos && !(p.base > 0)) s.fail("attribute rotary_emb_base = " + std::to_string(p.base) + ": must be > 0");

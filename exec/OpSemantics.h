@@ -452,11 +452,13 @@ struct FlashAttnParams {
     // attn_mask: 0 none, else the dims it holds: 1 [sq, sk], 2 [b, sq, sk], 3 [b, h, sq, sk].
     int maskLayout = 0;
     size_t maskOperand = 0;
+    Dims lseDims;  // softmax_lse's: [b, h, sq]
 };
 FlashAttnParams flashAttnParams(const OpSite& s, bool grad);
 // fused_rotary_position_embedding (and grad): q's layout, the rotation style, and where the
 // angles come from (sin/cos operands of `rows` rows, else base^(-2i/d)); position_ids checked
-// to hold batch*seq values (their range is data, checked by the kernel).
+// to hold batch*seq values (their range is data, checked by the kernel); each given q/k/v of
+// q's batch, seq and head_dim (heads may differ), one result each, of its operand's dims.
 struct RotaryParams {
     size_t sinAt = 3, cosAt = 4, posAt = 5, firstX = 0;
     bool timeMajor = false, neox = true;

@@ -263,6 +263,7 @@ Tensor matmulTensor(const Context& c, const Tensor& a, bool ta, const Tensor& b,
         return out;
     };
     const bool direct = !want || *want == g.outDims;
+    if (!direct) checkReducible(g.outDims, *want, c.failFn());  // a grad summed back to its operand
     Tensor product;
     if (a.dtype == t && b.dtype == t) {
         product = compute(a, b, direct);

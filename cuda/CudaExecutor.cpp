@@ -179,8 +179,6 @@ public:
 using Kernel = std::function<void(Ctx&)>;
 
 // ---------- shared helpers ----------
-Dims broadcastDims(const Ctx& c, const Dims& a, const Dims& b) { return c.broadcast(a, b); }
-
 void checkRank(const Ctx& c, size_t rank) {
     if (rank > static_cast<size_t>(k::kMaxRank)) c.fail("rank " + std::to_string(rank) + " exceeds the CUDA kernels' " + std::to_string(k::kMaxRank));
 }
@@ -295,15 +293,11 @@ void reduceInto(Ctx& c, int kind, const DevTensor& x, const std::vector<bool>& r
 
 // Sum `g` down to `target` dims (reverse of broadcasting), storing `outT`.
 DevPtr reduceToShape(Ctx& c, const DevTensor& g, const Dims& target, DType outT) {
+    exec::checkReducible(g.dims, target, c.failFn());
     if (g.dims == target) return unaryOp(c, RX_U_CAST, g, outT);
-    size_t r = g.dims.size();
-    if (target.size() > r) c.fail("cannot reduce " + dimsString(g.dims) + " to " + dimsString(target));
-    std::vector<bool> red(r, false);
-    for (size_t i = 0; i < r; ++i) {
-        int64_t t = i < r - target.size() ? 1 : target[i - (r - target.size())];
-        if (t == 1 && g.dims[i] != 1) red[i] = true;
-        else if (t != g.dims[i]) c.fail("cannot reduce " + dimsString(g.dims) + " to " + dimsString(target));
-    }
+    const size_t r = g.dims.size();
+    std::vector<bool> red(r, false);  // the axes target broadcasts along
+    for (size_t i = 0; i < r; ++i) red[i] = (i < r - target.size() ? 1 : target[i - (r - target.size())]) == 1 && g.dims[i] != 1;
     DevPtr out = c.dev.allocate(outT, target);
     reduceInto(c, 0, g, red, *out);
     return out;
@@ -396,22 +390,16 @@ void gemm(Ctx& c, const void* A, const void* B, void* C, DType t, int64_t m, int
     c.launched();
 }
 
-// matmul(a, b) with CpuExecutor's shape rules: 1-d operands promoted, batch dims broadcast.
-DevPtr matmul(Ctx& c, const DevPtr& aIn, const DevPtr& bIn, bool ta, bool tb, DType outT) {
-    Dims ad = aIn->dims, bd = bIn->dims;
-    bool aVec = ad.size() == 1, bVec = bd.size() == 1;
-    if (aVec) { ad = {1, ad[0]}; ta = false; }
-    if (bVec) { bd = {bd[0], 1}; tb = false; }
-    if (ad.size() < 2 || bd.size() < 2) c.fail("matmul of 0-d tensors");
+// matmul(a, b) with exec::matmulShape's rules: 1-d operands promoted, batch dims broadcast.
+DevPtr matmul(Ctx& c, const DevPtr& aIn, const DevPtr& bIn, bool transposeA, bool transposeB, DType outT) {
+    const exec::MatmulShape s = exec::matmulShape(aIn->dims, transposeA, bIn->dims, transposeB, c.failFn());
     if (aIn->dtype != bIn->dtype) c.fail("matmul of different dtypes");
-    int64_t m = ta ? ad[ad.size() - 1] : ad[ad.size() - 2];
-    int64_t kk = ta ? ad[ad.size() - 2] : ad[ad.size() - 1];
-    int64_t k2 = tb ? bd[bd.size() - 1] : bd[bd.size() - 2];
-    int64_t n = tb ? bd[bd.size() - 2] : bd[bd.size() - 1];
-    if (kk != k2) c.fail("matmul inner dims differ: " + dimsString(aIn->dims) + " x " + dimsString(bIn->dims));
-    Dims abatch(ad.begin(), ad.end() - 2), bbatch(bd.begin(), bd.end() - 2);
-    Dims batch = broadcastDims(c, abatch, bbatch);
-    int64_t nb = numelOf(batch), na = numelOf(abatch), nbb = numelOf(bbatch);
+    const Dims& ad = s.a;
+    const Dims& bd = s.b;
+    const Dims& batch = s.batch;
+    const bool ta = s.transposeA, tb = s.transposeB;
+    const int64_t m = s.m, n = s.n, kk = s.k;
+    int64_t nb = numelOf(batch), na = numelOf(s.aBatch), nbb = numelOf(s.bBatch);
     DevPtr a = aIn, b = bIn;
     // cuBLAS strides broadcast only a whole operand; anything else is materialised first.
     auto expandBatch = [&](const DevPtr& t, const Dims& td, int64_t count) -> DevPtr {
@@ -427,9 +415,7 @@ DevPtr matmul(Ctx& c, const DevPtr& aIn, const DevPtr& bIn, bool ta, bool tb, DT
     b = expandBatch(b, bd, nbb);
     if (na != nb && na != 1) na = nb;
     if (nbb != nb && nbb != 1) nbb = nb;
-    Dims od = batch;
-    if (!aVec) od.push_back(m);
-    if (!bVec) od.push_back(n);
+    const Dims& od = s.outDims;
     DevPtr out = c.dev.allocate(outT, od);
     if (m * n == 0) return out;
     if (kk == 0) return fill(c, outT, od, 0.0);
@@ -593,11 +579,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         c.setOut(0, fill(c, c.outDType(0), shape, v));
     };
     kt["pd_op.arange"] = [](Ctx& c) {
-        double start = c.scalar(0), end = c.scalar(1), step = c.scalar(2);
-        if (step == 0) c.fail("arange with step 0");
-        int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
-        DevPtr out = c.dev.allocate(c.outDType(0), {n});
-        k::arange(out->data(), dtypeCode(out->dtype), n, start, step, c.stream());
+        const exec::ArangeParams p = exec::arangeParams(c);
+        DevPtr out = c.dev.allocate(c.outDType(0), {p.length});
+        k::arange(out->data(), dtypeCode(out->dtype), p.length, p.start, p.step, c.stream());
         c.launched();
         c.setOut(0, out);
     };
@@ -651,35 +635,32 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         kt[name] = [op](Ctx& c) {
             const DevTensor& a = c.x(0);
             const DevTensor& b = c.x(1);
-            c.setOut(0, binaryOp(c, op, a, b, c.outDType(0), broadcastDims(c, a.dims, b.dims)));
+            c.setOut(0, binaryOp(c, op, a, b, c.outDType(0), c.broadcast(a.dims, b.dims)));
         };
     }
     kt["pd_op.where"] = [](Ctx& c) {
         const DevTensor& cond = c.x(0);
         const DevTensor& a = c.x(1);
         const DevTensor& b = c.x(2);
-        Dims od = broadcastDims(c, broadcastDims(c, cond.dims, a.dims), b.dims);
-        c.setOut(0, ternaryOp(c, RX_T_WHERE, cond, a, b, c.outDType(0), od));
+        c.setOut(0, ternaryOp(c, RX_T_WHERE, cond, a, b, c.outDType(0), exec::whereDims(cond.dims, a.dims, b.dims, c.failFn())));
     };
     kt["pd_op.add_n"] = [](Ctx& c) {
         // accumulate in f64 as the CPU does, round once at the end
         const auto& l = c.list(0);
-        if (l.empty()) c.fail("add_n of nothing");
+        std::vector<Dims> parts;
+        for (const DevPtr& t : l) parts.push_back(t->dims);
+        const Dims od = exec::addNDims(c, parts);
         DevPtr acc = unaryOp(c, RX_U_CAST, *l[0], DType::Float64);
-        for (size_t i = 1; i < l.size(); ++i) {
-            if (l[i]->dims != l[0]->dims) c.fail("add_n of different shapes");
-            acc = binaryOp(c, RX_B_ADD, *acc, *l[i], DType::Float64, l[0]->dims);
-        }
+        for (size_t i = 1; i < l.size(); ++i) acc = binaryOp(c, RX_B_ADD, *acc, *l[i], DType::Float64, od);
         c.setOut(0, unaryOp(c, RX_U_CAST, *acc, c.outDType(0)));
     };
     auto triKernel = [](bool lower) {
         return [lower](Ctx& c) {
             const DevTensor& x = c.x(0);
-            if (x.dims.size() < 2) c.fail("tril/triu need rank >= 2");
+            const exec::TriangleParams p = exec::triangleParams(c, x.dims);
             DevPtr out = c.dev.allocate(c.outDType(0), x.dims);
             if (out->dtype != x.dtype) c.fail("tril/triu change the dtype");
-            k::triangle(x.data(), dtypeCode(x.dtype), out->data(), x.numel(), x.dims[x.dims.size() - 2], x.dims.back(),
-                        exec::triangleParams(c).diagonal, lower, c.stream());
+            k::triangle(x.data(), dtypeCode(x.dtype), out->data(), x.numel(), p.rows, p.cols, p.diagonal, lower, c.stream());
             c.launched();
             c.setOut(0, out);
         };
@@ -714,12 +695,8 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         xshapeOut(c, x->dims);
     };
     kt["pd_op.reshape_grad"] = [](Ctx& c) {
-        const DevTensor& xs = c.x(0);
         const DevPtr& g = c.xp(1);
-        Dims d(xs.dims.begin() + (xs.dims.empty() ? 0 : 1), xs.dims.end());
-        if (auto sd = c.staticDims(0)) d = *sd;
-        if (numelOf(d) != g->numel()) c.fail("reshape_grad element count mismatch");
-        c.setOut(0, c.dev.alias(g, d));
+        c.setOut(0, c.dev.alias(g, exec::reshapeGradDims(c, c.x(0).dims, g->numel())));
     };
     for (const char* name : {"pd_op.squeeze_grad", "pd_op.unsqueeze_grad", "pd_op.flatten_grad"}) kt[name] = kt["pd_op.reshape_grad"];
     kt["pd_op.transpose"] = [](Ctx& c) { c.setOut(0, transposeTensor(c, c.x(0), exec::transposePerm(c, c.x(0).dims.size(), false))); };
@@ -770,29 +747,23 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     };
     kt["pd_op.stack"] = [concatTensors](Ctx& c) {
         const auto& l = c.list(0);
-        if (l.empty()) c.fail("stack of nothing");
-        size_t axis = exec::stackAxis(c, l[0]->dims.size());
+        std::vector<Dims> dims;
+        for (const DevPtr& t : l) dims.push_back(t->dims);
+        const exec::StackGeom g = exec::stackGeometry(c, dims);
         std::vector<DevPtr> us;
-        for (const DevPtr& t : l) {
-            Dims d = t->dims;
-            if (d.size() != l[0]->dims.size()) c.fail("stack of " + dimsString(l[0]->dims) + " and " + dimsString(d) + ": ranks differ");
-            d.insert(d.begin() + static_cast<int64_t>(axis), 1);
-            us.push_back(c.dev.alias(t, d));
-        }
-        c.setOut(0, concatTensors(c, us, axis, c.outDType(0)));
+        for (size_t i = 0; i < l.size(); ++i) us.push_back(c.dev.alias(l[i], g.parts[i]));
+        c.setOut(0, concatTensors(c, us, g.axis, c.outDType(0)));
     };
     auto splitInto = [](Ctx& c, const DevTensor& x, const exec::SplitGeom& g) {
         const size_t axis = g.axis;
-        const Dims& sections = g.sections;
         Dims xs = stridesOf(x.dims);
         std::vector<DevPtr> parts;
         int64_t off = 0;
-        for (int64_t s : sections) {
-            Dims d = x.dims;
-            d[axis] = s;
+        for (size_t i = 0; i < g.sections.size(); ++i) {
+            const Dims& d = g.parts[i];
             DevPtr t = c.dev.allocate(x.dtype, d);
             copyView(c, x, d, xs, off * xs[axis], t->data(), stridesOf(d), 0);
-            off += s;
+            off += g.sections[i];
             parts.push_back(t);
         }
         c.setOutList(0, std::move(parts));
@@ -804,12 +775,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         splitInto(c, c.x(0), exec::splitGeometry(c));
     };
     kt["pd_op.concat_grad"] = [splitInto](Ctx& c) {  // (x vec, out_grad, axis) -> vec of grads
-        const auto& xs = c.list(0);
-        if (xs.empty()) c.fail("concat_grad of an empty vector");
-        size_t a = exec::concatAxis(c, 2, xs[0]->dims.size());
-        Dims sections;
-        for (const DevPtr& t : xs) sections.push_back(t->dims[a]);
-        splitInto(c, c.x(1), exec::splitGeometry(c, c.x(1).dims, sections, static_cast<int64_t>(a)));
+        std::vector<Dims> xs;
+        for (const DevPtr& t : c.list(0)) xs.push_back(t->dims);
+        splitInto(c, c.x(1), exec::concatGradGeometry(c, c.x(1).dims, xs));
     };
     kt["pd_op.split_grad"] = [concatTensors](Ctx& c) {  // (out_grad vec, axis) -> x_grad
         const auto& l = c.list(0);
@@ -836,14 +804,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.gather"] = [](Ctx& c) {
         const DevTensor& x = c.x(0);
         const DevTensor& index = c.x(1);
-        size_t axis = exec::gatherAxis(c, x.dims.size());
-        Dims od = x.dims;
-        od[axis] = index.numel();
-        int64_t outer = 1, inner = 1;
-        for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
-        for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
-        DevPtr out = c.dev.allocate(x.dtype, od);
-        k::gather(x.data(), index.data(), dtypeCode(index.dtype), out->data(), outer, x.dims[axis], index.numel(), inner,
+        const exec::GatherGeom g = exec::gatherGeometry(c, x.dims, index.numel());
+        DevPtr out = c.dev.allocate(x.dtype, g.outDims);
+        k::gather(x.data(), index.data(), dtypeCode(index.dtype), out->data(), g.lanes.outer, g.lanes.n, index.numel(), g.lanes.inner,
                   elemBytes(x.dtype), c.dev.errorFlag, c.stream());
         c.launched();
         requireIndexOk(c, "gather");
@@ -1147,13 +1110,11 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.swiglu"] = [](Ctx& c) {  // silu(x) * y; without y, x's last axis holds [x | y]
         const DevPtr& x = c.xp(0);
         DevPtr a = x, b;
-        Dims od = x->dims;
-        if (c.has(1)) {
-            if (c.x(1).dims != x->dims) c.fail("swiglu operands differ in shape");
+        const exec::SwigluGeom g = exec::swigluGeometry(c, x->dims, false);
+        const Dims& od = g.outDims;
+        if (g.hasY) {
             b = c.xp(1);
         } else {
-            if (od.empty() || od.back() % 2) c.fail("swiglu without y needs an even last axis");
-            od.back() /= 2;
             Dims xs = stridesOf(x->dims);
             DevPtr lo = c.dev.allocate(x->dtype, od), hi = c.dev.allocate(x->dtype, od);
             copyView(c, *x, od, xs, 0, lo->data(), stridesOf(od), 0);
@@ -1178,8 +1139,9 @@ std::unordered_map<std::string, Kernel> buildKernels() {
         const DevTensor& ids = c.x(0);
         const DevTensor& w = c.x(1);
         const DevTensor& g = c.x(2);
-        int64_t width = w.dims.size() == 2 ? w.dims[1] : 0;
-        if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
+        const Dims od = exec::embeddingDims(c, ids.dims, w.dims);
+        const int64_t width = w.dims[1];
+        if (g.numel() != numelOf(od)) c.fail("out_grad " + dimsString(g.dims) + " is not the embedding's " + dimsString(od));
         DevPtr acc = fill(c, DType::Float64, w.dims, 0.0);
         k::embeddingGrad(ids.data(), dtypeCode(ids.dtype), ids.numel(), g.data(), dtypeCode(g.dtype),
                          static_cast<double*>(acc->data()), w.dims[0], width, exec::embeddingParams(c).paddingIdx, c.dev.errorFlag, c.stream());
@@ -1295,8 +1257,8 @@ std::unordered_map<std::string, Kernel> buildKernels() {
     kt["pd_op.batch_norm_grad"] = [](Ctx& c) {
         // (x, scale, bias, mean_out, variance_out, saved_mean, saved_inv_std, reserve_space, out_grad)
         const DevTensor& x = c.x(0);
-        if (x.dims.size() < 2) c.fail("batch_norm_grad needs rank >= 2");
-        int64_t ch = x.dims[1], nb = x.dims[0], sp = x.numel() / std::max<int64_t>(nb * ch, 1);
+        const exec::ChannelNormParams p = exec::batchNormParams(c, x.dims);
+        const int64_t ch = p.channels, nb = p.batch, sp = p.spatial;
         const DevTensor* scale = c.has(1) ? &c.x(1) : nullptr;
         const DevTensor& mean = c.x(5);
         const DevTensor& inv = c.x(6);

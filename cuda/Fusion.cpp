@@ -1,6 +1,7 @@
 // Fused elementwise groups: planning over the global block, CUDA source generation, NVRTC
 // compilation (cached by source) and launch through the runtime's library API.
 #include "cuda/Fusion.h"
+#include "exec/OpSemantics.h"
 
 #include <chrono>
 #include <set>
@@ -28,13 +29,10 @@ bool staticDenseDims(const Program& p, ValueId v, std::vector<int64_t>& dims) {
     return true;
 }
 
+// `in` broadcasts to `out` exactly (exec's broadcast rule: a member reads it in place).
 bool broadcastsTo(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
-    if (in.size() > out.size()) return false;
-    for (size_t i = 0; i < in.size(); ++i) {
-        int64_t d = in[i], o = out[out.size() - in.size() + i];
-        if (d != 1 && d != o) return false;
-    }
-    return true;
+    const auto b = exec::broadcastShapes(in, out);
+    return b && *b == out;
 }
 
 }  // namespace

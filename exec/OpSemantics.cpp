@@ -42,6 +42,56 @@ std::optional<Dims> broadcastShapes(const Dims& a, const Dims& b) {
     return out;
 }
 
+Dims broadcastDims(const Dims& a, const Dims& b, const FailFn& fail) {
+    auto out = broadcastShapes(a, b);
+    if (!out) fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
+    return *out;
+}
+
+void checkReducible(const Dims& from, const Dims& to, const FailFn& fail) {
+    auto b = broadcastShapes(to, from);
+    if (!b || *b != from) fail("cannot reduce " + dimsString(from) + " to " + dimsString(to));
+}
+
+Dims whereDims(const Dims& cond, const Dims& x, const Dims& y, const FailFn& fail) {
+    return broadcastDims(broadcastDims(cond, x, fail), y, fail);
+}
+
+MatmulShape matmulShape(const Dims& a, bool ta, const Dims& b, bool tb, const FailFn& fail) {
+    if (a.empty() || b.empty()) fail("matmul of a 0-d tensor");
+    MatmulShape g;
+    g.a = a.size() == 1 ? Dims{1, a[0]} : a;
+    g.b = b.size() == 1 ? Dims{b[0], 1} : b;
+    g.transposeA = a.size() == 1 ? false : ta;
+    g.transposeB = b.size() == 1 ? false : tb;
+    const Dims& ad = g.a;
+    const Dims& bd = g.b;
+    g.m = g.transposeA ? ad.back() : ad[ad.size() - 2];
+    g.k = g.transposeA ? ad[ad.size() - 2] : ad.back();
+    const int64_t k2 = g.transposeB ? bd.back() : bd[bd.size() - 2];
+    g.n = g.transposeB ? bd[bd.size() - 2] : bd.back();
+    if (g.k != k2)
+        fail("inner dims differ: " + dimsString(a) + " x " + dimsString(b) + " (transpose_x " + std::to_string(g.transposeA) +
+             ", transpose_y " + std::to_string(g.transposeB) + ")");
+    g.aBatch.assign(ad.begin(), ad.end() - 2);
+    g.bBatch.assign(bd.begin(), bd.end() - 2);
+    auto batch = broadcastShapes(g.aBatch, g.bBatch);
+    if (!batch) fail("batch dims of " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
+    g.batch = *batch;
+    g.outDims = g.batch;
+    if (a.size() != 1) g.outDims.push_back(g.m);
+    if (b.size() != 1) g.outDims.push_back(g.n);
+    return g;
+}
+
+int64_t arangeLength(double start, double end, double step, const FailFn& fail) {
+    if (step == 0) fail("arange with step 0");
+    const double len = std::ceil((end - start) / step);
+    if (!std::isfinite(len)) fail("arange with a non-finite length (start " + std::to_string(start) + ", end " + std::to_string(end) +
+                                  ", step " + std::to_string(step) + ")");
+    return std::max<int64_t>(0, static_cast<int64_t>(std::min(len, 9.0e18)));
+}
+
 // ---------- attribute readers ----------
 int64_t attrInt(const Operation& o, std::string_view n, int64_t def) {
     const Attribute* a = o.attribute(n);
@@ -245,11 +295,7 @@ int64_t OpSite::normAxis(int64_t axis, size_t rank) const {
     return a;
 }
 
-Dims OpSite::broadcast(const Dims& a, const Dims& b) const {
-    auto out = broadcastShapes(a, b);
-    if (!out) fail("shapes " + dimsString(a) + " and " + dimsString(b) + " do not broadcast");
-    return *out;
-}
+Dims OpSite::broadcast(const Dims& a, const Dims& b) const { return broadcastDims(a, b, failFn()); }
 
 int64_t OpSite::checkedNumel(const Dims& d) const { return rx::exec::checkedNumel(d, failFn()); }
 
@@ -578,6 +624,12 @@ SplitGeom splitGeometry(const OpSite& s, const Dims& in, Dims sections, int64_t 
     }
     if (sum != total) s.fail("split sections " + dimsString(sections) + " do not sum to the axis size " + std::to_string(total));
     g.sections = std::move(sections);
+    g.lanes = axisLanes(in, g.axis);
+    for (int64_t x : g.sections) {
+        Dims d = in;
+        d[g.axis] = x;
+        g.parts.push_back(std::move(d));
+    }
     return g;
 }
 
@@ -615,6 +667,46 @@ size_t stackAxis(const OpSite& s, size_t rank) {
     int64_t a = axis < 0 ? axis + r : axis;
     if (a < 0 || a >= r) s.fail("axis " + std::to_string(axis) + " out of range for stacking rank " + std::to_string(rank));
     return static_cast<size_t>(a);
+}
+
+SplitGeom concatGradGeometry(const OpSite& s, const Dims& g, const std::vector<Dims>& xs) {
+    if (xs.empty()) s.fail("concat_grad of an empty vector");
+    const size_t axis = concatAxis(s, 2, xs[0].size());
+    const Dims whole = concatDims(s, xs, axis);
+    if (whole != g) s.fail("out_grad " + dimsString(g) + " is not the concat " + dimsString(whole) + " of x");
+    Dims sections;
+    for (const Dims& d : xs) sections.push_back(d[axis]);
+    return splitGeometry(s, g, std::move(sections), static_cast<int64_t>(axis));
+}
+
+StackGeom stackGeometry(const OpSite& s, const std::vector<Dims>& parts) {
+    if (parts.empty()) s.fail("stack of nothing");
+    StackGeom g;
+    g.axis = stackAxis(s, parts[0].size());
+    for (const Dims& d : parts) {
+        if (d.size() != parts[0].size()) s.fail("stack of " + dimsString(parts[0]) + " and " + dimsString(d) + ": ranks differ");
+        if (d != parts[0]) s.fail("stack of " + dimsString(parts[0]) + " and " + dimsString(d) + ": shapes differ");
+        Dims u = d;
+        u.insert(u.begin() + static_cast<int64_t>(g.axis), 1);
+        g.parts.push_back(std::move(u));
+    }
+    g.outDims = concatDims(s, g.parts, g.axis);
+    return g;
+}
+
+Dims addNDims(const OpSite& s, const std::vector<Dims>& parts) {
+    if (parts.empty()) s.fail("add_n of nothing");
+    for (const Dims& d : parts)
+        if (d != parts[0]) s.fail("add_n of different shapes: " + dimsString(parts[0]) + " and " + dimsString(d));
+    return parts[0];
+}
+
+Dims reshapeGradDims(const OpSite& s, const Dims& xs, int64_t gradCount) {
+    Dims d(xs.begin() + (xs.empty() ? 0 : 1), xs.end());
+    if (auto sd = s.staticDims(0)) d = *sd;
+    if (numelOf(d) != gradCount)
+        s.fail("x " + dimsString(d) + " (from xshape " + dimsString(xs) + ") does not hold out_grad's " + std::to_string(gradCount) + " elements");
+    return d;
 }
 
 ReduceGeom reduceGeometry(const OpSite& s, const Dims& in, size_t axesOperand) {
@@ -820,7 +912,46 @@ GeluParams geluParams(const OpSite& s) { return GeluParams{s.attrBool("approxima
 
 MatmulParams matmulParams(const OpSite& s) { return MatmulParams{s.attrBool("transpose_x", false), s.attrBool("transpose_y", false)}; }
 
-TriangleParams triangleParams(const OpSite& s) { return TriangleParams{s.attrInt("diagonal", 0)}; }
+void checkTriangleRank(int64_t rank, const FailFn& fail) {
+    if (rank < 2) fail("operand 0 has rank " + std::to_string(rank) + ", expected >= 2");
+}
+
+TriangleParams triangleParams(const OpSite& s, const Dims& x) {
+    checkTriangleRank(static_cast<int64_t>(x.size()), s.failFn());
+    return TriangleParams{s.attrInt("diagonal", 0), x[x.size() - 2], x.back()};
+}
+
+SwigluGeom swigluGeometry(const OpSite& s, const Dims& x, bool grad) {
+    SwigluGeom g;
+    // The grad's operands are (x, y, out_grad) or (x, out_grad); the forward's (x[, y]).
+    g.hasY = s.has(1) && (!grad || s.operandCount() >= 3);
+    const std::string op = shortOpName(s);
+    if (g.hasY) {
+        const Dims y = s.operandDims(1);
+        if (y != x) s.fail(op + ": y " + dimsString(y) + " differs from x " + dimsString(x));
+        g.outDims = x;
+        g.half = x.empty() ? 1 : x.back();
+    } else {
+        if (x.empty() || x.back() % 2) s.fail(op + " without y needs an even last axis, got x " + dimsString(x));
+        g.outDims = x;
+        g.half = x.back() / 2;
+        g.outDims.back() = g.half;
+    }
+    g.rows = numelOf(x) / std::max<int64_t>(x.empty() ? 1 : x.back(), 1);
+    if (grad) {
+        const Dims og = s.operandDims(s.operandCount() - 1);
+        if (numelOf(og) != numelOf(g.outDims)) s.fail("out_grad " + dimsString(og) + " does not match the result " + dimsString(g.outDims));
+    }
+    return g;
+}
+
+ArangeParams arangeParams(const OpSite& s) {
+    ArangeParams p;
+    p.start = s.scalar(0);
+    p.step = s.scalar(2);
+    p.length = arangeLength(p.start, s.scalar(1), p.step, s.failFn());
+    return p;
+}
 
 LogitParams logitParams(const OpSite& s) { return LogitParams{s.attrFloat("eps", 0.0)}; }
 
@@ -1082,8 +1213,7 @@ private:
             if (name == "pd_op.softmax" || name == "pd_op.log_softmax" || name == "pd_op.cumsum")
                 if (rank(0) >= 0 && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false)))
                     normAxis(attrInt(*o_, "axis", -1), rank(0), "attribute axis");
-            if ((name.substr(0, 10) == "pd_op.tril" || name.substr(0, 10) == "pd_op.triu") && rank(0) >= 0 && rank(0) < 2)
-                fail("operand 0 has rank " + std::to_string(rank(0)) + ", expected >= 2");
+            if ((name.substr(0, 10) == "pd_op.tril" || name.substr(0, 10) == "pd_op.triu") && rank(0) >= 0) checkTriangleRank(rank(0), failFn());
             if (auto s = shape(0); s && !(name == "pd_op.cumsum" && attrBool(*o_, "flatten", false))) setShape(0, *s);
             return;
         }
@@ -1092,11 +1222,14 @@ private:
             needTensorOperand(0);
             needTensorOperand(1);
             auto a = shape(0), b = shape(1);
-            if (a && b) {
-                auto od = broadcastShapes(*a, *b);
-                if (!od) fail("operand shapes " + dimsString(*a) + " and " + dimsString(*b) + " do not broadcast");
-                setShape(0, *od);
-            }
+            if (a && b) setShape(0, broadcastDims(*a, *b, failFn()));
+            return;
+        }
+        if (name == "pd_op.where") {
+            needOperands(3);
+            for (size_t i = 0; i < 3; ++i) needTensorOperand(i);
+            auto c = shape(0), a = shape(1), b = shape(2);
+            if (c && a && b) setShape(0, whereDims(*c, *a, *b, failFn()));
             return;
         }
         if (reduceOps().count(name)) {
@@ -1138,11 +1271,9 @@ private:
         if (name == "pd_op.arange") {
             needOperands(3);
             auto s = constOf(0), e = constOf(1), st = constOf(2);
-            if (st && !st->empty() && (*st)[0] == 0) fail("operand 2 (step) is 0");
+            if (st && !st->empty() && (*st)[0] == 0) arangeLength(0, 0, 0, failFn());  // refuses the step before start, end are known
             if (s && e && st && !s->empty() && !e->empty() && !st->empty()) {
-                double n = std::ceil(((*e)[0] - (*s)[0]) / (*st)[0]);
-                if (!std::isfinite(n)) fail("start, end, step give a non-finite length");
-                Dims d{static_cast<int64_t>(std::max(0.0, std::min(n, 9.0e18)))};
+                Dims d{arangeLength((*s)[0], (*e)[0], (*st)[0], failFn())};
                 checkElements(d);
                 setShape(0, d);
             }
@@ -1235,25 +1366,9 @@ private:
             needTensorOperand(1);
             auto a = shape(0), b = shape(1);
             if (!a || !b) return;
-            bool tx = attrBool(*o_, "transpose_x", false), ty = attrBool(*o_, "transpose_y", false);
-            Dims ad = *a, bd = *b;
-            if (ad.empty() || bd.empty()) fail("matmul of a 0-d tensor");
-            bool aVec = ad.size() == 1, bVec = bd.size() == 1;
-            if (aVec) { ad = {1, ad[0]}; tx = false; }
-            if (bVec) { bd = {bd[0], 1}; ty = false; }
-            int64_t m = tx ? ad.back() : ad[ad.size() - 2], k = tx ? ad[ad.size() - 2] : ad.back();
-            int64_t k2 = ty ? bd.back() : bd[bd.size() - 2], n = ty ? bd[bd.size() - 2] : bd.back();
-            if (k != k2) fail("inner dims differ: " + dimsString(*a) + " x " + dimsString(*b) + " (transpose_x " +
-                              std::to_string(tx) + ", transpose_y " + std::to_string(ty) + ")");
-            auto batch = broadcastShapes(Dims(ad.begin(), ad.end() - 2), Dims(bd.begin(), bd.end() - 2));
-            if (!batch) fail("batch dims of " + dimsString(*a) + " and " + dimsString(*b) + " do not broadcast");
-            out_.multiplyAdds += numelOf(*batch) * m * n * k * (name == "pd_op.matmul" ? 1 : 2);
-            if (name == "pd_op.matmul") {
-                Dims od = *batch;
-                if (!aVec) od.push_back(m);
-                if (!bVec) od.push_back(n);
-                setShape(0, od);
-            }
+            const MatmulShape g = matmulShape(*a, attrBool(*o_, "transpose_x", false), *b, attrBool(*o_, "transpose_y", false), failFn());
+            out_.multiplyAdds += numelOf(g.batch) * g.m * g.n * g.k * (name == "pd_op.matmul" ? 1 : 2);
+            if (name == "pd_op.matmul") setShape(0, g.outDims);
             return;
         }
         if (name == "pd_op.conv2d" || name == "pd_op.conv2d_grad" || name == "pd_op.depthwise_conv2d" ||
@@ -1457,17 +1572,6 @@ ProgramCheck checkProgram(const Program& program, const RunLimits& limits, const
 }
 
 // ---------- parameters of the conv/pool, attention, indexing and scan kernels ----------
-namespace {
-// outer x n x inner of `d` around `axis` (n = 1 for a 0-d d): axisLanes, unpacked into the
-// flat fields these records carry.
-void lanesOf(const Dims& d, int64_t axis, int64_t& outer, int64_t& n, int64_t& inner) {
-    const AxisLanes l = axisLanes(d, static_cast<size_t>(axis));
-    outer = l.outer;
-    n = l.n;
-    inner = l.inner;
-}
-}  // namespace
-
 PoolGeom maxPoolWithIndexGeometry(const OpSite& s, const Dims& x) {
     PoolGeom g = pool2dGeometry(s.o, x, s.attrInts("kernel_size"), s.failFn());
     if (g.avg) s.fail("attribute pooling_type: max_pool2d_with_index is a max pool");
@@ -1518,6 +1622,7 @@ FlashAttnParams flashAttnParams(const OpSite& s, bool grad) {
         s.fail("attribute dropout = " + std::to_string(dropout) + ": flash_attn dropout cannot be reproduced on the CPU");
     p.causal = s.attrBool("causal", false);
     p.scale = 1.0 / std::sqrt(static_cast<double>(p.d));
+    p.lseDims = {p.b, p.h, p.sq};
     p.maskOperand = grad ? 6 : 4;
     if (s.operandCount() > p.maskOperand && s.has(p.maskOperand)) {
         const Dims m = s.operandDims(p.maskOperand);
@@ -1556,6 +1661,14 @@ RotaryParams rotaryParams(const OpSite& s, bool grad) {
     } else if (p.hasSinCos && p.rows != p.seq) {
         s.fail("sin/cos hold " + std::to_string(p.rows) + " rows, expected seq = " + std::to_string(p.seq) + " (no position_ids)");
     }
+    for (size_t r = 0; r < 3; ++r) {
+        const size_t at = p.firstX + r;
+        if (at >= s.operandCount() || !s.has(at)) continue;
+        if (r >= s.o.results.size()) s.fail("has " + std::to_string(s.o.results.size()) + " results, expected one per given q/k/v");
+        const Dims d = s.operandDims(at);
+        if (d.size() != 4 || d[0] != xd[0] || d[1] != xd[1] || d[3] != p.d)
+            s.fail("operand " + std::to_string(at) + " " + dimsString(d) + " does not match q " + dimsString(xd) + " (heads may differ)");
+    }
     p.base = s.attrFloat("rotary_emb_base", 10000.0);
     if (!p.hasSinCos && !(p.base > 0)) s.fail("attribute rotary_emb_base = " + std::to_string(p.base) + ": must be > 0");
     return p;
@@ -1566,7 +1679,7 @@ CumsumParams cumsumParams(const OpSite& s, const Dims& x, bool grad) {
     const bool flatten = s.attrBool("flatten", false);
     p.dims = flatten || x.empty() ? Dims{numelOf(x)} : x;
     const int64_t axis = s.normAxis(s.intOr(grad ? 2 : 1, "axis", -1), p.dims.size());
-    lanesOf(p.dims, axis, p.outer, p.n, p.inner);
+    p.lanes = axisLanes(p.dims, static_cast<size_t>(axis));
     p.exclusive = s.attrBool("exclusive", false);
     p.reverse = s.attrBool("reverse", false) != grad;  // the grad scans out_grad the other way
     return p;
@@ -1578,8 +1691,8 @@ ArgExtremumParams argExtremumParams(const OpSite& s, const Dims& x) {
     Dims dims = flatten ? Dims{numelOf(x)} : x;
     if (dims.empty()) dims = {1};
     const int64_t axis = s.normAxis(s.intOr(1, "axis", -1), dims.size());
-    lanesOf(dims, axis, p.outer, p.n, p.inner);
-    if (p.n <= 0) s.fail("argmax/argmin over an empty axis");
+    p.lanes = axisLanes(dims, static_cast<size_t>(axis));
+    if (p.lanes.n <= 0) s.fail("argmax/argmin over an empty axis");
     if (flatten) p.outDims = keep ? Dims(x.size(), 1) : Dims{};
     else {
         p.outDims = dims;
@@ -1595,8 +1708,8 @@ TopkParams topkParams(const OpSite& s, const Dims& x) {
     const int64_t axis = s.normAxis(s.attrInt("axis", -1), std::max<size_t>(x.size(), 1));
     p.largest = s.attrBool("largest", true);
     const Dims dims = x.empty() ? Dims{1} : x;
-    lanesOf(dims, axis, p.outer, p.n, p.inner);
-    if (p.k < 1 || p.k > p.n) s.fail("k = " + std::to_string(p.k) + " is outside [1, " + std::to_string(p.n) + "]");
+    p.lanes = axisLanes(dims, static_cast<size_t>(axis));
+    if (p.k < 1 || p.k > p.lanes.n) s.fail("k = " + std::to_string(p.k) + " is outside [1, " + std::to_string(p.lanes.n) + "]");
     p.outDims = dims;
     p.outDims[static_cast<size_t>(axis)] = p.k;
     return p;
@@ -1612,7 +1725,7 @@ TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& ind, const
         if (static_cast<int64_t>(i) != axis && idims[i] != dims[i])
             s.fail("indices " + dimsString(ind) + " do not match x " + dimsString(x) + " off the axis");
     TopkParams p;
-    lanesOf(dims, axis, p.outer, p.n, p.inner);
+    p.lanes = axisLanes(dims, static_cast<size_t>(axis));
     p.k = idims[static_cast<size_t>(axis)];
     p.outDims = x;
     return p;
@@ -1620,11 +1733,11 @@ TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& ind, const
 
 GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount) {
     GatherGeom g;
-    g.axis = gatherAxis(s, x.size());
+    const size_t axis = gatherAxis(s, x.size());
     if (x.empty()) s.fail("gather from a 0-d tensor");
-    lanesOf(x, static_cast<int64_t>(g.axis), g.outer, g.n, g.inner);
+    g.lanes = axisLanes(x, axis);
     g.outDims = x;
-    g.outDims[g.axis] = indexCount;
+    g.outDims[axis] = indexCount;
     return g;
 }
 
@@ -1632,7 +1745,8 @@ GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index)
     if (index.empty()) s.fail("gather_nd index must have rank >= 1");
     GatherNdGeom g;
     g.depth = index.back();
-    if (g.depth > static_cast<int64_t>(x.size())) s.fail("gather_nd index depth exceeds the rank");
+    if (g.depth < 0 || g.depth > static_cast<int64_t>(x.size()))
+        s.fail("gather_nd index depth " + std::to_string(g.depth) + " is outside [0, " + std::to_string(x.size()) + "] (x " + dimsString(x) + ")");
     g.outDims.assign(index.begin(), index.end() - 1);
     g.outDims.insert(g.outDims.end(), x.begin() + g.depth, x.end());
     for (size_t i = static_cast<size_t>(g.depth); i < x.size(); ++i) g.inner *= x[i];
@@ -1643,8 +1757,8 @@ GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index)
 GatherGradParams gatherGradParams(const OpSite& s, const Dims& x, int64_t indexCount, const Dims& g) {
     const int64_t axis = s.normAxis(s.intOr(3, "axis", 0), x.size());
     GatherGradParams p;
-    lanesOf(x, axis, p.outer, p.n, p.inner);
-    if (numelOf(g) != p.outer * indexCount * p.inner) s.fail("out_grad " + dimsString(g) + " does not match the gathered shape");
+    p.lanes = axisLanes(x, static_cast<size_t>(axis));
+    if (numelOf(g) != p.lanes.outer * indexCount * p.lanes.inner) s.fail("out_grad " + dimsString(g) + " does not match the gathered shape");
     return p;
 }
 
@@ -1678,17 +1792,56 @@ PadParams padParams(const OpSite& s, const Dims& in) {
     return p;
 }
 
-size_t unbindAxis(const OpSite& s, const Dims& x) {
+SplitGeom unbindGeometry(const OpSite& s, const Dims& x) {
     if (x.empty()) s.fail("unbind of a 0-d tensor");
-    return static_cast<size_t>(s.normAxis(s.attrInt("axis", 0), x.size()));
+    const int64_t axis = s.normAxis(s.attrInt("axis", 0), x.size());
+    SplitGeom g = splitGeometry(s, x, Dims(static_cast<size_t>(x[static_cast<size_t>(axis)]), 1), axis);
+    for (Dims& d : g.parts) d.erase(d.begin() + axis);
+    return g;
 }
 
-size_t stackGradAxis(const OpSite& s, const Dims& g, size_t count) {
+SplitGeom stackGradGeometry(const OpSite& s, const Dims& g, const std::vector<Dims>& xs) {
+    if (xs.empty()) s.fail("stack_grad of nothing");
     int64_t axis = s.attrInt("axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(g.size());
-    if (axis < 0 || axis >= static_cast<int64_t>(g.size()) || g[static_cast<size_t>(axis)] != static_cast<int64_t>(count))
-        s.fail("stack_grad: out_grad " + dimsString(g) + " does not stack " + std::to_string(count) + " tensors on axis " + std::to_string(axis));
-    return static_cast<size_t>(axis);
+    if (axis < 0 || axis >= static_cast<int64_t>(g.size()) || g[static_cast<size_t>(axis)] != static_cast<int64_t>(xs.size()))
+        s.fail("stack_grad: out_grad " + dimsString(g) + " does not stack " + std::to_string(xs.size()) + " tensors on axis " + std::to_string(axis));
+    SplitGeom geom = splitGeometry(s, g, Dims(xs.size(), 1), axis);
+    for (size_t i = 0; i < xs.size(); ++i) {
+        if (numelOf(xs[i]) != numelOf(geom.parts[i]))
+            s.fail("stack_grad: x " + dimsString(xs[i]) + " is not a slice " + dimsString(geom.parts[i]) + " of out_grad " + dimsString(g));
+        geom.parts[i] = xs[i];
+    }
+    return geom;
+}
+
+int64_t scatterRowWidth(const OpSite& s, const Dims& x) {
+    if (x.empty()) s.fail(shortOpName(s) + " of a 0-d tensor");
+    return axisLanes(x, 0).inner;
+}
+
+PoolPlanes maxPoolWithIndexGradPlanes(const OpSite& s, const Dims& x, const Dims& mask, const Dims& g) {
+    if (x.size() != 4 || mask != g || g.size() != 4 || g[0] != x[0] || g[1] != x[1])
+        s.fail("max_pool2d_with_index_grad needs x [N,C,H,W] and mask, out_grad [N,C,OH,OW], got " + dimsString(x) + ", " +
+               dimsString(mask) + ", " + dimsString(g));
+    return PoolPlanes{x[0] * x[1], x[2] * x[3], g[2] * g[3]};
+}
+
+Dims asComplexDims(const OpSite& s, const Dims& x) {
+    if (x.empty() || x.back() != 2) s.fail("as_complex needs a last dim of 2, got " + dimsString(x));
+    return Dims(x.begin(), x.end() - 1);
+}
+
+Dims asRealDims(const Dims& x) {
+    Dims d = x;
+    d.push_back(2);
+    return d;
+}
+
+Dims indexSampleDims(const OpSite& s, const Dims& x, const Dims& index) {
+    if (x.size() != 2 || index.size() != 2 || x[0] != index[0])
+        s.fail("index_sample needs x [N, M] and index [N, K], got " + dimsString(x) + " and " + dimsString(index));
+    return index;
 }
 // ---------- end of the conv/pool, attention, indexing and scan parameters ----------
 

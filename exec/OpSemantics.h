@@ -23,11 +23,40 @@ namespace rx::exec {
 using Dims = std::vector<int64_t>;
 
 int64_t numelOf(const Dims& d);
+// An axis and the lanes along it: element (o, j, i) of a tensor is at (o * n + j) * inner + i
+// (axisLanes, below).
+struct AxisLanes {
+    size_t axis = 0;
+    int64_t outer = 1, n = 1, inner = 1;
+};
 std::string dimsString(const Dims& d);
 // Row-major strides of `d`.
 Dims stridesOf(const Dims& d);
 // Numpy broadcasting of two shapes; nullopt when they do not broadcast.
 std::optional<Dims> broadcastShapes(const Dims& a, const Dims& b);
+// The same, refusing shapes that do not broadcast ("shapes [2,3] and [2] do not broadcast"):
+// the one wording of the check pass and of every kernel.
+using FailFn = std::function<void(const std::string&)>;
+Dims broadcastDims(const Dims& a, const Dims& b, const FailFn& fail);
+// A gradient of dims `from` summed down to an operand of dims `to` (the reverse of
+// broadcasting: `to` must broadcast to `from` exactly), else "cannot reduce [..] to [..]".
+void checkReducible(const Dims& from, const Dims& to, const FailFn& fail);
+// where (cond, x, y): the three shapes broadcast together.
+Dims whereDims(const Dims& cond, const Dims& x, const Dims& y, const FailFn& fail);
+// matmul (and each product of matmul_grad): a 1-d operand promoted ([k] -> [1,k] on the left,
+// [k,1] on the right, its transpose dropped), the inner dims checked, the leading (batch)
+// dims broadcast; the result drops a promoted operand's dim.
+struct MatmulShape {
+    Dims a, b;                           // the operands' dims after promotion
+    bool transposeA = false, transposeB = false;
+    int64_t m = 0, n = 0, k = 0;
+    Dims aBatch, bBatch, batch;          // each operand's leading dims and their broadcast
+    Dims outDims;
+};
+MatmulShape matmulShape(const Dims& a, bool transposeA, const Dims& b, bool transposeB, const FailFn& fail);
+// arange: the length ceil((end - start) / step), clamped at 0; a step of 0 or a non-finite
+// length refused.
+int64_t arangeLength(double start, double end, double step, const FailFn& fail);
 
 // Attribute readers with Paddle's loose printing (ints printed as floats, bools as ints ...).
 int64_t attrInt(const Operation& o, std::string_view name, int64_t fallback);
@@ -36,9 +65,8 @@ bool attrBool(const Operation& o, std::string_view name, bool fallback);
 Dims attrInts(const Operation& o, std::string_view name);
 std::string attrString(const Operation& o, std::string_view name, std::string fallback);
 
-// A failure callback that throws (never returns); used by geometry helpers so the CPU
-// kernel context and the check pass word their errors the same way.
-using FailFn = std::function<void(const std::string&)>;
+// FailFn (above): a failure callback that throws (never returns); used by geometry helpers
+// so the kernels of every backend and the check pass word their errors the same way.
 
 class OpSite;
 
@@ -179,17 +207,37 @@ struct SliceGeom {
 };
 SliceGeom sliceGeometry(const OpSite& s, const Dims& in, size_t startsOperand);
 // split / split_with_num / concat_grad: the axis and the sections (inferred one resolved).
+// `parts` are the results' dims (the input's with the axis cut to each section; unbind
+// drops the axis, stack_grad takes each x's dims); `lanes` the input's around the axis.
 struct SplitGeom {
     size_t axis = 0;
     Dims sections;
+    std::vector<Dims> parts;
+    AxisLanes lanes;
 };
 SplitGeom splitGeometry(const OpSite& s, const Dims& in, Dims sections, int64_t axis);
 SplitGeom splitGeometry(const OpSite& s);  // pd_op.split, pd_op.split_with_num
+// concat_grad (x vector, out_grad, axis): out_grad (the concat of the xs) split back into them.
+SplitGeom concatGradGeometry(const OpSite& s, const Dims& outGrad, const std::vector<Dims>& xs);
 // concat / split_grad: the axis (operand `axisOperand` or attribute axis) and the result dims.
 size_t concatAxis(const OpSite& s, size_t axisOperand, size_t rank);
 Dims concatDims(const OpSite& s, const std::vector<Dims>& parts, size_t axis);
 // stack: the new axis in [0, rank].
 size_t stackAxis(const OpSite& s, size_t rank);
+// stack of `parts` (one rank, one shape): the axis, each part with a 1 inserted there (what
+// is concatenated) and the result dims.
+struct StackGeom {
+    size_t axis = 0;
+    std::vector<Dims> parts;
+    Dims outDims;
+};
+StackGeom stackGeometry(const OpSite& s, const std::vector<Dims>& parts);
+// add_n of `parts`: every part of one shape, the result's.
+Dims addNDims(const OpSite& s, const std::vector<Dims>& parts);
+// reshape_grad / squeeze_grad / unsqueeze_grad / flatten_grad (xshape, out_grad): x's dims
+// (the declared result's when static, else xshape's without its leading 0), holding
+// out_grad's `gradCount` elements.
+Dims reshapeGradDims(const OpSite& s, const Dims& xshape, int64_t gradCount);
 // Reductions over axes (operand `axesOperand` or attribute axis; empty or reduce_all = all).
 struct ReduceGeom {
     std::vector<bool> reduced;   // by input axis
@@ -230,11 +278,6 @@ RandomParams randintParams(const OpSite& s, uint64_t runSeed);
 // Each op's scalar attributes (and the scalar operands that stand in for them) read once,
 // with Paddle's defaults, validated with a positioned message; kernels of every backend take
 // these records and read no attribute themselves.
-// An axis and the lanes along it: element (o, j, i) of the input is at (o * n + j) * inner + i.
-struct AxisLanes {
-    size_t axis = 0;
-    int64_t outer = 1, n = 1, inner = 1;
-};
 AxisLanes axisLanes(const Dims& d, size_t axis);
 // softmax / log_softmax and their grads: attribute axis (default -1), normalised for x's dims.
 AxisLanes softmaxLanes(const OpSite& s, const Dims& x);
@@ -295,11 +338,29 @@ struct MatmulParams {
     bool transposeX = false, transposeY = false;
 };
 MatmulParams matmulParams(const OpSite& s);
-// tril / triu (and grads): the diagonal kept as the boundary.
+// tril / triu (and grads) of x (rank >= 2): the diagonal kept as the boundary and the
+// matrices' rows and columns (x's last two dims).
 struct TriangleParams {
     int64_t diagonal = 0;
+    int64_t rows = 0, cols = 0;
 };
-TriangleParams triangleParams(const OpSite& s);
+TriangleParams triangleParams(const OpSite& s, const Dims& x);
+// The rank tril / triu need (>= 2), checked where only the rank is known (the check pass).
+void checkTriangleRank(int64_t rank, const FailFn& fail);
+// swiglu (x[, y]) and swiglu_grad (x[, y], out_grad): silu(x) * y; without y, x's last axis
+// holds [x | y] (even), `half` wide. rows x half elements in the result (out_grad checked).
+struct SwigluGeom {
+    bool hasY = false;
+    int64_t half = 0, rows = 0;
+    Dims outDims;
+};
+SwigluGeom swigluGeometry(const OpSite& s, const Dims& x, bool grad);
+// arange (start, end, step): the first value, the step and the length (arangeLength).
+struct ArangeParams {
+    double start = 0, step = 1;
+    int64_t length = 0;
+};
+ArangeParams arangeParams(const OpSite& s);
 // logit: inputs clamped to [eps, 1 - eps] when eps > 0.
 struct LogitParams {
     double eps = 0;
@@ -391,11 +452,13 @@ struct FlashAttnParams {
     // attn_mask: 0 none, else the dims it holds: 1 [sq, sk], 2 [b, sq, sk], 3 [b, h, sq, sk].
     int maskLayout = 0;
     size_t maskOperand = 0;
+    Dims lseDims;  // softmax_lse's: [b, h, sq]
 };
 FlashAttnParams flashAttnParams(const OpSite& s, bool grad);
 // fused_rotary_position_embedding (and grad): q's layout, the rotation style, and where the
 // angles come from (sin/cos operands of `rows` rows, else base^(-2i/d)); position_ids checked
-// to hold batch*seq values (their range is data, checked by the kernel).
+// to hold batch*seq values (their range is data, checked by the kernel); each given q/k/v of
+// q's batch, seq and head_dim (heads may differ), one result each, of its operand's dims.
 struct RotaryParams {
     size_t sinAt = 3, cosAt = 4, posAt = 5, firstX = 0;
     bool timeMajor = false, neox = true;
@@ -409,20 +472,21 @@ RotaryParams rotaryParams(const OpSite& s, bool grad);
 // lanes of the scanned axis over `dims` (x's, or [numel] when flattened).
 struct CumsumParams {
     Dims dims;
-    int64_t outer = 1, n = 1, inner = 1;
+    AxisLanes lanes;
     bool exclusive = false, reverse = false;
 };
 CumsumParams cumsumParams(const OpSite& s, const Dims& x, bool grad);
 // argmax / argmin (x, axis) {keepdims, flatten}: the lanes searched and the result dims.
 struct ArgExtremumParams {
-    int64_t outer = 1, n = 1, inner = 1;
+    AxisLanes lanes;
     Dims outDims;
 };
 ArgExtremumParams argExtremumParams(const OpSite& s, const Dims& x);
 // topk (x, k) {axis, largest} and topk_grad (x, indices, out_grad) {axis}: the lanes, k (the
 // grad's from indices) and the result dims.
 struct TopkParams {
-    int64_t outer = 1, n = 1, inner = 1, k = 1;
+    AxisLanes lanes;
+    int64_t k = 1;
     bool largest = true;
     Dims outDims;
 };
@@ -431,12 +495,12 @@ TopkParams topkGradParams(const OpSite& s, const Dims& x, const Dims& indices, c
 // gather / index_select (x, index[, axis]) {axis}: the axis (gatherAxis), its lanes and the
 // result dims (the axis replaced by the index count).
 struct GatherGeom {
-    size_t axis = 0;
-    int64_t outer = 1, n = 1, inner = 1;
+    AxisLanes lanes;
     Dims outDims;
 };
 GatherGeom gatherGeometry(const OpSite& s, const Dims& x, int64_t indexCount);
-// gather_nd (x, index): the index depth, the rows it picks, the elements each copies, result dims.
+// gather_nd (x, index) and gather_nd_grad (x, index, out_grad): the index depth, the rows it
+// picks, the elements each copies, the result dims (the grad's out_grad holds them).
 struct GatherNdGeom {
     int64_t depth = 0, rows = 0, inner = 1;
     Dims outDims;
@@ -444,7 +508,7 @@ struct GatherNdGeom {
 GatherNdGeom gatherNdGeometry(const OpSite& s, const Dims& x, const Dims& index);
 // gather_grad / index_select_grad (x, index, out_grad[, axis]) {axis}: the axis's lanes.
 struct GatherGradParams {
-    int64_t outer = 1, n = 1, inner = 1;
+    AxisLanes lanes;
 };
 GatherGradParams gatherGradParams(const OpSite& s, const Dims& x, int64_t indexCount, const Dims& outGrad);
 // scatter / scatter_grad {overwrite}.
@@ -462,9 +526,23 @@ struct PadParams {
     double value = 0;
 };
 PadParams padParams(const OpSite& s, const Dims& x);
-// unbind {axis}; stack_grad {axis}: out_grad stacks `count` tensors on that axis.
-size_t unbindAxis(const OpSite& s, const Dims& x);
-size_t stackGradAxis(const OpSite& s, const Dims& outGrad, size_t count);
+// unbind {axis}: x split into its slices along the axis, each without it. stack_grad {axis}:
+// out_grad (stacking the `xs` on that axis) split back into tensors of the xs' dims.
+SplitGeom unbindGeometry(const OpSite& s, const Dims& x);
+SplitGeom stackGradGeometry(const OpSite& s, const Dims& outGrad, const std::vector<Dims>& xs);
+// index_sample (x [N, M], index [N, K]): the result's dims (index's).
+Dims indexSampleDims(const OpSite& s, const Dims& x, const Dims& index);
+// scatter / scatter_grad: the elements of one row (along axis 0) of x (or out_grad), rank >= 1.
+int64_t scatterRowWidth(const OpSite& s, const Dims& x);
+// max_pool2d_with_index_grad (x [N,C,H,W], mask and out_grad [N,C,OH,OW]): the N*C planes,
+// the elements of an input plane and of an output plane.
+struct PoolPlanes {
+    int64_t planes = 0, plane = 0, outPlane = 0;
+};
+PoolPlanes maxPoolWithIndexGradPlanes(const OpSite& s, const Dims& x, const Dims& mask, const Dims& outGrad);
+// as_complex ([..., 2] reals -> [...]) and as_real ([...] -> [..., 2]): the result dims.
+Dims asComplexDims(const OpSite& s, const Dims& x);
+Dims asRealDims(const Dims& x);
 // ---------- end of the conv/pool, attention, indexing and scan parameters ----------
 
 }  // namespace rx::exec

@@ -12,8 +12,6 @@
 namespace rx::exec::cpu {
 
 // ---------- broadcasting ----------
-Dims broadcastDims(const Context& c, const Dims& a, const Dims& b) { return c.broadcast(a, b); }
-
 // For each output element, the linear index into an input of dims `in` broadcast to `out`
 // (the walk forEachBroadcast makes, written down).
 std::vector<int64_t> broadcastIndex(const Dims& in, const Dims& out) {
@@ -207,28 +205,17 @@ Tensor filledTensor(DType t, const Dims& d, double v) {
 }
 
 // ---------- matmul ----------
-MatmulGeom matmulGeometry(const Context& c, Dims ad, bool ta, Dims bd, bool tb) {
-    bool aVec = ad.size() == 1, bVec = bd.size() == 1;
-    if (aVec) { ad = {1, ad[0]}; ta = false; }
-    if (bVec) { bd = {bd[0], 1}; tb = false; }
-    if (ad.size() < 2 || bd.size() < 2) c.fail("matmul of 0-d tensors");
+MatmulGeom matmulGeometry(const Context& c, const Dims& a, bool ta, const Dims& b, bool tb) {
+    const MatmulShape s = matmulShape(a, ta, b, tb, c.failFn());
     MatmulGeom g;
-    g.ta = ta; g.tb = tb;
-    g.m = ta ? ad[ad.size() - 1] : ad[ad.size() - 2];
-    g.k = ta ? ad[ad.size() - 2] : ad[ad.size() - 1];
-    int64_t k2 = tb ? bd[bd.size() - 1] : bd[bd.size() - 2];
-    g.n = tb ? bd[bd.size() - 2] : bd[bd.size() - 1];
-    if (g.k != k2) c.fail("matmul inner dims differ: " + dimsString(ad) + " x " + dimsString(bd));
-    Dims abatch(ad.begin(), ad.end() - 2), bbatch(bd.begin(), bd.end() - 2);
-    Dims batch = broadcastDims(c, abatch, bbatch);
-    g.aBatch = broadcastIndex(abatch, batch);  // one entry per batch, not per element
-    g.bBatch = broadcastIndex(bbatch, batch);
-    g.batches = numelOf(batch);
-    g.aRows = ad[ad.size() - 2]; g.aCols = ad[ad.size() - 1];
-    g.bRows = bd[bd.size() - 2]; g.bCols = bd[bd.size() - 1];
-    g.outDims = batch;
-    if (!aVec) g.outDims.push_back(g.m);
-    if (!bVec) g.outDims.push_back(g.n);
+    g.ta = s.transposeA; g.tb = s.transposeB;
+    g.m = s.m; g.n = s.n; g.k = s.k;
+    g.aBatch = broadcastIndex(s.aBatch, s.batch);  // one entry per batch, not per element
+    g.bBatch = broadcastIndex(s.bBatch, s.batch);
+    g.batches = numelOf(s.batch);
+    g.aRows = s.a[s.a.size() - 2]; g.aCols = s.a.back();
+    g.bRows = s.b[s.b.size() - 2]; g.bCols = s.b.back();
+    g.outDims = s.outDims;
     return g;
 }
 
@@ -276,6 +263,7 @@ Tensor matmulTensor(const Context& c, const Tensor& a, bool ta, const Tensor& b,
         return out;
     };
     const bool direct = !want || *want == g.outDims;
+    if (!direct) checkReducible(g.outDims, *want, c.failFn());  // a grad summed back to its operand
     Tensor product;
     if (a.dtype == t && b.dtype == t) {
         product = compute(a, b, direct);
@@ -314,11 +302,9 @@ Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis) {
     std::vector<Dims> parts;
     for (const TensorPtr& t : l) parts.push_back(t->dims);
     Dims od = concatDims(c, parts, axis);
-    size_t r = od.size();
     Tensor out(c.outDType(0), od);
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= od[i];
-    for (size_t i = axis + 1; i < r; ++i) inner *= od[i];
+    const AxisLanes lanes = axisLanes(od, axis);
+    const int64_t outer = lanes.outer, inner = lanes.inner;
     int64_t off = 0;
     for (const TensorPtr& t : l) {
         int64_t chunk = t->dims[axis] * inner;
@@ -336,18 +322,13 @@ Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis) {
 }
 
 void splitInto(Context& c, const Tensor& x, const SplitGeom& g) {
-    const size_t axis = g.axis;
-    const Dims& sections = g.sections;
-    int64_t total = x.dims[axis];
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= x.dims[i];
-    for (size_t i = axis + 1; i < x.dims.size(); ++i) inner *= x.dims[i];
+    const int64_t total = g.lanes.n, outer = g.lanes.outer, inner = g.lanes.inner;
     int eb = dtypeBytes(x.dtype);
     std::vector<TensorPtr> parts;
     int64_t off = 0;
-    for (int64_t s : sections) {
-        Dims d = x.dims; d[axis] = s;
-        Tensor t(x.dtype, d);
+    for (size_t i = 0; i < g.sections.size(); ++i) {
+        const int64_t s = g.sections[i];
+        Tensor t(x.dtype, g.parts[i]);
         for (int64_t o = 0; o < outer; ++o)
             std::memcpy(t.bytes.data() + o * s * inner * eb, x.bytes.data() + (o * total + off) * inner * eb, s * inner * eb);
         off += s;

@@ -90,7 +90,6 @@ void registerComplexKernels(KernelTable& table);
 inline bool isFloat(DType t) { return isFloatDType(t); }
 
 // ---------- broadcasting and reductions ----------
-Dims broadcastDims(const Context& c, const Dims& a, const Dims& b);
 // For each output element, the linear index into an input of dims `in` broadcast to `out`.
 std::vector<int64_t> broadcastIndex(const Dims& in, const Dims& out);
 // Sum `g` (dims `gd`) down to dims `target` (the reverse of broadcasting).
@@ -291,7 +290,8 @@ Tensor concatTensors(Context& c, std::span<const TensorPtr> l, size_t axis);
 void splitInto(Context& c, const Tensor& x, const SplitGeom& g);
 
 // ---------- matmul ----------
-// Batched matmul geometry with broadcasting of leading dims; rank-1 operands as Paddle promotes them.
+// Batched matmul geometry: OpSemantics' matmulShape (rank-1 operands promoted, leading dims
+// broadcast) and each output batch's operand batch, for the GEMM loop.
 struct MatmulGeom {
     int64_t m = 0, n = 0, k = 0, batches = 0;
     bool ta = false, tb = false;
@@ -299,7 +299,7 @@ struct MatmulGeom {
     std::vector<int64_t> aBatch, bBatch;                   // each output batch's operand batch
     Dims outDims;
 };
-MatmulGeom matmulGeometry(const Context& c, Dims ad, bool ta, Dims bd, bool tb);
+MatmulGeom matmulGeometry(const Context& c, const Dims& a, bool ta, const Dims& b, bool tb);
 // out = op(a) * op(b) in the operands' dtype (f32 by sgemm, f64 by dgemm; f16/bf16 per batch
 // through f32, integers per batch through f64); `out` holds numelOf(g.outDims) elements of
 // dtype `t`, a and b too are of dtype `t`.

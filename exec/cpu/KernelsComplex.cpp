@@ -61,10 +61,9 @@ private:
 Tensor asComplex(const Context& c, const Tensor& x, DType out) {
     if (!isComplexDType(out) || x.dtype != complexComponentDType(out))
         c.fail("as_complex of " + x.shapeString() + " to " + std::string(dtypeShortName(out)) + " (needs f32 -> c64 or f64 -> c128)");
-    if (x.dims.empty() || x.dims.back() != 2) c.fail("as_complex needs a last dim of 2, got " + x.shapeString());
     Tensor r = x;
     r.dtype = out;
-    r.dims.pop_back();
+    r.dims = asComplexDims(c, x.dims);
     return r;
 }
 
@@ -72,7 +71,7 @@ Tensor asReal(const Context& c, const Tensor& x) {
     if (!isComplexDType(x.dtype)) c.fail("as_real of a real tensor " + x.shapeString());
     Tensor r = x;
     r.dtype = complexComponentDType(x.dtype);
-    r.dims.push_back(2);
+    r.dims = asRealDims(x.dims);
     return r;
 }
 
@@ -107,7 +106,7 @@ void registerComplexKernels(KernelTable& table) {
         const Tensor& re = c.x(0);
         const Tensor& im = c.x(1);
         if (isComplexDType(re.dtype) || isComplexDType(im.dtype)) c.fail("complex of complex operands");
-        const Dims od = broadcastDims(c, re.dims, im.dims);
+        const Dims od = c.broadcast(re.dims, im.dims);
         const DType t = c.outDType(0);
         if (!isComplexDType(t)) c.fail("result 0 is declared " + std::string(dtypeShortName(t)) + ", expected a complex dtype");
         Tensor out(t, od);
@@ -123,6 +122,7 @@ void registerComplexKernels(KernelTable& table) {
         const Tensor& g = c.x(2);
         auto part = [&](size_t result, const Dims& d, bool imag) {
             if (c.outputs.size() <= result || c.resultIsNull(result)) return;
+            checkReducible(g.dims, d, c.failFn());
             Tensor full = generatedTensor(c.outDType(result), g.dims, [&](int64_t i) { const Cplx v = g.getComplex(i); return imag ? v.imag() : v.real(); });
             c.setOut(result, full.dims == d ? std::move(full) : sumToShape(full, d));
         };
@@ -195,7 +195,7 @@ void registerComplexKernels(KernelTable& table) {
         extend(arith[op], [op](Context& c) {
             const Tensor& a = c.x(0);
             const Tensor& b = c.x(1);
-            const Dims od = broadcastDims(c, a.dims, b.dims);
+            const Dims od = c.broadcast(a.dims, b.dims);
             const DType t = c.outDType(0);
             if (!isComplexDType(t)) c.fail("result 0 is declared " + std::string(dtypeShortName(t)) + ", expected a complex dtype");
             Tensor out(t, od);
@@ -221,6 +221,7 @@ void registerComplexKernels(KernelTable& table) {
             const BroadcastOffset xAt(x.dims, od), yAt(y.dims, od);
             auto store = [&](size_t result, const Dims& d, bool forX) {
                 if (c.outputs.size() <= result || c.resultIsNull(result)) return;
+                checkReducible(od, d, c.failFn());
                 const DType t = c.outDType(result);
                 Tensor out(t, d);
                 forEachReduction(od, d, [&](int64_t o, auto&& visit) {

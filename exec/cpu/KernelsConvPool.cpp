@@ -289,16 +289,15 @@ void registerConvPoolKernels(KernelTable& table) {
         const Tensor& mask = c.x(1);
         std::optional<Tensor> gh;
         const Tensor& gy = inDType(c.x(2), t, gh);
-        if (x.dims.size() != 4 || mask.dims != gy.dims || gy.dims.size() != 4 || gy.dims[0] != x.dims[0] || gy.dims[1] != x.dims[1])
-            c.fail("max_pool2d_with_index_grad needs x [N,C,H,W] and mask, out_grad [N,C,OH,OW]");
-        const int64_t plane = x.dims[2] * x.dims[3], oplane = gy.dims[2] * gy.dims[3];
+        const PoolPlanes pp = maxPoolWithIndexGradPlanes(c, x.dims, mask.dims, gy.dims);
+        const int64_t plane = pp.plane, oplane = pp.outPlane;
         const IndexView maskAt(mask);
         Tensor dx(t, x.dims);
         visitKernelDType(c, t, [&](auto tag) {
             using T = typename decltype(tag)::type;
             const T* gv = gy.data<T>();
             AddInto<T> acc(dx);
-            for (int64_t nc = 0; nc < x.dims[0] * x.dims[1]; ++nc)
+            for (int64_t nc = 0; nc < pp.planes; ++nc)
                 for (int64_t o = 0; o < oplane; ++o) {
                     const int64_t at = maskAt[nc * oplane + o];
                     if (at < 0 || at >= plane) c.fail("mask index " + std::to_string(at) + " is outside the input plane");

@@ -21,7 +21,7 @@ void setMapped(Context& c, Fn&& fn) {
 void binaryKernel(Context& c, int op) {
     const Tensor& a = c.x(0);
     const Tensor& b = c.x(1);
-    const Dims od = broadcastDims(c, a.dims, b.dims);
+    const Dims od = c.broadcast(a.dims, b.dims);
     const DType ot = c.outDType(0);
     const bool integer = !isFloat(ot) && ot != DType::Bool;
     Tensor out(ot, od);
@@ -90,7 +90,7 @@ void registerElementwiseKernels(KernelTable& table) {
         const Tensor& cond = c.x(0);
         const Tensor& a = c.x(1);
         const Tensor& b = c.x(2);
-        Dims od = broadcastDims(c, broadcastDims(c, cond.dims, a.dims), b.dims);
+        const Dims od = whereDims(cond.dims, a.dims, b.dims, c.failFn());
         Tensor out(c.outDType(0), od);
         const std::array<const Dims*, 3> ins{&cond.dims, &a.dims, &b.dims};
         auto generic = [&] {
@@ -108,10 +108,9 @@ void registerElementwiseKernels(KernelTable& table) {
     };
     k["pd_op.add_n"] = [](Context& c) {
         const auto& l = c.list(0);
-        if (l.empty()) c.fail("add_n of nothing");
-        for (size_t i = 1; i < l.size(); ++i)
-            if (l[i]->dims != l[0]->dims) c.fail("add_n of different shapes");
-        Tensor out(c.outDType(0), l[0]->dims);
+        std::vector<Dims> parts;
+        for (const TensorPtr& t : l) parts.push_back(t->dims);
+        Tensor out(c.outDType(0), addNDims(c, parts));
         const int64_t n = out.numel();
         bool sameType = true;
         for (const TensorPtr& t : l) sameType = sameType && t->dtype == out.dtype;
@@ -138,9 +137,8 @@ void registerElementwiseKernels(KernelTable& table) {
     auto triKernel = [](bool lower) {
         return [lower](Context& c) {
             const Tensor& x = c.x(0);
-            if (x.dims.size() < 2) c.fail("tril/triu need rank >= 2");
-            const int64_t diag = triangleParams(c).diagonal;
-            int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
+            const TriangleParams p = triangleParams(c, x.dims);
+            const int64_t diag = p.diagonal, rows = p.rows, cols = p.cols;
             Tensor out = mapElements(x, c.outDType(0), [](auto e) { return e; });
             const int eb = dtypeBytes(out.dtype);
             for (int64_t e = 0; e < out.numel(); ++e) {
@@ -167,17 +165,13 @@ void registerElementwiseKernels(KernelTable& table) {
     k["pd_op.swiglu"] = [](Context& c) {
         // silu(x) * y; with no y, x's last axis holds [x | y].
         const Tensor& x = c.x(0);
-        Dims od = x.dims;
-        const bool hasY = c.has(1);
-        if (hasY && c.x(1).dims != x.dims) c.fail("swiglu operands differ in shape");
-        if (!hasY && (od.empty() || od.back() % 2)) c.fail("swiglu without y needs an even last axis");
-        const int64_t h = hasY ? 0 : od.back() / 2, rows = hasY ? 0 : x.numel() / std::max<int64_t>(od.back(), 1);
-        if (!hasY) od.back() = h;
-        Tensor out(c.outDType(0), od);
+        const SwigluGeom g = swigluGeometry(c, x.dims, false);
+        const bool hasY = g.hasY;
+        const int64_t h = g.half;
+        Tensor out(c.outDType(0), g.outDims);
         // (x index, y index) of output element i
         auto at = [&](int64_t i) { return hasY ? std::pair{i, i} : std::pair{(i / h) * 2 * h + i % h, (i / h) * 2 * h + h + i % h}; };
         const Tensor& yt = hasY ? c.x(1) : x;
-        (void)rows;
         auto generic = [&] {
             for (int64_t i = 0; i < out.numel(); ++i) {
                 auto [xi, yi] = at(i);

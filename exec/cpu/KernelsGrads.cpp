@@ -22,6 +22,7 @@ void registerGradsKernels(KernelTable& table) {
             const std::array<const Tensor*, 3> ins{&g, &x, &y};
             auto grad = [&](size_t result, const Dims& target, auto f) {
                 if (result >= c.outputs.size() || c.resultIsNull(result)) return;
+                checkReducible(od, target, c.failFn());
                 if (target == od) { c.setOut(result, broadcastMap(c.outDType(result), od, ins, f)); return; }
                 std::optional<Tensor> full;
                 {
@@ -79,12 +80,8 @@ void registerGradsKernels(KernelTable& table) {
     };
     k["pd_op.reshape_grad"] = [](Context& c) {
         // (xshape, out_grad): x's dims are xshape's dims without the leading 0.
-        const Tensor& xs = c.x(0);
         const Tensor& g = c.x(1);
-        Dims d(xs.dims.begin() + (xs.dims.empty() ? 0 : 1), xs.dims.end());
-        if (auto sd = c.staticDims(0)) d = *sd;
-        if (numelOf(d) != g.numel()) c.fail("reshape_grad element count mismatch");
-        c.setOut(0, reshaped(g, d));
+        c.setOut(0, reshaped(g, reshapeGradDims(c, c.x(0).dims, g.numel())));
     };
     k["pd_op.transpose_grad"] = [](Context& c) {
         c.setOut(0, transposeTensor(c.x(0), transposePerm(c, c.x(0).dims.size(), true)));
@@ -97,6 +94,7 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.expand_grad"] = [](Context& c) {  // (x, out_grad, shape)
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(1);
+        checkReducible(g.dims, x.dims, c.failFn());
         if (g.dtype == c.outDType(0)) { c.setOut(0, sumToShape(g, x.dims)); return; }
         std::optional<Tensor> sum;
         {
@@ -124,12 +122,9 @@ void registerGradsKernels(KernelTable& table) {
         c.setOutDoubles(0, x.dims, out);
     };
     k["pd_op.concat_grad"] = [](Context& c) {  // (x vec, out_grad, axis) -> vec of grads
-        const auto& xs = c.list(0);
-        if (xs.empty()) c.fail("concat_grad of an empty vector");
-        size_t a = concatAxis(c, 2, xs[0]->dims.size());
-        Dims sections;
-        for (const TensorPtr& t : xs) sections.push_back(t->dims[a]);
-        splitInto(c, c.x(1), splitGeometry(c, c.x(1).dims, sections, static_cast<int64_t>(a)));
+        std::vector<Dims> xs;
+        for (const TensorPtr& t : c.list(0)) xs.push_back(t->dims);
+        splitInto(c, c.x(1), concatGradGeometry(c, c.x(1).dims, xs));
     };
     k["pd_op.split_grad"] = [](Context& c) {  // (out_grad vec, axis) -> x_grad
         const auto& l = c.list(0);
@@ -140,14 +135,11 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& x = c.x(0);
         const Tensor& index = c.x(1);
         const Tensor& g = c.x(2);
-        int64_t depth = index.dims.empty() ? 0 : index.dims.back();
-        if (depth < 1 || depth > static_cast<int64_t>(x.dims.size())) c.fail("gather_nd_grad index depth out of range");
-        int64_t inner = 1;
-        for (size_t i = depth; i < x.dims.size(); ++i) inner *= x.dims[i];
+        const GatherNdGeom geom = gatherNdGeometry(c, x.dims, index.dims);
+        const int64_t depth = geom.depth, inner = geom.inner, rows = geom.rows;
+        if (g.numel() != numelOf(geom.outDims)) c.fail("out_grad " + dimsString(g.dims) + " is not the gathered shape " + dimsString(geom.outDims));
         Dims str = stridesOf(x.dims);
         std::vector<double> out(static_cast<size_t>(x.numel()), 0.0), gv = g.toDoubles();
-        int64_t rows = index.numel() / depth;
-        if (static_cast<int64_t>(gv.size()) != rows * inner) c.fail("gather_nd_grad out_grad has the wrong size");
         for (int64_t r = 0; r < rows; ++r) {
             int64_t pos = 0;
             for (int64_t j = 0; j < depth; ++j) {
@@ -165,6 +157,7 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& x = c.x(1);
         const Tensor& y = c.x(2);
         const Tensor& g = c.x(3);
+        for (const Dims* d : {&cond.dims, &x.dims, &y.dims}) checkReducible(g.dims, *d, c.failFn());
         auto ic = broadcastIndex(cond.dims, g.dims);
         std::vector<double> gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
         for (size_t i = 0; i < gv.size(); ++i) {
@@ -196,6 +189,8 @@ void registerGradsKernels(KernelTable& table) {
             const Tensor& x = c.x(0);
             const Tensor& y = c.x(1);
             const Tensor& g = c.x(2);
+            checkReducible(g.dims, x.dims, c.failFn());
+            checkReducible(g.dims, y.dims, c.failFn());
             auto ix = broadcastIndex(x.dims, g.dims), iy = broadcastIndex(y.dims, g.dims);
             std::vector<double> xv = x.toDoubles(), yv = y.toDoubles(), gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
             for (size_t i = 0; i < gv.size(); ++i) {
@@ -213,6 +208,8 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& x = c.x(0);
         const Tensor& y = c.x(1);
         const Tensor& g = c.x(2);
+        checkReducible(g.dims, x.dims, c.failFn());
+        checkReducible(g.dims, y.dims, c.failFn());
         auto ix = broadcastIndex(x.dims, g.dims), iy = broadcastIndex(y.dims, g.dims);
         std::vector<double> xv = x.toDoubles(), yv = y.toDoubles(), gv = g.toDoubles(), gx(gv.size()), gy(gv.size());
         for (size_t i = 0; i < gv.size(); ++i) {
@@ -243,8 +240,9 @@ void registerGradsKernels(KernelTable& table) {
         const Tensor& ids = c.x(0);
         const Tensor& w = c.x(1);
         const Tensor& g = c.x(2);
-        int64_t pad = embeddingParams(c).paddingIdx, width = w.dims.size() == 2 ? w.dims[1] : 0;
-        if (g.numel() != ids.numel() * width) c.fail("embedding_grad out_grad has the wrong size");
+        const Dims od = embeddingDims(c, ids.dims, w.dims);
+        const int64_t pad = embeddingParams(c).paddingIdx, width = w.dims[1];
+        if (g.numel() != numelOf(od)) c.fail("out_grad " + dimsString(g.dims) + " is not the embedding's " + dimsString(od));
         std::vector<double> out(static_cast<size_t>(w.numel()), 0.0), gv = g.toDoubles();
         for (int64_t i = 0; i < ids.numel(); ++i) {
             int64_t id = static_cast<int64_t>(ids.get(i));
@@ -274,20 +272,18 @@ void registerGradsKernels(KernelTable& table) {
     k["pd_op.swiglu_grad"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& g = c.x(c.operandCount() - 1);
+        const SwigluGeom geom = swigluGeometry(c, x.dims, true);
         std::vector<double> xv = x.toDoubles(), gv = g.toDoubles();
         auto dsilu = [](double a) { double s = sigmoid(a); return s * (1 + a * (1 - s)); };
-        if (c.has(1) && c.operandCount() >= 3) {
+        if (geom.hasY) {
             std::vector<double> yv = c.x(1).toDoubles();
-            if (yv.size() != xv.size() || gv.size() != xv.size()) c.fail("swiglu_grad operands differ in shape");
             std::vector<double> dx(xv.size()), dy(xv.size());
             for (size_t i = 0; i < xv.size(); ++i) { dx[i] = gv[i] * yv[i] * dsilu(xv[i]); dy[i] = gv[i] * xv[i] * sigmoid(xv[i]); }
             if (!c.resultIsNull(0)) c.setOutDoubles(0, x.dims, dx);
             if (c.outputs.size() > 1 && !c.resultIsNull(1)) c.setOutDoubles(1, c.x(1).dims, dy);
             return;
         }
-        if (x.dims.empty() || x.dims.back() % 2) c.fail("swiglu_grad without y needs an even last axis");
-        int64_t h = x.dims.back() / 2, rows = x.numel() / std::max<int64_t>(x.dims.back(), 1);
-        if (static_cast<int64_t>(gv.size()) != rows * h) c.fail("swiglu_grad out_grad has the wrong size");
+        const int64_t h = geom.half, rows = geom.rows;
         std::vector<double> dx(xv.size());
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < h; ++j) {

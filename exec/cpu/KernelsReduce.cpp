@@ -102,16 +102,16 @@ void registerReduceKernels(KernelTable& table) {
             visitKernelDType(c, x.dtype, [&](auto tag) {
                 using T = typename decltype(tag)::type;
                 const T* v = x.data<T>();
-                for (int64_t o = 0; o < p.outer; ++o)
-                    for (int64_t in = 0; in < p.inner; ++in) {
-                        const int64_t base = o * p.n * p.inner + in;
+                for (int64_t o = 0; o < p.lanes.outer; ++o)
+                    for (int64_t in = 0; in < p.lanes.inner; ++in) {
+                        const int64_t base = o * p.lanes.n * p.lanes.inner + in;
                         int64_t best = 0;
                         auto bestValue = loadElement(v[base]);
-                        for (int64_t j = 1; j < p.n; ++j) {
-                            const auto a = loadElement(v[base + j * p.inner]);
+                        for (int64_t j = 1; j < p.lanes.n; ++j) {
+                            const auto a = loadElement(v[base + j * p.lanes.inner]);
                             if (isMax ? a > bestValue : a < bestValue) { best = j; bestValue = a; }
                         }
-                        at.set(o * p.inner + in, best);
+                        at.set(o * p.lanes.inner + in, best);
                     }
             });
             c.setOut(0, std::move(out));
@@ -130,20 +130,20 @@ void registerReduceKernels(KernelTable& table) {
         Tensor out(t, p.outDims), idx = wantIndices ? Tensor(c.outDType(1), p.outDims) : Tensor();
         std::optional<IndexWriter> idxAt;
         if (wantIndices) idxAt.emplace(idx);
-        std::vector<int64_t> order(static_cast<size_t>(p.n));
+        std::vector<int64_t> order(static_cast<size_t>(p.lanes.n));
         visitKernelDType(c, t, [&](auto tag) {
             using T = typename decltype(tag)::type;
             const T* v = x.data<T>();
             T* o = out.data<T>();
-            for (int64_t ou = 0; ou < p.outer; ++ou)
-                for (int64_t in = 0; in < p.inner; ++in) {
-                    const int64_t base = ou * p.n * p.inner + in, obase = ou * p.k * p.inner + in;
-                    auto at = [&](int64_t j) { return loadElement(v[base + j * p.inner]); };
+            for (int64_t ou = 0; ou < p.lanes.outer; ++ou)
+                for (int64_t in = 0; in < p.lanes.inner; ++in) {
+                    const int64_t base = ou * p.lanes.n * p.lanes.inner + in, obase = ou * p.k * p.lanes.inner + in;
+                    auto at = [&](int64_t j) { return loadElement(v[base + j * p.lanes.inner]); };
                     std::iota(order.begin(), order.end(), int64_t{0});
                     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return p.largest ? at(a) > at(b) : at(a) < at(b); });
                     for (int64_t j = 0; j < p.k; ++j) {
-                        o[obase + j * p.inner] = v[base + order[j] * p.inner];
-                        if (idxAt) idxAt->set(obase + j * p.inner, order[j]);
+                        o[obase + j * p.lanes.inner] = v[base + order[j] * p.lanes.inner];
+                        if (idxAt) idxAt->set(obase + j * p.lanes.inner, order[j]);
                     }
                 }
         });
@@ -165,13 +165,13 @@ void registerReduceKernels(KernelTable& table) {
             using T = typename decltype(tag)::type;
             const T* gv = g.data<T>();
             AddInto<T> acc(dx);
-            for (int64_t o = 0; o < p.outer; ++o)
+            for (int64_t o = 0; o < p.lanes.outer; ++o)
                 for (int64_t j = 0; j < p.k; ++j)
-                    for (int64_t in = 0; in < p.inner; ++in) {
-                        const int64_t e = (o * p.k + j) * p.inner + in;
+                    for (int64_t in = 0; in < p.lanes.inner; ++in) {
+                        const int64_t e = (o * p.k + j) * p.lanes.inner + in;
                         const int64_t at = indAt[e];
-                        if (at < 0 || at >= p.n) c.fail("index " + std::to_string(at) + " is outside [0, " + std::to_string(p.n) + ")");
-                        acc.add((o * p.n + at) * p.inner + in, valueAt(gv, e));
+                        if (at < 0 || at >= p.lanes.n) c.fail("index " + std::to_string(at) + " is outside [0, " + std::to_string(p.lanes.n) + ")");
+                        acc.add((o * p.lanes.n + at) * p.lanes.inner + in, valueAt(gv, e));
                     }
             acc.finish();
         });
@@ -188,12 +188,12 @@ void registerReduceKernels(KernelTable& table) {
             using T = typename decltype(tag)::type;
             const T* in = v.data<T>();
             T* o = out.data<T>();
-            for (int64_t ou = 0; ou < p.outer; ++ou)
-                for (int64_t i = 0; i < p.inner; ++i) {
+            for (int64_t ou = 0; ou < p.lanes.outer; ++ou)
+                for (int64_t i = 0; i < p.lanes.inner; ++i) {
                     decltype(loadElement(T{})) acc{};
-                    for (int64_t s = 0; s < p.n; ++s) {
-                        const int64_t j = p.reverse ? p.n - 1 - s : s;
-                        const int64_t e = (ou * p.n + j) * p.inner + i;
+                    for (int64_t s = 0; s < p.lanes.n; ++s) {
+                        const int64_t j = p.reverse ? p.lanes.n - 1 - s : s;
+                        const int64_t e = (ou * p.lanes.n + j) * p.lanes.inner + i;
                         if (p.exclusive) { o[e] = storeElement<T>(acc); acc += loadElement(in[e]); }
                         else { acc += loadElement(in[e]); o[e] = storeElement<T>(acc); }
                     }

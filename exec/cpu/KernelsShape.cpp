@@ -35,13 +35,9 @@ void registerShapeKernels(KernelTable& table) {
         c.setOut(0, filledTensor(c.outDType(0), shape, v));
     };
     k["pd_op.arange"] = [](Context& c) {
-        double start = c.scalar(0), end = c.scalar(1), step = c.scalar(2);
-        if (step == 0) c.fail("arange with step 0");
-        double len = std::ceil((end - start) / step);
-        if (!std::isfinite(len)) c.fail("arange with non-finite length");
-        int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::min(len, 9.0e18)));
-        c.requireElements({n});
-        c.setOut(0, generatedTensor(c.outDType(0), {n}, [&](int64_t i) { return start + step * static_cast<double>(i); }));
+        const ArangeParams p = arangeParams(c);
+        c.requireElements({p.length});
+        c.setOut(0, generatedTensor(c.outDType(0), {p.length}, [&](int64_t i) { return p.start + p.step * static_cast<double>(i); }));
     };
     auto shapeKernel = [](Context& c) {
         const Tensor& x = c.x(0);
@@ -122,16 +118,12 @@ void registerShapeKernels(KernelTable& table) {
     };
     k["pd_op.stack"] = [](Context& c) {
         const auto& l = c.list(0);
-        if (l.empty()) c.fail("stack of nothing");
-        size_t axis = stackAxis(c, l[0]->dims.size());
+        std::vector<Dims> dims;
+        for (const TensorPtr& t : l) dims.push_back(t->dims);
+        const StackGeom g = stackGeometry(c, dims);
         std::vector<TensorPtr> us;
-        for (const TensorPtr& t : l) {
-            Dims d = t->dims;
-            if (d.size() != l[0]->dims.size()) c.fail("stack of " + dimsString(l[0]->dims) + " and " + dimsString(d) + ": ranks differ");
-            d.insert(d.begin() + static_cast<int64_t>(axis), 1);
-            us.push_back(std::make_shared<const Tensor>(reshaped(*t, d)));
-        }
-        c.setOut(0, concatTensors(c, us, axis));
+        for (size_t i = 0; i < l.size(); ++i) us.push_back(std::make_shared<const Tensor>(reshaped(*l[i], g.parts[i])));
+        c.setOut(0, concatTensors(c, us, g.axis));
     };
     k["pd_op.split"] = [](Context& c) {
         splitInto(c, c.x(0), splitGeometry(c));
@@ -166,12 +158,13 @@ void registerShapeKernels(KernelTable& table) {
         const IndexView at(index);
         Tensor out(x.dtype, g.outDims);
         const size_t eb = static_cast<size_t>(dtypeBytes(x.dtype));
-        for (int64_t o = 0; o < g.outer; ++o)
+        const AxisLanes& l = g.lanes;
+        for (int64_t o = 0; o < l.outer; ++o)
             for (int64_t j = 0; j < index.numel(); ++j) {
                 const int64_t v = at[j];
-                if (v < 0 || v >= g.n) c.fail("gather index out of range");
-                std::memcpy(out.bytes.data() + (o * index.numel() + j) * g.inner * eb,
-                            x.bytes.data() + (o * g.n + v) * g.inner * eb, g.inner * eb);
+                if (v < 0 || v >= l.n) c.fail("gather index out of range");
+                std::memcpy(out.bytes.data() + (o * index.numel() + j) * l.inner * eb,
+                            x.bytes.data() + (o * l.n + v) * l.inner * eb, l.inner * eb);
             }
         c.setOut(0, std::move(out));
     };
@@ -217,10 +210,10 @@ void registerShapeKernels(KernelTable& table) {
     k["pd_op.index_sample"] = [](Context& c) {
         const Tensor& x = c.x(0);
         const Tensor& idx = c.x(1);
-        if (x.dims.size() != 2 || idx.dims.size() != 2 || x.dims[0] != idx.dims[0]) c.fail("index_sample needs [N,M] and [N,K]");
+        const Dims od = indexSampleDims(c, x.dims, idx.dims);
         const IndexView at(idx);
         const DType t = c.outDType(0);
-        Tensor out(t, idx.dims);
+        Tensor out(t, od);
         const size_t eb = static_cast<size_t>(dtypeBytes(t));
         for (int64_t r = 0; r < idx.dims[0]; ++r)
             for (int64_t j = 0; j < idx.dims[1]; ++j) {
@@ -256,26 +249,15 @@ void registerShapeKernels(KernelTable& table) {
     // -- unbind (input) {axis} -> vector of slices with the axis removed
     k["pd_op.unbind"] = [](Context& c) {
         const Tensor& x = c.x(0);
-        const size_t axis = unbindAxis(c, x.dims);
-        splitInto(c, x, splitGeometry(c, x.dims, Dims(static_cast<size_t>(x.dims[axis]), 1), axis));
-        std::vector<TensorPtr> parts;
-        for (const TensorPtr& t : c.outputs[0].list) {
-            Dims d = t->dims;
-            d.erase(d.begin() + axis);
-            parts.push_back(std::make_shared<const Tensor>(reshaped(*t, d)));
-        }
-        c.setOutList(0, std::move(parts));
+        splitInto(c, x, unbindGeometry(c, x.dims));
     };
     // stack_grad (x vector, out_grad) {axis} -> vector of x grads: unbind out_grad.
     k["pd_op.stack_grad"] = [](Context& c) {
         const auto& xs = c.list(0);
         const Tensor& g = c.x(1);
-        if (xs.empty()) c.fail("stack_grad of nothing");
-        const size_t axis = stackGradAxis(c, g.dims, xs.size());
-        splitInto(c, g, splitGeometry(c, g.dims, Dims(xs.size(), 1), static_cast<int64_t>(axis)));
-        std::vector<TensorPtr> parts;
-        for (size_t i = 0; i < xs.size(); ++i) parts.push_back(std::make_shared<const Tensor>(reshaped(*c.outputs[0].list[i], xs[i]->dims)));
-        c.setOutList(0, std::move(parts));
+        std::vector<Dims> xDims;
+        for (const TensorPtr& t : xs) xDims.push_back(t->dims);
+        splitInto(c, g, stackGradGeometry(c, g.dims, xDims));
     };
     // index_select (x, index) {axis}: gather along an axis (Paddle's index_select).
     k["pd_op.index_select"] = k["pd_op.gather"];
@@ -293,11 +275,12 @@ void registerShapeKernels(KernelTable& table) {
             using T = typename decltype(tag)::type;
             const T* gv = g.data<T>();
             AddInto<T> acc(dx);
-            for (int64_t o = 0; o < p.outer; ++o)
+            const AxisLanes& l = p.lanes;
+            for (int64_t o = 0; o < l.outer; ++o)
                 for (int64_t j = 0; j < index.numel(); ++j) {
                     const int64_t v = at[j];
-                    if (v < 0 || v >= p.n) c.fail("index " + std::to_string(v) + " out of range");
-                    for (int64_t e = 0; e < p.inner; ++e) acc.add((o * p.n + v) * p.inner + e, valueAt(gv, (o * index.numel() + j) * p.inner + e));
+                    if (v < 0 || v >= l.n) c.fail("index " + std::to_string(v) + " out of range");
+                    for (int64_t e = 0; e < l.inner; ++e) acc.add((o * l.n + v) * l.inner + e, valueAt(gv, (o * index.numel() + j) * l.inner + e));
                 }
             acc.finish();
         });
@@ -315,8 +298,7 @@ void registerShapeKernels(KernelTable& table) {
         const Tensor& index = c.x(1);
         const Tensor& up = inDType(c.x(2), t, uh);
         const bool overwrite = scatterOverwrite(c);
-        if (x.dims.empty()) c.fail("scatter into a 0-d tensor");
-        const int64_t row = x.numel() / std::max<int64_t>(x.dims[0], 1);
+        const int64_t row = scatterRowWidth(c, x.dims);
         if (up.numel() != index.numel() * row) c.fail("updates " + dimsString(up.dims) + " do not match index and x rows");
         const IndexView at(index);
         Tensor out = x;
@@ -346,8 +328,7 @@ void registerShapeKernels(KernelTable& table) {
         const Tensor& up = c.x(1);
         const Tensor& g = c.x(2);
         const bool overwrite = scatterOverwrite(c);
-        if (g.dims.empty()) c.fail("scatter_grad of a 0-d gradient");
-        const int64_t row = g.numel() / std::max<int64_t>(g.dims[0], 1);
+        const int64_t row = scatterRowWidth(c, g.dims);
         const bool wantDx = !c.resultIsNull(0), wantDu = c.outputs.size() > 1 && !c.resultIsNull(1);
         if (wantDu && up.numel() != index.numel() * row) c.fail("updates " + dimsString(up.dims) + " do not match index and out_grad rows");
         const IndexView at(index);

@@ -435,9 +435,18 @@ inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const Gr
     return ex.unsupportedOps(b.p);
 }
 
-// The message the backend refuses the case with ("" when it ran).
-inline std::string refusal(exec::Executor& ex, const InvalidCase& ic) {
+inline std::vector<std::string> unsupportedIn(const exec::Executor& ex, const InvalidCase& ic) {
     CaseBuilder b;
+    ic.build(b);
+    b.p.finish();
+    return ex.unsupportedOps(b.p);
+}
+
+// The message the backend refuses the case with ("" when it ran); `dynamicInputs`: the
+// kernel twin (InvalidCase::kernelTwin).
+inline std::string refusal(exec::Executor& ex, const InvalidCase& ic, bool dynamicInputs = false) {
+    CaseBuilder b;
+    b.dynamicInputs = dynamicInputs;
     ic.build(b);
     b.p.finish();
     try {

@@ -31,10 +31,17 @@ private slots:
     void invalidCases() {
         exec::CpuExecutor cpu;
         std::string failures;
-        for (const InvalidCase& ic : rx::conformance::invalidCases())
+        size_t twins = 0;
+        for (const InvalidCase& ic : rx::conformance::invalidCases()) {
             if (std::string got = refusal(cpu, ic); got != ic.message)
                 failures += ic.what + ": refused with \"" + got + "\", expected \"" + ic.message + "\"\n";
+            if (!ic.kernelTwin) continue;
+            ++twins;
+            if (std::string got = refusal(cpu, ic, true); got != ic.message)
+                failures += ic.what + " (dynamic inputs: the kernel refuses): refused with \"" + got + "\", expected \"" + ic.message + "\"\n";
+        }
         if (!failures.empty()) QFAIL(qPrintable(QString::fromStdString(failures)));
+        QVERIFY(twins > 0);
     }
     // Every op the CPU backend runs has a case (a new kernel must come with one): a value case
     // naming it, or for a _grad op a gradient case checked against central differences; the

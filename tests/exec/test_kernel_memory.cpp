@@ -12,6 +12,7 @@
 
 #include "exec/cpu/CpuExecutor.h"
 #include "model/PirReader.h"
+#include "support/ProgramBuilder.h"
 
 // Every heap byte this process holds (operator new / delete; malloc_usable_size on both sides),
 // and its high-water mark since the last reset.
@@ -77,20 +78,13 @@ std::string chainProgram(const char* dt, const char* dtypeName) {
 // fetched. `inputs` are the operands' dims, `results` the results' dims.
 Program normProgram(const std::string& op, const std::vector<Dims>& inputs, const std::vector<Dims>& results,
                     std::vector<NamedAttribute> attrs) {
-    Program p;
+    rx::test::ProgramBuilder b;
     std::vector<ValueId> operands;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const OpId d = p.appendOp(0, "pd_op.data", std::vector<ValueId>{}, std::vector<TypeId>{p.tensorType(DType::Float32, inputs[i])},
-                                  {{"name", Attribute::string("in" + std::to_string(i))}});
-        operands.push_back(p.op(d).results[0]);
-    }
-    std::vector<TypeId> types;
-    for (const Dims& d : results) types.push_back(p.tensorType(DType::Float32, d));
-    const OpId n = p.appendOp(0, op, operands, types, std::move(attrs));
-    const std::vector<ValueId> outs(p.op(n).results.begin(), p.op(n).results.end());
-    for (ValueId v : outs)
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type}, {{"name", Attribute::string(p.value(v).name)}});
-    return p;
+    for (size_t i = 0; i < inputs.size(); ++i) operands.push_back(b.data("in" + std::to_string(i), DType::Float32, inputs[i]));
+    std::vector<std::pair<DType, Dims>> types;
+    for (const Dims& d : results) types.push_back({DType::Float32, d});
+    for (ValueId v : b.tensorOps(op, operands, types, std::move(attrs))) b.fetch(v);
+    return std::move(b.p);
 }
 
 struct HeapFigures {
@@ -113,80 +107,62 @@ HeapFigures runMeasured(const Program& p, bool sinkFetches = false) {
     f.heapAbove = gHeapPeak.load() - before;
     return f;
 }
-// One op (or a forward and its grad) of the families issue 21 converted last, on values of
-// a few MiB each, built directly (inputs seeded by the run; index inputs kept in range).
-struct OpProgram {
-    Program p;
-    ValueId data(const std::string& name, DType t, Dims dims) {
-        const OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
-        return p.op(op).results[0];
-    }
-    std::vector<ValueId> op(const std::string& name, std::vector<ValueId> operands, std::vector<std::pair<DType, Dims>> results,
-                            std::vector<NamedAttribute> attrs = {}) {
-        std::vector<TypeId> types;
-        for (const auto& [t, d] : results) types.push_back(p.tensorType(t, d));
-        const auto& r = p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
-        return {r.begin(), r.end()};
-    }
-    void fetch(ValueId v) {
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type},
-                   {{"name", Attribute::string(p.value(v).name)}});
-    }
-};
-
 std::vector<NamedAttribute> convAttrs() {
     return {{"strides", Attribute::intArray({1, 1})}, {"paddings", Attribute::intArray({1, 1})},
             {"dilations", Attribute::intArray({1, 1})}, {"groups", Attribute::int32(1)},
             {"data_format", Attribute::string("NCHW")}, {"padding_algorithm", Attribute::string("EXPLICIT")}};
 }
 
+// One op (or a forward and its grad) of the families issue 21 converted last, on values of
+// a few MiB each, built with the shared ProgramBuilder (inputs seeded by the run; index inputs
+// kept in range).
 Program opProgram(const std::string& which, DType t) {
-    OpProgram b;
+    rx::test::ProgramBuilder b;
     const DType I = DType::Int64;
     if (which == "conv2d" || which == "conv2d_grad") {  // 8 MiB images (f32), 3x3 filter
         const Dims xd{16, 32, 64, 64}, fd{32, 32, 3, 3};
         ValueId x = b.data("x", t, xd), f = b.data("f", t, fd);
-        if (which == "conv2d") { b.fetch(b.op("pd_op.conv2d", {x, f}, {{t, xd}}, convAttrs())[0]); b.p.finish(); return std::move(b.p); }
+        if (which == "conv2d") { b.fetch(b.tensorOps("pd_op.conv2d", {x, f}, {{t, xd}}, convAttrs())[0]); b.p.finish(); return std::move(b.p); }
         ValueId gy = b.data("gy", t, xd);
-        auto r = b.op("pd_op.conv2d_grad", {x, f, gy}, {{t, xd}, {t, fd}}, convAttrs());
+        auto r = b.tensorOps("pd_op.conv2d_grad", {x, f, gy}, {{t, xd}, {t, fd}}, convAttrs());
         b.fetch(r[0]); b.fetch(r[1]);
     } else if (which == "pool2d") {  // max pool forward, avg pool forward and grad
         const Dims xd{16, 32, 64, 64}, od{16, 32, 32, 32};
-        ValueId x = b.data("x", t, xd), ks = b.op("pd_op.full_int_array", {}, {{I, {2}}}, {{"value", Attribute::intArray({2, 2})}})[0];
+        ValueId x = b.data("x", t, xd), ks = b.tensorOps("pd_op.full_int_array", {}, {{I, {2}}}, {{"value", Attribute::intArray({2, 2})}})[0];
         auto pool = [&](const char* type) {
             return std::vector<NamedAttribute>{{"strides", Attribute::intArray({2, 2})}, {"paddings", Attribute::intArray({0, 0})},
                                                {"pooling_type", Attribute::string(type)}, {"exclusive", Attribute::boolean(true)}};
         };
-        b.fetch(b.op("pd_op.pool2d", {x, ks}, {{t, od}}, pool("max"))[0]);
-        ValueId y = b.op("pd_op.pool2d", {x, ks}, {{t, od}}, pool("avg"))[0], gy = b.data("gy", t, od);
-        b.fetch(b.op("pd_op.pool2d_grad", {x, y, gy, ks}, {{t, xd}}, pool("avg"))[0]);
+        b.fetch(b.tensorOps("pd_op.pool2d", {x, ks}, {{t, od}}, pool("max"))[0]);
+        ValueId y = b.tensorOps("pd_op.pool2d", {x, ks}, {{t, od}}, pool("avg"))[0], gy = b.data("gy", t, od);
+        b.fetch(b.tensorOps("pd_op.pool2d_grad", {x, y, gy, ks}, {{t, xd}}, pool("avg"))[0]);
     } else if (which == "flash_attn") {  // forward and grad, 2 MiB per operand (f32)
         const Dims qd{2, 512, 8, 64}, ld{2, 8, 512};
         ValueId q = b.data("q", t, qd), k = b.data("k", t, qd), v = b.data("v", t, qd);
-        auto fw = b.op("pd_op.flash_attn", {q, k, v}, {{t, qd}, {t, {0}}, {DType::Float32, ld}, {I, {2}}},
+        auto fw = b.tensorOps("pd_op.flash_attn", {q, k, v}, {{t, qd}, {t, {0}}, {DType::Float32, ld}, {I, {2}}},
                        {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}, {"return_softmax", Attribute::boolean(false)},
                         {"is_test", Attribute::boolean(false)}});
         ValueId gy = b.data("gy", t, qd);
-        auto bw = b.op("pd_op.flash_attn_grad", {q, k, v, fw[0], fw[2], fw[3], kNoId, gy}, {{t, qd}, {t, qd}, {t, qd}},
+        auto bw = b.tensorOps("pd_op.flash_attn_grad", {q, k, v, fw[0], fw[2], fw[3], kNoId, gy}, {{t, qd}, {t, qd}, {t, qd}},
                        {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}});
         b.fetch(bw[0]); b.fetch(bw[1]); b.fetch(bw[2]);
     } else if (which == "gather_scatter") {  // 16 MiB tables (f32): gather, its grad, scatter-add, put_along_axis
         const Dims xd{4096, 1024}, gd{2048, 1024};
         ValueId x = b.data("x", t, xd), idx = b.data("index", I, {2048});
-        ValueId g = b.op("pd_op.gather", {x, idx}, {{t, gd}}, {{"axis", Attribute::int32(0)}})[0];
-        b.fetch(b.op("pd_op.gather_grad", {x, idx, g}, {{t, xd}}, {{"axis", Attribute::int32(0)}})[0]);
+        ValueId g = b.tensorOps("pd_op.gather", {x, idx}, {{t, gd}}, {{"axis", Attribute::int32(0)}})[0];
+        b.fetch(b.tensorOps("pd_op.gather_grad", {x, idx, g}, {{t, xd}}, {{"axis", Attribute::int32(0)}})[0]);
         ValueId up = b.data("updates", t, gd);
-        b.fetch(b.op("pd_op.scatter", {x, idx, up}, {{t, xd}}, {{"overwrite", Attribute::boolean(false)}})[0]);
+        b.fetch(b.tensorOps("pd_op.scatter", {x, idx, up}, {{t, xd}}, {{"overwrite", Attribute::boolean(false)}})[0]);
         ValueId along = b.data("along", I, {16, 1024}), vals = b.data("vals", t, {1, 1024});
-        b.fetch(b.op("pd_op.put_along_axis", {x, along, vals}, {{t, xd}}, {{"axis", Attribute::int32(0)}, {"reduce", Attribute::string("add")}})[0]);
+        b.fetch(b.tensorOps("pd_op.put_along_axis", {x, along, vals}, {{t, xd}}, {{"axis", Attribute::int32(0)}, {"reduce", Attribute::string("add")}})[0]);
     } else if (which == "topk_cumsum") {  // 16 MiB (f32): topk and its grad, argmax, cumsum and its grad
         const Dims xd{4096, 1024}, kd{4096, 16};
         ValueId x = b.data("x", t, xd);
-        auto tk = b.op("pd_op.topk", {x}, {{t, kd}, {I, kd}}, {{"k", Attribute::int32(16)}, {"axis", Attribute::int32(-1)}});
-        b.fetch(b.op("pd_op.topk_grad", {x, tk[1], tk[0]}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0]);
-        b.fetch(b.op("pd_op.argmax", {x}, {{I, {4096}}}, {{"axis", Attribute::int64(-1)}, {"keepdims", Attribute::boolean(false)}})[0]);
-        ValueId cs = b.op("pd_op.cumsum", {x}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0];
-        b.fetch(b.op("pd_op.cumsum_grad", {x, cs}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0]);
+        auto tk = b.tensorOps("pd_op.topk", {x}, {{t, kd}, {I, kd}}, {{"k", Attribute::int32(16)}, {"axis", Attribute::int32(-1)}});
+        b.fetch(b.tensorOps("pd_op.topk_grad", {x, tk[1], tk[0]}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0]);
+        b.fetch(b.tensorOps("pd_op.argmax", {x}, {{I, {4096}}}, {{"axis", Attribute::int64(-1)}, {"keepdims", Attribute::boolean(false)}})[0]);
+        ValueId cs = b.tensorOps("pd_op.cumsum", {x}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0];
+        b.fetch(b.tensorOps("pd_op.cumsum_grad", {x, cs}, {{t, xd}}, {{"axis", Attribute::int32(-1)}})[0]);
     }
     b.p.finish();  // readers indexed: seeded index inputs are bounded by what they index
     return std::move(b.p);

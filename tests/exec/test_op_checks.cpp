@@ -10,6 +10,7 @@
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
+#include "support/ProgramBuilder.h"
 
 using namespace rx;
 using namespace rx::exec;
@@ -40,36 +41,11 @@ const char* kConvHead = R"({
     (%1) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"w",shape:(pd_op.IntArray)[2,2,3,3]} : () -> pd_op.tensor<2x2x3x3xf32>
 )";
 
-// A program built in code: inputs, ops, fetches.
-struct Builder {
-    Program p;
-    ValueId data(const std::string& name, DType t, std::vector<int64_t> dims) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
-        return p.op(op).results[0];
-    }
-    ValueId op(const std::string& name, std::vector<ValueId> operands, DType t, std::vector<int64_t> dims,
-               std::vector<NamedAttribute> attrs = {}) {
-        OpId id = p.appendOp(0, name, operands, std::vector<TypeId>{p.tensorType(t, dims)}, std::move(attrs));
-        return p.op(id).results[0];
-    }
-    ValueId ints(std::vector<int64_t> v) {
-        return op("pd_op.full_int_array", {}, DType::Int64, {static_cast<int64_t>(v.size())}, {{"value", Attribute::intArray(v)}});
-    }
-    std::vector<ValueId> ops(const std::string& name, std::vector<ValueId> operands, std::vector<std::pair<DType, std::vector<int64_t>>> results,
-                             std::vector<NamedAttribute> attrs = {}) {
-        std::vector<TypeId> types;
-        for (const auto& [t, d] : results) types.push_back(p.tensorType(t, d));
-        const auto& r = p.op(p.appendOp(0, name, operands, types, std::move(attrs))).results;
-        return {r.begin(), r.end()};
-    }
-    void fetch(ValueId v) {
-        p.appendOp(0, "pd_op.fetch", std::vector<ValueId>{v}, std::vector<TypeId>{p.value(v).type}, {{"name", Attribute::string("out")}});
-    }
-};
+using rx::test::ProgramBuilder;  // a program built in code: inputs, ops, fetches
 
 // A small CNN and a small attention block whose attributes the mutation test perturbs.
 Program cnnProgram() {
-    Builder b;
+    ProgramBuilder b;
     const DType f = DType::Float32;
     ValueId x = b.data("x", f, {2, 3, 8, 8}), w = b.data("w", f, {4, 3, 3, 3}), w2 = b.data("w2", f, {64, 5});
     ValueId c = b.op("pd_op.conv2d", {x, w}, f, {2, 4, 8, 8},
@@ -90,7 +66,7 @@ Program cnnProgram() {
 }
 
 Program attentionProgram() {
-    Builder b;
+    ProgramBuilder b;
     const DType f = DType::Float32;
     ValueId x = b.data("x", f, {2, 4, 8}), wq = b.data("wq", f, {8, 8}), scale = b.data("ln_w", f, {8});
     ValueId ln = b.op("pd_op.layer_norm", {x, scale, kNoId}, f, {2, 4, 8},
@@ -119,7 +95,7 @@ Program attentionProgram() {
 // group/instance/rms norm, interpolation, flash attention and rotary embedding, forward and
 // grad; `bad` names one op and attribute to break (empty: a valid program).
 Program trainingKernelsProgram(const std::string& badOp = {}, NamedAttribute bad = {}) {
-    Builder b;
+    ProgramBuilder b;
     const DType f = DType::Float32, i64 = DType::Int64;
     auto attrs = [&](const std::string& op, std::vector<NamedAttribute> a) {
         if (op != badOp) return a;
@@ -129,11 +105,11 @@ Program trainingKernelsProgram(const std::string& badOp = {}, NamedAttribute bad
     };
     ValueId x = b.data("x", f, {2, 4, 3, 3}), w = b.data("w", f, {4}), bias = b.data("b", f, {4});
     auto gnA = attrs("pd_op.group_norm", {{"epsilon", Attribute::float32(1e-5)}, {"groups", Attribute::int32(2)}, {"data_format", Attribute::string("NCHW")}});
-    auto gn = b.ops("pd_op.group_norm", {x, w, bias}, {{f, {2, 4, 3, 3}}, {f, {2, 2}}, {f, {2, 2}}}, gnA);
-    auto gng = b.ops("pd_op.group_norm_grad", {x, w, bias, gn[0], gn[1], gn[2], gn[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, gnA);
+    auto gn = b.tensorOps("pd_op.group_norm", {x, w, bias}, {{f, {2, 4, 3, 3}}, {f, {2, 2}}, {f, {2, 2}}}, gnA);
+    auto gng = b.tensorOps("pd_op.group_norm_grad", {x, w, bias, gn[0], gn[1], gn[2], gn[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, gnA);
     auto inA = attrs("pd_op.instance_norm", {{"epsilon", Attribute::float32(1e-5)}});
-    auto in = b.ops("pd_op.instance_norm", {gng[0], w, bias}, {{f, {2, 4, 3, 3}}, {f, {8}}, {f, {8}}}, inA);
-    auto ing = b.ops("pd_op.instance_norm_grad", {gng[0], w, in[1], in[2], in[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, inA);
+    auto in = b.tensorOps("pd_op.instance_norm", {gng[0], w, bias}, {{f, {2, 4, 3, 3}}, {f, {8}}, {f, {8}}}, inA);
+    auto ing = b.tensorOps("pd_op.instance_norm_grad", {gng[0], w, in[1], in[2], in[0]}, {{f, {2, 4, 3, 3}}, {f, {4}}, {f, {4}}}, inA);
     auto itA = attrs("pd_op.bilinear_interp", {{"data_format", Attribute::string("NCHW")}, {"out_h", Attribute::int32(4)}, {"out_w", Attribute::int32(5)},
                                                {"interp_method", Attribute::string("bilinear")}, {"align_corners", Attribute::boolean(false)},
                                                {"align_mode", Attribute::int32(0)}});
@@ -147,19 +123,19 @@ Program trainingKernelsProgram(const std::string& badOp = {}, NamedAttribute bad
     ValueId rs = b.op("pd_op.reshape", {nng, b.ints({2, 4, 3, 3})}, f, {2, 4, 3, 3});
     ValueId rw = b.data("rw", f, {3});
     auto rA = attrs("pd_op.rms_norm", {{"epsilon", Attribute::float32(1e-6)}, {"begin_norm_axis", Attribute::int32(3)}});
-    auto rn = b.ops("pd_op.rms_norm", {rs, kNoId, kNoId, rw, kNoId}, {{f, {2, 4, 3, 3}}, {f, {2, 4, 3, 3}}, {f, {24}}}, rA);
-    auto rng = b.ops("pd_op.rms_norm_grad", {rs, kNoId, kNoId, rw, kNoId, rn[2], rn[0]}, {{f, {2, 4, 3, 3}}, {f, {3}}}, rA);
+    auto rn = b.tensorOps("pd_op.rms_norm", {rs, kNoId, kNoId, rw, kNoId}, {{f, {2, 4, 3, 3}}, {f, {2, 4, 3, 3}}, {f, {24}}}, rA);
+    auto rng = b.tensorOps("pd_op.rms_norm_grad", {rs, kNoId, kNoId, rw, kNoId, rn[2], rn[0]}, {{f, {2, 4, 3, 3}}, {f, {3}}}, rA);
     ValueId q = b.data("q", f, {2, 4, 3, 4}), sn = b.data("sin", f, {1, 4, 1, 4}), cs = b.data("cos", f, {1, 4, 1, 4});
     ValueId pos = b.op("pd_op.full", {}, i64, {2, 4}, {{"shape", Attribute::intArray({2, 4})}, {"value", Attribute::float32(1)}});
     auto roA = attrs("pd_op.fused_rotary_position_embedding", {{"use_neox_rotary_style", Attribute::boolean(true)}, {"time_major", Attribute::boolean(false)},
                                                                {"rotary_emb_base", Attribute::float32(10000)}});
-    ValueId rq = b.ops("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, cs, pos}, {{f, {2, 4, 3, 4}}}, roA)[0];
-    ValueId rqg = b.ops("pd_op.fused_rotary_position_embedding_grad", {sn, cs, pos, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}}, roA)[0];
+    ValueId rq = b.tensorOps("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, cs, pos}, {{f, {2, 4, 3, 4}}}, roA)[0];
+    ValueId rqg = b.tensorOps("pd_op.fused_rotary_position_embedding_grad", {sn, cs, pos, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}}, roA)[0];
     auto faA = attrs("pd_op.flash_attn_grad", {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}});
-    auto fa = b.ops("pd_op.flash_attn", {rqg, rq, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}, {f, {0}}, {f, {2, 3, 4}}, {i64, {2}}},
+    auto fa = b.tensorOps("pd_op.flash_attn", {rqg, rq, rq, kNoId, kNoId}, {{f, {2, 4, 3, 4}}, {f, {0}}, {f, {2, 3, 4}}, {i64, {2}}},
                     {{"dropout", Attribute::float32(0)}, {"causal", Attribute::boolean(true)}, {"return_softmax", Attribute::boolean(false)},
                      {"is_test", Attribute::boolean(false)}});
-    auto fag = b.ops("pd_op.flash_attn_grad", {rqg, rq, rq, fa[0], fa[2], fa[3], kNoId, fa[0]}, {{f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}}, faA);
+    auto fag = b.tensorOps("pd_op.flash_attn_grad", {rqg, rq, rq, fa[0], fa[2], fa[3], kNoId, fa[0]}, {{f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}, {f, {2, 4, 3, 4}}}, faA);
     b.fetch(rng[0]);
     b.fetch(rng[1]);
     b.fetch(fag[0]);
@@ -404,12 +380,12 @@ private slots:
                 QVERIFY2(e.find(part) != std::string::npos, qPrintable(QString("error \"%1\" lacks \"%2\"").arg(e.c_str(), part)));
         }
         // operand-level checks: an odd head_dim, sin without cos
-        Builder b;
+        ProgramBuilder b;
         ValueId q = b.data("q", DType::Float32, {1, 2, 1, 3}), sn = b.data("sin", DType::Float32, {1, 2, 1, 3});
         b.op("pd_op.fused_rotary_position_embedding", {q, kNoId, kNoId, sn, sn, kNoId}, DType::Float32, {1, 2, 1, 3});
         std::string e = checkError(b.p);
         QVERIFY2(e.find("pd_op.fused_rotary_position_embedding") != std::string::npos && e.find("head_dim 3") != std::string::npos, e.c_str());
-        Builder b2;
+        ProgramBuilder b2;
         ValueId q2 = b2.data("q", DType::Float32, {1, 2, 1, 4}), s2 = b2.data("sin", DType::Float32, {1, 2, 1, 4});
         b2.op("pd_op.fused_rotary_position_embedding", {q2, kNoId, kNoId, s2, kNoId, kNoId}, DType::Float32, {1, 2, 1, 4});
         e = checkError(b2.p);

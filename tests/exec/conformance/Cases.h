@@ -24,15 +24,20 @@ inline constexpr DType F = DType::Float64, I64 = DType::Int64, I32 = DType::Int3
 struct CaseBuilder {
     Program p;
     exec::RunInputs inputs;
+    // Inputs declared with dynamic dims (-1, rank kept) and fed the same values: the check
+    // pass then knows no operand shape of the op under test, and its kernel works the shapes
+    // out from what it is given (the twin run of an InvalidCase with `kernelTwin`).
+    bool dynamicInputs = false;
 
+    TypeId inputType(DType t, const Dims& dims) { return p.tensorType(t, dynamicInputs ? Dims(dims.size(), -1) : dims); }
     ValueId input(const std::string& name, DType t, Dims dims, std::vector<double> values) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t, dims)}, {{"name", Attribute::string(name)}});
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{inputType(t, dims)}, {{"name", Attribute::string(name)}});
         inputs.byName[name] = Tensor::fromDoubles(t, dims, values);
         return p.op(op).results[0];
     }
     // An input of any tensor (complex ones), fed as it is.
     ValueId tensor(const std::string& name, Tensor t) {
-        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{p.tensorType(t.dtype, t.dims)}, {{"name", Attribute::string(name)}});
+        OpId op = p.appendOp(0, "pd_op.data", {}, std::vector<TypeId>{inputType(t.dtype, t.dims)}, {{"name", Attribute::string(name)}});
         inputs.byName[name] = std::move(t);
         return p.op(op).results[0];
     }
@@ -110,10 +115,14 @@ struct GradCase {
 };
 
 // An invalid op: refused before it runs, with this exact message in every backend.
+// `kernelTwin`: run it a second time with dynamic inputs (CaseBuilder::dynamicInputs), where
+// the check pass cannot see the fault and the kernel refuses it; the message must be the
+// same (the check pass and the kernels take the rule from one OpSemantics provider).
 struct InvalidCase {
     std::string what;
     std::function<void(CaseBuilder&)> build;
     std::string message;
+    bool kernelTwin = false;
 };
 
 inline std::vector<NamedAttribute> none() { return {}; }

@@ -32,7 +32,7 @@ inline std::vector<InvalidCase> familyInvalidCases() {
     // -- conv / pool geometry --
     c.push_back({"conv2d dilation 0", conv("pd_op.conv2d", {1, 2, 2, 2}, convAttrs({1, 1}, {1, 0}, 1)), "op 2 (pd_op.conv2d -> %2): attribute dilations = [1,0]: every entry must be > 0"});
     c.push_back({"conv2d groups do not divide the channels", conv("pd_op.conv2d", {3, 1, 2, 2}, convAttrs({1, 1}, {1, 1}, 2)), "op 2 (pd_op.conv2d -> %2): attribute groups = 2: input channels 2, filter [3,1,2,2] do not match"});
-    c.push_back({"conv2d filter channels differ", conv("pd_op.conv2d", {1, 3, 2, 2}, convAttrs({1, 1}, {1, 1}, 1)), "op 2 (pd_op.conv2d -> %2): attribute groups = 1: input channels 2, filter [1,3,2,2] do not match"});
+    c.push_back({"conv2d filter channels differ", conv("pd_op.conv2d", {1, 3, 2, 2}, convAttrs({1, 1}, {1, 1}, 1)), "op 2 (pd_op.conv2d -> %2): attribute groups = 1: input channels 2, filter [1,3,2,2] do not match", true});
     c.push_back({"depthwise_conv2d stride 0", conv("pd_op.depthwise_conv2d", {2, 1, 2, 2}, convAttrs({1, 0}, {1, 1}, 2)), "op 2 (pd_op.depthwise_conv2d -> %2): attribute strides = [1,0]: every entry must be > 0"});
     c.push_back({"conv2d_grad stride 0", [convAttrs](CaseBuilder& b) {
                      ValueId x = b.f64("x", {1, 1, 3, 3}, std::vector<double>(9, 1)), w = b.f64("w", {1, 1, 2, 2}, {1, 1, 1, 1}), g = b.f64("g", {1, 1, 2, 2}, {1, 1, 1, 1});
@@ -72,7 +72,7 @@ inline std::vector<InvalidCase> familyInvalidCases() {
                      ValueId x = b.f64("x", {2, 2}, {1, 2, 3, 4}), y = b.f64("y", {3, 1}, {5, 6, 7});
                      b.fetch(b.op("pd_op.concat", {b.combine({x, y}), b.ints({1})}, F, {2, 3}));
                  },
-                 "op 4 (pd_op.concat -> %4): concat of [2,2] and [3,1] along axis 1"});
+                 "op 4 (pd_op.concat -> %4): concat of [2,2] and [3,1] along axis 1", true});
     c.push_back({"stack axis out of range", [](CaseBuilder& b) {
                      ValueId x = b.f64("x", {2}, {1, 2}), y = b.f64("y", {2}, {3, 4});
                      b.fetch(b.op("pd_op.stack", {b.combine({x, y})}, F, {2, 2}, {{"axis", Attribute::int32(3)}}));
@@ -119,27 +119,67 @@ inline std::vector<InvalidCase> familyInvalidCases() {
     c.push_back({"add of shapes that do not broadcast", [x23](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.add", {b.f64("x", {2, 3}, x23), b.f64("y", {2}, {1, 2})}, F, {2, 3}));
                  },
-                 "op 2 (pd_op.add -> %2): operand shapes [2,3] and [2] do not broadcast"});
+                 "op 2 (pd_op.add -> %2): shapes [2,3] and [2] do not broadcast", true});
     c.push_back({"where of shapes that do not broadcast", [x23](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.where", {b.input("c", B, {2, 1}, {1, 0}), b.f64("x", {2, 3}, x23), b.f64("y", {4}, {1, 2, 3, 4})}, F, {2, 3}));
                  },
-                 "op 3 (pd_op.where -> %3): shapes [2,3] and [4] do not broadcast"});
+                 "op 3 (pd_op.where -> %3): shapes [2,3] and [4] do not broadcast", true});
     c.push_back({"expand to an incompatible shape", [](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.expand", {b.f64("x", {2, 3}, iota(6)), b.ints({2, 4})}, F, {2, 4}));
                  },
-                 "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,4]"});
+                 "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,4]", true});
     c.push_back({"expand to a smaller dim", [](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.expand", {b.f64("x", {2, 3}, iota(6)), b.ints({2, 1})}, F, {2, 1}));
                  },
-                 "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,1]"});
+                 "op 2 (pd_op.expand -> %2): cannot expand [2,3] to [2,1]", true});
     c.push_back({"matmul inner dims differ", [x23](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.matmul", {b.f64("x", {2, 3}, x23), b.f64("y", {2, 3}, x23)}, F, {2, 3}));
                  },
-                 "op 2 (pd_op.matmul -> %2): inner dims differ: [2,3] x [2,3] (transpose_x 0, transpose_y 0)"});
+                 "op 2 (pd_op.matmul -> %2): inner dims differ: [2,3] x [2,3] (transpose_x 0, transpose_y 0)", true});
+    c.push_back({"matmul batch dims do not broadcast", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.matmul", {b.f64("x", {2, 2, 3}, iota(12)), b.f64("y", {3, 3, 2}, iota(18))}, F, {-1, 2, 2}));
+                 },
+                 "op 2 (pd_op.matmul -> %2): batch dims of [2,2,3] and [3,3,2] do not broadcast", true});
+    c.push_back({"matmul of a 0-d tensor", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.matmul", {b.f64("x", {}, {2}), b.f64("y", {3}, {1, 2, 3})}, F, {3}));
+                 },
+                 "op 2 (pd_op.matmul -> %2): matmul of a 0-d tensor", true});
+    c.push_back({"where with a condition that does not broadcast", [x23](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.where", {b.input("c", B, {3, 1}, {1, 0, 1}), b.f64("x", {2, 3}, x23), b.f64("y", {3}, {1, 2, 3})}, F, {2, 3}));
+                 },
+                 "op 3 (pd_op.where -> %3): shapes [3,1] and [2,3] do not broadcast", true});
+    // -- shapes only a kernel works out (no check-pass rule): one provider all the same --
+    c.push_back({"stack of parts of different shapes", [](CaseBuilder& b) {
+                     ValueId x = b.f64("x", {2}, {1, 2}), y = b.f64("y", {3}, {3, 4, 5});
+                     b.fetch(b.op("pd_op.stack", {b.combine({x, y})}, F, {2, 2}, {{"axis", Attribute::int32(0)}}));
+                 },
+                 "op 3 (pd_op.stack -> %3): stack of [2] and [3]: shapes differ", true});
+    c.push_back({"add_n of different shapes", [](CaseBuilder& b) {
+                     ValueId x = b.f64("x", {2}, {1, 2}), y = b.f64("y", {3}, {3, 4, 5});
+                     b.fetch(b.op("pd_op.add_n", {b.combine({x, y})}, F, {2}));
+                 },
+                 "op 3 (pd_op.add_n -> %3): add_n of different shapes: [2] and [3]", true});
+    c.push_back({"swiglu without y on an odd last axis", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.swiglu", {b.f64("x", {2, 3}, iota(6))}, F, {2, 1}));
+                 },
+                 "op 1 (pd_op.swiglu -> %1): swiglu without y needs an even last axis, got x [2,3]", true});
+    c.push_back({"tril of a 1-d tensor", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.tril", {b.f64("x", {3}, {1, 2, 3})}, F, {3}, {{"diagonal", Attribute::int32(0)}}));
+                 },
+                 "op 1 (pd_op.tril -> %1): operand 0 has rank 1, expected >= 2", true});
+    c.push_back({"gather_nd index deeper than x", [](CaseBuilder& b) {
+                     b.fetch(b.op("pd_op.gather_nd", {b.f64("x", {2, 2}, {1, 2, 3, 4}), b.i64("i", {1, 3}, {0, 0, 0})}, F, {1}));
+                 },
+                 "op 2 (pd_op.gather_nd -> %2): gather_nd index depth 3 is outside [0, 2] (x [2,2])", true});
+    c.push_back({"add_grad whose out_grad does not reduce to x", [](CaseBuilder& b) {
+                     ValueId x = b.f64("x", {4}, iota(4)), y = b.f64("y", {3}, iota(3)), g = b.f64("g", {2, 3}, iota(6));
+                     b.fetchAll(b.ops("pd_op.add_grad", {x, y, g}, {{F, {4}}, {F, {3}}}));
+                 },
+                 "op 3 (pd_op.add_grad -> %3): cannot reduce [2,3] to [4]", true});
     // -- reshape --
     c.push_back({"reshape with two -1", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({-1, -1})}; }, {-1, -1}, {}), "op 2 (pd_op.reshape -> %2): shape [-1,-1]: more than one -1"});
     c.push_back({"reshape with a dim below -1", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({-2, 3})}; }, {-1, 3}, {}), "op 2 (pd_op.reshape -> %2): shape [-2,3]: dims must be >= -1"});
-    c.push_back({"reshape to another element count", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({4, 2})}; }, {4, 2}, {}), "op 2 (pd_op.reshape -> %2): reshape of [2,3] to [4,2] changes the element count"});
+    c.push_back({"reshape to another element count", on23("pd_op.reshape", [](CaseBuilder& b) { return std::vector<ValueId>{b.ints({4, 2})}; }, {4, 2}, {}), "op 2 (pd_op.reshape -> %2): reshape of [2,3] to [4,2] changes the element count", true});
     // -- scalar parameters --
     c.push_back({"dropout p above 1", [](CaseBuilder& b) {
                      b.fetch(b.ops("pd_op.dropout", {b.f64("x", {3}, {1, 2, 3})}, {{F, {3}}, {DType::UInt8, {3}}},
@@ -153,11 +193,16 @@ inline std::vector<InvalidCase> familyInvalidCases() {
     c.push_back({"arange step 0", [](CaseBuilder& b) {
                      b.fetch(b.op("pd_op.arange", {b.f64("s", {1}, {0}), b.f64("e", {1}, {3}), b.f64("d", {1}, {0})}, F, {-1}));
                  },
+                 "op 3 (pd_op.arange -> %3): arange with step 0", true});
+    c.push_back({"arange step 0 (constant operands: the check pass refuses it)", [](CaseBuilder& b) {
+                     auto scalar = [&](double v) { return b.op("pd_op.full", {}, F, {1}, {{"shape", Attribute::intArray({1})}, {"value", Attribute::float32(static_cast<float>(v))}}); };
+                     b.fetch(b.op("pd_op.arange", {scalar(0), scalar(3), scalar(0)}, F, {-1}));
+                 },
                  "op 3 (pd_op.arange -> %3): arange with step 0"});
     c.push_back({"topk k past the axis", [](CaseBuilder& b) {
                      b.fetchAll(b.ops("pd_op.topk", {b.f64("x", {3}, {1, 2, 3})}, {{F, {4}}, {I64, {4}}}, {{"k", Attribute::int32(4)}}));
                  },
-                 "op 1 (pd_op.topk -> %1): k = 4 is outside [1, 3]"});
+                 "op 1 (pd_op.topk -> %1): k = 4 is outside [1, 3]", true});
     c.push_back({"pad with negative paddings", on23("pd_op.pad", none, {2, 3}, {{"paddings", Attribute::intArray({0, 0, -1, 0})}}), "op 1 (pd_op.pad -> %1): attribute paddings = [0,0,-1,0]: must be >= 0"});
     c.push_back({"builtin.slice index out of range", [](CaseBuilder& b) {
                      ValueId x = b.f64("x", {1}, {1});

@@ -110,6 +110,11 @@ struct PlannerOptions {
     // flips within localSearchWork (evaluations × replayed positions) per budget.
     size_t thoroughSearchUpTo = 400;
     double localSearchWork = 2e7;
+    // frontier(): above 0 (and up to thoroughSearchUpTo candidates), budgets are bisected
+    // until two with different answers lie at most this fraction apart (0.01: every budget
+    // has a frontier point within 1% above it as cheap as its own answer); more points, so
+    // off by default (the LP bounds of the default frontier share a fixed time).
+    double frontierResolution = 0;
     int sharedBudgets = 20;      // budgets whose search results every search starts from
     size_t sharedBudgetsUpTo = 5000;  // candidate ops above which there are none (one budget's cost)
     // --recompute-random: random ops the planner may recompute (model/RandomRecompute.h):

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <cstdio>
-#include <cstdlib>
 
 #include "algorithms/planner/Budget.h"
 #include "model/Diagnostic.h"
@@ -103,11 +101,12 @@ void BudgetPlanner::refineAround(int64_t budget, Pool& pool) {
 void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
     // Local search from the cheapest fitting plan or, when none fits, the lowest one: first
     // reach the budget, then cut cost while it still fits. Moves: single flips (recompute one
-    // op more or one less); where none helps, pairs of flips (drop a recomputed op and flip
-    // another: a cheaper op recomputed instead of a dearer one, or two dropped at once), which
-    // the min cut's proxy (saved bytes, not the peak) often leaves on the table. Programs up
-    // to options.thoroughSearchUpTo candidates try every single flip each round and pairs
-    // within a work cap; bigger ones only the costliest recomputed ops, once.
+    // op more or one less) and cones (an op with its producers); where none helps, pairs of
+    // flips (drop a recomputed op and flip another: a cheaper op recomputed instead of a
+    // dearer one, or two dropped at once), which the min cut's proxy (saved bytes, not the
+    // peak) often leaves on the table. Programs up to options.thoroughSearchUpTo candidates
+    // try every move each round within a work cap; bigger ones only the costliest recomputed
+    // ops, once.
     const Evaluated* start = bestFitting(pool, budget);
     if (!start) {
         for (const Evaluated* e : pool.order)
@@ -219,7 +218,6 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
         if (!bestMove) break;
         current = bestMove;
     }
-    if (std::getenv("RX_DEBUG_LS")) fprintf(stderr, "LS budget %lld nc %zu ops %zu evalsLeft %zu measured %zu\n", (long long)budget, nc, opsCount, evaluationsLeft, measured_.size());
 }
 
 int64_t BudgetPlanner::minimumActivationPeak() {
@@ -296,11 +294,12 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
         if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
         answers.push_back({best, b});
     }
-    if (candidates_.size() <= options_.thoroughSearchUpTo) {
+    if (options_.frontierResolution > 0 && candidates_.size() <= options_.thoroughSearchUpTo) {
         // Between two budgets whose answers differ, the cheapest plan can step anywhere: bisect
-        // such intervals until each spans at most 1% of its lower end, so that every budget b
-        // has a frontier point at most 1% above it as cheap as b's own answer (up to
-        // 3 × points more budgets, in a fixed order: a function of the problem and `points`).
+        // such intervals until each spans at most `frontierResolution` of its lower end, so
+        // that every budget b has a frontier point that much above it as cheap as b's own
+        // answer (up to 3 × points more budgets, in a fixed order: a function of the problem,
+        // the options and `points`).
         std::sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) { return x.budget < y.budget; });
         size_t extra = 3 * size_t(points);
         for (bool split = true; split && extra > 0;) {
@@ -311,7 +310,8 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
                 if (i + 1 == answers.size() || extra == 0) continue;
                 const Answer& lo = answers[i];
                 const Answer& hi = answers[i + 1];
-                if (lo.set == hi.set || hi.budget - lo.budget <= lo.budget / 100) continue;
+                if (lo.set == hi.set || double(hi.budget - lo.budget) <= options_.frontierResolution * double(lo.budget))
+                    continue;
                 const int64_t mid = lo.budget + (hi.budget - lo.budget) / 2;
                 const Evaluated* best = searchBudget(mid);
                 if (!best) continue;  // cannot happen above a budget that fits; keep the ends

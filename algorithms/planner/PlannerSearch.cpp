@@ -129,9 +129,10 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
     auto improves = [&](const Evaluated& e, const Evaluated& than) {
         if (e.peak > original_.peakBytes) return false;
         if (fits(*current, budget)) return fits(e, budget) && e.cost < than.cost;
-        // Fewer positions at the peak is progress towards a lower one across a plateau.
+        // Fewer positions at the peak is progress towards a lower one across a plateau (the
+        // thorough search only: bigger programs keep their one cheap pass).
         if (e.activation != than.activation) return e.activation < than.activation;
-        if (e.peakPositions != than.peakPositions) return e.peakPositions < than.peakPositions;
+        if (thorough && e.peakPositions != than.peakPositions) return e.peakPositions < than.peakPositions;
         return e.cost < than.cost;
     };
     auto measure = [&](const RecomputeSet& wanted) -> const Evaluated& {

@@ -45,13 +45,13 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     // The reference plans: the search is never above them at equal or lower cost.
     for (const BudgetPlan& r : referencePlans().plans)
         if (auto inR = candidateSet(r)) pool.add(evaluate(*inR));
+    // The floor: the local search towards the lowest peak (a budget no plan meets), so that
+    // the frontier's budgets start where the search can reach, not where the λ grid stops.
+    if (!candidates_.empty() && candidates_.size() <= options_.thoroughSearchUpTo) improveGreedy(-1, pool);
     // Shared budgets: the refinement and local search of evenly spaced budgets, in a fixed
     // order, so that every later search starts from what any of them found (a plan one
     // budget's local search finds often answers its neighbours). Still a function of the
     // problem and options alone.
-    // The floor: the local search towards the lowest peak (a budget no plan meets), so that
-    // the frontier's budgets start where the search can reach, not where the λ grid stops.
-    if (!candidates_.empty() && candidates_.size() <= options_.thoroughSearchUpTo) improveGreedy(-1, pool);
     if (!candidates_.empty() && candidates_.size() <= options_.sharedBudgetsUpTo && options_.sharedBudgets > 1) {
         int64_t lo = originalActivationPeak();
         for (const Evaluated* e : pool.order)
@@ -169,17 +169,17 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
             // Cone moves: recompute op k with its producers up to 2, 3 or any steps back, so
             // that a chain is cloned from values already held (no single flip frees memory
             // when each link alone only trades one saved value for another).
-            std::vector<uint32_t> depthOf(nc, kNoId), frontier;
+            std::vector<uint32_t> depthOf(nc, kNoId), ring;
             for (uint32_t k = 0; k < nc && evaluationsLeft > 0; ++k) {
                 if (current->inR[k]) continue;
                 RecomputeSet wanted = current->inR;
                 std::fill(depthOf.begin(), depthOf.end(), kNoId);
                 depthOf[k] = 0;
                 wanted[k] = 1;
-                frontier.assign(1, k);
-                for (uint32_t depth = 1; !frontier.empty(); ++depth) {
+                ring.assign(1, k);
+                for (uint32_t depth = 1; !ring.empty(); ++depth) {
                     std::vector<uint32_t> next;
-                    for (uint32_t f : frontier)
+                    for (uint32_t f : ring)
                         for (uint32_t i = operandCandidateOff_[f]; i < operandCandidateOff_[f + 1]; ++i) {
                             const uint32_t d = operandCandidates_[i];
                             if (depthOf[d] != kNoId || current->inR[d]) continue;
@@ -187,8 +187,8 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
                             wanted[d] = 1;
                             next.push_back(d);
                         }
-                    frontier = std::move(next);
-                    if (depth == 1 || (depth > 3 && !frontier.empty())) continue;  // depth 1: the single flip
+                    ring = std::move(next);
+                    if (depth == 1 || (depth > 3 && !ring.empty())) continue;  // depth 1: the single flip
                     const Evaluated& e = measure(wanted);
                     if (improves(e, bestMove ? *bestMove : *current)) bestMove = &e;
                 }

@@ -264,7 +264,7 @@ size_t BudgetPlanner::replayLiveRanges(const RecomputeSet& inR, bool residents, 
     return n + nc;
 }
 
-int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
+int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR, uint32_t* peakPositions) const {
     std::vector<int64_t> delta(analysis_->globalOps().size() + inR.size() + 2, 0);
     const size_t positions = replayLiveRanges(
         inR, /*residents=*/false,
@@ -275,10 +275,13 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR) const {
         nullptr);
     if (!positions) return std::numeric_limits<int64_t>::max();  // the rewriter would fail
     int64_t cur = 0, peak = 0;
+    uint32_t atPeak = 0;
     for (size_t i = 0; i < positions; ++i) {
         cur += delta[i];
-        peak = std::max(peak, cur);
+        if (cur > peak) { peak = cur; atPeak = 0; }
+        atPeak += cur == peak;
     }
+    if (peakPositions) *peakPositions = atPeak;
     return peak + original_.residentBytes;
 }
 
@@ -524,7 +527,7 @@ const BudgetPlanner::Evaluated& BudgetPlanner::evaluate(const RecomputeSet& inR)
     e.inR = inR;
     for (uint32_t k = 0; k < candidates_.size(); ++k)
         if (inR[k]) e.cost += costs_.cost(candidates_[k]);
-    e.peak = simulatePeak(inR);
+    e.peak = simulatePeak(inR, &e.peakPositions);
     e.activation = e.peak == std::numeric_limits<int64_t>::max() ? e.peak : e.peak - original_.residentBytes;
     return measured_.emplace(inR, std::move(e)).first->second;
 }

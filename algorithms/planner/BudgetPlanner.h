@@ -106,6 +106,15 @@ struct PlannerOptions {
     size_t coarseGridAbove = 10000;  // candidate ops above which the grid takes k step 4
     size_t maxExactOps = 16;     // exact mode: largest number of candidate ops enumerated
     size_t exactBelow = 12;      // planForBudget enumerates exactly up to this many candidate ops
+    // Local search: up to this many candidate ops every single flip each round, and pairs of
+    // flips within localSearchWork (evaluations × replayed positions) per budget.
+    size_t thoroughSearchUpTo = 400;
+    double localSearchWork = 2e7;
+    // frontier(): above 0 (and up to thoroughSearchUpTo candidates), budgets are bisected
+    // until two with different answers lie at most this fraction apart (0.01: every budget
+    // has a frontier point within 1% above it as cheap as its own answer); more points, so
+    // off by default (the LP bounds of the default frontier share a fixed time).
+    double frontierResolution = 0;
     int sharedBudgets = 20;      // budgets whose search results every search starts from
     size_t sharedBudgetsUpTo = 5000;  // candidate ops above which there are none (one budget's cost)
     // --recompute-random: random ops the planner may recompute (model/RandomRecompute.h):
@@ -219,6 +228,7 @@ private:
         RecomputeSet inR;
         int64_t peak = 0, activation = 0;
         double cost = 0;
+        uint32_t peakPositions = 0;  // positions at the peak (the local search's tie-break)
     };
     // The plans one search chooses from, keyed by the set itself (never a hash of it).
     struct Pool {
@@ -250,7 +260,8 @@ private:
     // Peak of the rewritten program by the liveness model without building it: the
     // rewriter's placement and redirection replayed on positions (equal to
     // profileMemory(partitionJointGraph(...)); tests check it).
-    int64_t simulatePeak(const RecomputeSet& inR) const;
+    // `peakPositions`, when given, receives how many positions reach the peak.
+    int64_t simulatePeak(const RecomputeSet& inR, uint32_t* peakPositions = nullptr) const;
     // The live ranges simulatePeak sums (defined in BudgetPlanner.cpp, its only callers' file).
     enum class RangeKind { Clone, Original, Resident };
     template <class Emit>

@@ -45,6 +45,9 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     // The reference plans: the search is never above them at equal or lower cost.
     for (const BudgetPlan& r : referencePlans().plans)
         if (auto inR = candidateSet(r)) pool.add(evaluate(*inR));
+    // The floor: the local search towards the lowest peak (a budget no plan meets), so that
+    // the frontier's budgets start where the search can reach, not where the λ grid stops.
+    if (!candidates_.empty() && candidates_.size() <= options_.thoroughSearchUpTo) improveGreedy(-1, pool);
     // Shared budgets: the refinement and local search of evenly spaced budgets, in a fixed
     // order, so that every later search starts from what any of them found (a plan one
     // budget's local search finds often answers its neighbours). Still a function of the
@@ -96,10 +99,14 @@ void BudgetPlanner::refineAround(int64_t budget, Pool& pool) {
 }
 
 void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
-    // Local search over single flips (recompute one op more or one op less), starting from
-    // the cheapest fitting plan or, when none fits, the lowest one: first reach the budget,
-    // then cut cost while it still fits. Small programs try every op each round; big ones
-    // only the costliest recomputed ops once.
+    // Local search from the cheapest fitting plan or, when none fits, the lowest one: first
+    // reach the budget, then cut cost while it still fits. Moves: single flips (recompute one
+    // op more or one less) and cones (an op with its producers); where none helps, pairs of
+    // flips (drop a recomputed op and flip another: a cheaper op recomputed instead of a
+    // dearer one, or two dropped at once), which the min cut's proxy (saved bytes, not the
+    // peak) often leaves on the table. Programs up to options.thoroughSearchUpTo candidates
+    // try every move each round within a work cap; bigger ones only the costliest recomputed
+    // ops, once.
     const Evaluated* start = bestFitting(pool, budget);
     if (!start) {
         for (const Evaluated* e : pool.order)
@@ -110,47 +117,107 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
                 start = e;
         if (!start) return;
     }
-    RecomputeSet current = start->inR;
-    int64_t curActivation = start->activation;
-    double curCost = start->cost;
-    bool curFits = fits(*start, budget);
-    const bool small = candidates_.size() <= 64;
-    for (int round = 0; round < (small ? 64 : 1); ++round) {
+    const size_t nc = candidates_.size();
+    const bool thorough = nc <= options_.thoroughSearchUpTo;
+    // The cap counts every evaluation, memoised or not, so the search is the same
+    // whatever was measured before (planning stays a function of problem, budget, options).
+    const size_t opsCount = std::max<size_t>(1, analysis_->globalOps().size() + nc);
+    size_t evaluationsLeft = thorough ? size_t(options_.localSearchWork / double(opsCount)) : nc;
+    const Evaluated* current = start;
+    // Whether e improves on `than`: while the current plan fits, a cheaper plan that fits;
+    // before, a lower one.
+    auto improves = [&](const Evaluated& e, const Evaluated& than) {
+        if (e.peak > original_.peakBytes) return false;
+        if (fits(*current, budget)) return fits(e, budget) && e.cost < than.cost;
+        // Fewer positions at the peak is progress towards a lower one across a plateau (the
+        // thorough search only: bigger programs keep their one cheap pass).
+        if (e.activation != than.activation) return e.activation < than.activation;
+        if (thorough && e.peakPositions != than.peakPositions) return e.peakPositions < than.peakPositions;
+        return e.cost < than.cost;
+    };
+    auto measure = [&](const RecomputeSet& wanted) -> const Evaluated& {
+        if (evaluationsLeft > 0) --evaluationsLeft;
+        const Evaluated& e = evaluate(normalise(wanted));
+        pool.add(e);
+        return e;
+    };
+    auto flip = [&](std::initializer_list<uint32_t> ks) -> const Evaluated& {
+        RecomputeSet wanted = current->inR;
+        for (uint32_t k : ks) wanted[k] = !wanted[k];
+        return measure(wanted);
+    };
+    for (int round = 0; round < (thorough ? int(4 * nc + 64) : 1); ++round) {
         std::vector<uint32_t> order;
-        for (uint32_t k = 0; k < current.size(); ++k)
-            if (small || current[k]) order.push_back(k);
-        if (!small) {
+        for (uint32_t k = 0; k < nc; ++k)
+            if (thorough || current->inR[k]) order.push_back(k);
+        if (!thorough) {
             std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
                 return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
             });
             order.resize(std::min<size_t>(order.size(), 6));
         }
-        bool moved = false;
         const Evaluated* bestMove = nullptr;
-        int64_t bestActivation = curActivation;
-        double bestCost = curCost;
         for (uint32_t k : order) {
-            RecomputeSet wanted = current;
-            wanted[k] = !wanted[k];
-            const Evaluated& e = evaluate(normalise(wanted));
-            pool.add(e);
-            if (e.peak > original_.peakBytes) continue;
-            const bool better = curFits ? (fits(e, budget) && e.cost < bestCost)
-                                        : (e.activation < bestActivation ||
-                                           (e.activation == bestActivation && e.cost < bestCost));
-            if (better) {
+            if (thorough && evaluationsLeft == 0) break;
+            const Evaluated& e = flip({k});
+            if (improves(e, bestMove ? *bestMove : *current)) {
                 bestMove = &e;
-                bestActivation = e.activation;
-                bestCost = e.cost;
-                moved = true;
-                if (!small) break;
+                if (!thorough) break;
             }
         }
-        if (!moved) break;
-        current = bestMove->inR;
-        curActivation = bestActivation;
-        curCost = bestCost;
-        curFits = curActivation <= budget;
+        if (thorough) {
+            // Cone moves: recompute op k with its producers up to 2, 3 or any steps back, so
+            // that a chain is cloned from values already held (no single flip frees memory
+            // when each link alone only trades one saved value for another).
+            std::vector<uint32_t> depthOf(nc, kNoId), ring;
+            for (uint32_t k = 0; k < nc && evaluationsLeft > 0; ++k) {
+                if (current->inR[k]) continue;
+                RecomputeSet wanted = current->inR;
+                std::fill(depthOf.begin(), depthOf.end(), kNoId);
+                depthOf[k] = 0;
+                wanted[k] = 1;
+                ring.assign(1, k);
+                for (uint32_t depth = 1; !ring.empty(); ++depth) {
+                    std::vector<uint32_t> next;
+                    for (uint32_t f : ring)
+                        for (uint32_t i = operandCandidateOff_[f]; i < operandCandidateOff_[f + 1]; ++i) {
+                            const uint32_t d = operandCandidates_[i];
+                            if (depthOf[d] != kNoId || current->inR[d]) continue;
+                            depthOf[d] = depth;
+                            wanted[d] = 1;
+                            next.push_back(d);
+                        }
+                    ring = std::move(next);
+                    if (depth == 1 || (depth > 3 && !ring.empty())) continue;  // depth 1: the single flip
+                    const Evaluated& e = measure(wanted);
+                    if (improves(e, bestMove ? *bestMove : *current)) bestMove = &e;
+                }
+            }
+        }
+        if (!bestMove && thorough && evaluationsLeft > 0) {
+            // Pairs, first improvement: dearest recomputed op dropped first, its partner by
+            // rising cost; while the plan misses the budget, any two flips.
+            std::vector<uint32_t> byCost(nc);
+            for (uint32_t k = 0; k < nc; ++k) byCost[k] = k;
+            std::stable_sort(byCost.begin(), byCost.end(), [&](uint32_t x, uint32_t y) {
+                return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
+            });
+            const bool fitting = fits(*current, budget);
+            for (size_t i = 0; i < nc && !bestMove && evaluationsLeft > 0; ++i) {
+                const uint32_t a = byCost[i];
+                if (fitting && !current->inR[a]) continue;
+                for (size_t j = nc; j-- > 0 && evaluationsLeft > 0;) {
+                    const uint32_t b = byCost[j];
+                    if (b == a || (!fitting && j <= i)) continue;
+                    // Fitting: only pairs whose flips lower the cost before normalising.
+                    if (fitting && !current->inR[b] && costs_.cost(candidates_[b]) >= costs_.cost(candidates_[a])) continue;
+                    const Evaluated& e = flip({a, b});
+                    if (improves(e, *current)) { bestMove = &e; break; }
+                }
+            }
+        }
+        if (!bestMove) break;
+        current = bestMove;
     }
 }
 
@@ -227,6 +294,34 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
         const Evaluated* best = searchBudget(b);
         if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
         answers.push_back({best, b});
+    }
+    if (options_.frontierResolution > 0 && candidates_.size() <= options_.thoroughSearchUpTo) {
+        // Between two budgets whose answers differ, the cheapest plan can step anywhere: bisect
+        // such intervals until each spans at most `frontierResolution` of its lower end, so
+        // that every budget b has a frontier point that much above it as cheap as b's own
+        // answer (up to 3 × points more budgets, in a fixed order: a function of the problem,
+        // the options and `points`).
+        std::sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) { return x.budget < y.budget; });
+        size_t extra = 3 * size_t(points);
+        for (bool split = true; split && extra > 0;) {
+            split = false;
+            std::vector<Answer> refined;
+            for (size_t i = 0; i < answers.size(); ++i) {
+                refined.push_back(answers[i]);
+                if (i + 1 == answers.size() || extra == 0) continue;
+                const Answer& lo = answers[i];
+                const Answer& hi = answers[i + 1];
+                if (lo.set == hi.set || double(hi.budget - lo.budget) <= options_.frontierResolution * double(lo.budget))
+                    continue;
+                const int64_t mid = lo.budget + (hi.budget - lo.budget) / 2;
+                const Evaluated* best = searchBudget(mid);
+                if (!best) continue;  // cannot happen above a budget that fits; keep the ends
+                refined.push_back({best, mid});
+                --extra;
+                split = true;
+            }
+            answers = std::move(refined);
+        }
     }
     // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
     std::stable_sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) {

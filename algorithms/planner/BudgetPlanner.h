@@ -238,7 +238,7 @@ private:
                                  const std::vector<int64_t>* valueCaps) const;
     // The source → op arc's capacity of candidate k at λ.
     int64_t lambdaCapacity(double lambda, uint32_t k) const;
-    // The unbanned network's λ cuts on one graph with warm starts (ParametricCut.cpp): false
+    // The unbanned network's λ cuts, component by component (ComponentMinCut.h): false
     // when its capacities could overflow (the general min cut then decides and reports).
     bool prepareLambdaCuts() const;
     const std::vector<uint8_t>& lambdaSinkSide(double lambda) const;  // by network node

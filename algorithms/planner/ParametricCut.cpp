@@ -140,23 +140,30 @@ bool BudgetPlanner::prepareLambdaCuts() const {
     return true;
 }
 
+namespace {
+// The cut's check, as solveMinCut's: no ∞ arc crosses it and its capacity is the flow's value.
+void checkCut(const std::vector<ComponentMinCut::Arc>& arcs, const std::vector<int64_t>& capacity,
+              const std::vector<uint8_t>& sinkSide, int64_t value, double lambda) {
+    int64_t cutSum = 0;
+    bool infiniteCut = false;
+    for (uint32_t a = 0; a < arcs.size(); ++a)
+        if (!sinkSide[arcs[a].from] && sinkSide[arcs[a].to]) {
+            if (arcs[a].infinite) infiniteCut = true;
+            else cutSum += capacity[a];
+        }
+    if (infiniteCut || cutSum != value)
+        throw Error("the budget planner's min cut (λ = " + std::to_string(lambda) + ") failed: internal error: the cut (" +
+                    std::to_string(cutSum) + ") does not match the flow value (" + std::to_string(value) + ")");
+}
+}  // namespace
+
 const std::vector<uint8_t>& BudgetPlanner::lambdaSinkSide(double lambda) const {
     Network::LambdaCuts& c = *net_->lambdaCuts;
     for (uint32_t k = 0; k < candidates_.size(); ++k)
         if (c.sourceArc[k] != kNoId) c.capacity[c.sourceArc[k]] = lambdaCapacity(lambda, k);
     int64_t value = 0;
     const std::vector<uint8_t>& reaches = c.cut->solve(c.capacity, value);
-    // The checked cut: no ∞ arc crosses it and its capacity is the flow's value.
-    int64_t cutSum = 0;
-    bool infiniteCut = false;
-    for (uint32_t a = 0; a < c.arcs.size(); ++a)
-        if (!reaches[c.arcs[a].from] && reaches[c.arcs[a].to]) {
-            if (c.arcs[a].infinite) infiniteCut = true;
-            else cutSum += c.capacity[a];
-        }
-    if (infiniteCut || cutSum != value)
-        throw Error("the budget planner's min cut (λ = " + std::to_string(lambda) + ") failed: internal error: the cut (" +
-                    std::to_string(cutSum) + ") does not match the flow value (" + std::to_string(value) + ")");
+    checkCut(c.arcs, c.capacity, reaches, value, lambda);
     return reaches;
 }
 
@@ -173,16 +180,41 @@ BudgetPlanner::RecomputeSet BudgetPlanner::cutRecomputeSet(double lambda, const 
             wanted[k] = n.opNode[k] != kNoId && sinkSide[n.opNode[k]];
         return normalise(wanted);
     }
-    FlowNetwork f = n.flow;  // capacities for this λ on a copy
+    // Capacities for this λ (every finite arc is an op's source arc or a value's).
+    std::vector<int64_t> capacity(n.flow.arcs.size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
         if (n.sourceArc[k] == kNoId) continue;
-        f.arcs[n.sourceArc[k]].capacity = lambdaCapacity(lambda, k);
+        capacity[n.sourceArc[k]] = lambdaCapacity(lambda, k);
     }
     for (const auto& [arc, v] : n.valueArcs) {
         const int64_t c = valueCaps ? (*valueCaps)[v] : p.valueBytes(v);
         if (c < 0) throw Error("internal error: negative capacity " + std::to_string(c) + " for " + p.value(v).name);
-        f.arcs[arc].capacity = c;
+        capacity[arc] = c;
     }
+    // One solve on ComponentMinCut (solveMinCut's cut, without its Preflow over the whole
+    // cone) while the capacities' sum fits; otherwise, or with an ∞ path from source to sink,
+    // solveMinCut below decides and reports.
+    int64_t finite = 0;
+    bool fits = true;
+    std::vector<ComponentMinCut::Arc> arcs(n.flow.arcs.size());
+    for (uint32_t a = 0; a < arcs.size(); ++a) {
+        const FlowNetwork::Arc& arc = n.flow.arcs[a];
+        arcs[a] = {arc.from, arc.to, arc.infinite};
+        if (!arc.infinite) fits = fits && !__builtin_add_overflow(finite, capacity[a], &finite);
+    }
+    if (fits && finite < std::numeric_limits<int64_t>::max() / 2) {
+        ComponentMinCut cut(n.flow.nodes.size(), FlowNetwork::kSource, FlowNetwork::kSink, arcs, finite + 1);
+        if (cut.bounded()) {
+            int64_t value = 0;
+            const std::vector<uint8_t>& sinkSide = cut.solve(capacity, value);
+            checkCut(arcs, capacity, sinkSide, value, lambda);
+            for (uint32_t k = 0; k < candidates_.size(); ++k)
+                wanted[k] = n.opNode[k] != kNoId && sinkSide[n.opNode[k]];
+            return normalise(wanted);
+        }
+    }
+    FlowNetwork f = n.flow;
+    for (uint32_t a = 0; a < f.arcs.size(); ++a) f.arcs[a].capacity = capacity[a];
     MinCutOptions options;
     options.linkedElevator = true;
     const MinCutResult cut = solveMinCut(f, p, options);

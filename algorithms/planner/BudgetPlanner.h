@@ -19,7 +19,9 @@
 // PlanExplain.cpp.
 //
 // Not thread-safe: one caller at a time (the explorer serialises its workers on one planner).
+#include <array>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <functional>
@@ -40,6 +42,7 @@
 #include "model/RecomputeSpec.h"
 
 namespace rx::exec { struct Liveness; }
+namespace rx { struct SolveResult; }
 
 namespace rx::planner {
 
@@ -128,6 +131,7 @@ public:
     BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSpec spec,
                   RecomputeConfig config = RecomputeConfig::seedDefaults(), CostModel costs = {},
                   PlannerOptions options = {});
+    ~BudgetPlanner();  // waits for the reference cuts' thread (startReferenceSets) if it runs
 
     const Program& program() const { return *program_; }
     const Analysis& analysis() const { return *analysis_; }
@@ -248,7 +252,7 @@ private:
                                  const std::vector<int64_t>* valueCaps) const;
     // The source → op arc's capacity of candidate k at λ.
     int64_t lambdaCapacity(double lambda, uint32_t k) const;
-    // The unbanned network's λ cuts on one graph with warm starts (ParametricCut.cpp): false
+    // The unbanned network's λ cuts, component by component (ComponentMinCut.h): false
     // when its capacities could overflow (the general min cut then decides and reports).
     bool prepareLambdaCuts() const;
     const std::vector<uint8_t>& lambdaSinkSide(double lambda) const;  // by network node
@@ -292,6 +296,21 @@ private:
     // and clone inputs), so that simulatePeak measures it; nullopt otherwise.
     std::optional<RecomputeSet> replayableSet(const Plan& plan) const;
     std::vector<uint8_t> bansForPyTorch(bool allowlist) const;
+    // The reference plans in two steps: their recompute sets (the seed's solve and the other
+    // references' cuts: functions of the problem alone), then the plans (measured, memoised).
+    // The cuts run on a second thread from startReferenceSets (called by referencePlans at
+    // the latest) until referencePlans joins them; meanwhile only this thread's λ cuts and
+    // measurements may run.
+    static constexpr std::array<double, 3> kPyTorchBudgets{0.0, 0.5, 1.0};
+    struct ReferenceSets {
+        std::vector<RecomputeSet> pytorch;  // by kPyTorchBudgets
+        RecomputeSet fullCheckpoint;
+    };
+    void startReferenceSets();
+    SolveResult solveSeed() const;  // throws rx::Error when the seed fails
+    BudgetPlan seedPlanFrom(const SolveResult& seed);
+    RecomputeSet pytorchStyleSet(double memoryBudgetFraction);
+    RecomputeSet fullCheckpointSet();
     int64_t savedBytes(const std::vector<uint8_t>& inR) const;
     const Pool& runExact();
     struct MilpModel;
@@ -390,6 +409,7 @@ private:
     std::vector<double> gridLambdas_;                                 // ascending
     std::optional<Pool> basePool_;
     std::optional<ReferencePlans> references_;
+    std::future<ReferenceSets> referenceSets_;  // startReferenceSets' thread until referencePlans
     // pytorchStylePlan's budget-independent part: PyTorch's weights and aggressive bans, and
     // the runtime-optimised cut (default bans).
     struct PyTorchCuts {

@@ -2,16 +2,11 @@
 // (algorithms/MinCut.h) for saved bytes + λ·recompute cost.
 #include "algorithms/planner/BudgetPlanner.h"
 
-#include "algorithms/LemonSmartGraph.h"
-
-#include <lemon/elevator.h>
-#include <lemon/preflow.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <list>
 
+#include "algorithms/ComponentMinCut.h"
 #include "algorithms/MinCut.h"
 #include "model/Diagnostic.h"
 
@@ -35,41 +30,17 @@ struct BudgetPlanner::Network {
     ~Network();
 };
 
-namespace {
-using Graph = lemon::SmartDigraph;
-using CapacityMap = Graph::ArcMap<int64_t>;
-using LinkedPreflow = lemon::Preflow<Graph, CapacityMap>::SetStandardElevator<
-    lemon::LinkedElevator<Graph, Graph::Node>>::Create;
-
-// A stored flow as the map Preflow::init reads.
-struct StoredFlow {
-    const std::vector<int64_t>& flow;
-    int64_t operator[](Graph::Arc a) const { return flow[size_t(Graph::id(a))]; }
-};
-}  // namespace
-
-// The λ cuts of the network without bans, on one graph built once: only the source → op arcs
-// change with λ (λ·cost, capped by the op's result bytes, so never falling as λ rises), and
-// a maximum preflow for a smaller λ is a preflow for a larger one. Each cut starts from the
-// stored flow of the largest smaller λ (warm start) instead of from zero. The cut is the same
-// as solveMinCut's (networkx's): the nodes that reach the sink in the residual graph of a
-// maximum preflow, which does not depend on the preflow found, nor on the ∞ arcs' sentinel
-// while it exceeds every finite cut. The cut is checked against the flow value as there.
+// The λ cuts of the network without bans, on one ComponentMinCut built once: only the source
+// → op arcs change with λ. The network contracted (needed values into the sink) falls apart
+// into a few nodes per layer and one chain through the layers, each solved on its own. The cut
+// is solveMinCut's (networkx's): the nodes that reach the sink in the residual graph of a
+// maximum flow, which does not depend on the flow found, nor on the ∞ arcs' sentinel while it
+// exceeds every finite cut. The cut is checked against the flow value as there.
 struct BudgetPlanner::Network::LambdaCuts {
-    Graph graph;
-    CapacityMap capacity{graph};
-    Graph::ArcMap<int64_t> flow{graph};
-    std::vector<uint32_t> sourceArc;       // by candidate: graph arc, kNoId when banned
-    std::vector<uint8_t> infinite;         // by graph arc
-    std::vector<uint32_t> inOff, outOff, inArcs, outArcs;  // residual search lists (CSR)
-    std::vector<uint32_t> tail, head;      // by graph arc
-    LinkedPreflow preflow{graph, capacity, graph.nodeFromId(FlowNetwork::kSource),
-                          graph.nodeFromId(FlowNetwork::kSink)};
-    // Maximum flows of recent λ's (most recent first), to warm-start from.
-    static constexpr size_t kStoredFlows = 4;
-    std::list<std::pair<double, std::vector<int64_t>>> stored;
-    std::vector<uint8_t> reaches;          // by node, scratch
-    std::vector<uint32_t> queue;           // scratch
+    std::unique_ptr<ComponentMinCut> cut;
+    std::vector<ComponentMinCut::Arc> arcs;  // the network's arcs that may carry flow
+    std::vector<int64_t> capacity;           // by arc of `arcs`: fixed ones set once, source arcs per λ
+    std::vector<uint32_t> sourceArc;         // by candidate: into `arcs`, kNoId when banned
 };
 
 BudgetPlanner::Network::~Network() = default;
@@ -150,99 +121,50 @@ bool BudgetPlanner::prepareLambdaCuts() const {
     }
     if (bound >= std::numeric_limits<int64_t>::max() / 2) return false;
     const int64_t sentinel = bound + 1;  // above any finite cut at any λ
-    std::vector<uint32_t> graphArc(f.arcs.size(), kNoId);
-    c.graph.reserveNode(int(nodes));
-    for (size_t i = 0; i < nodes; ++i) c.graph.addNode();
+    std::vector<uint32_t> keptArc(f.arcs.size(), kNoId);
     for (uint32_t a = 0; a < f.arcs.size(); ++a) {
         const FlowNetwork::Arc& arc = f.arcs[a];
         // Arcs into source or out of sink carry no flow; fixed zero arcs never carry any.
         if (arc.to == FlowNetwork::kSource || arc.from == FlowNetwork::kSink || arc.from == arc.to) continue;
         if (!arc.infinite && !isSourceArc[a] && fixed[a] == 0) continue;
-        graphArc[a] = uint32_t(c.tail.size());
-        c.graph.addArc(c.graph.nodeFromId(int(arc.from)), c.graph.nodeFromId(int(arc.to)));
-        c.infinite.push_back(arc.infinite);
-        c.tail.push_back(arc.from);
-        c.head.push_back(arc.to);
+        keptArc[a] = uint32_t(c.arcs.size());
+        c.arcs.push_back({arc.from, arc.to, arc.infinite});
+        c.capacity.push_back(arc.infinite ? sentinel : fixed[a]);
     }
-    const size_t arcs = c.tail.size();
-    for (uint32_t a = 0; a < f.arcs.size(); ++a)
-        if (graphArc[a] != kNoId)
-            c.capacity[c.graph.arcFromId(int(graphArc[a]))] = f.arcs[a].infinite ? sentinel : fixed[a];
     c.sourceArc.assign(candidates_.size(), kNoId);
     for (uint32_t k = 0; k < candidates_.size(); ++k)
-        if (n.sourceArc[k] != kNoId) c.sourceArc[k] = graphArc[n.sourceArc[k]];
-    c.inOff.assign(nodes + 1, 0);
-    c.outOff.assign(nodes + 1, 0);
-    for (size_t a = 0; a < arcs; ++a) { ++c.inOff[c.head[a] + 1]; ++c.outOff[c.tail[a] + 1]; }
-    for (size_t i = 0; i < nodes; ++i) { c.inOff[i + 1] += c.inOff[i]; c.outOff[i + 1] += c.outOff[i]; }
-    c.inArcs.resize(arcs);
-    c.outArcs.resize(arcs);
-    {
-        std::vector<uint32_t> fi(c.inOff.begin(), c.inOff.end() - 1), fo(c.outOff.begin(), c.outOff.end() - 1);
-        for (uint32_t a = 0; a < arcs; ++a) { c.inArcs[fi[c.head[a]]++] = a; c.outArcs[fo[c.tail[a]]++] = a; }
-    }
-    c.preflow.flowMap(c.flow);
+        if (n.sourceArc[k] != kNoId) c.sourceArc[k] = keptArc[n.sourceArc[k]];
+    c.cut = std::make_unique<ComponentMinCut>(nodes, FlowNetwork::kSource, FlowNetwork::kSink, c.arcs, sentinel);
+    if (!c.cut->bounded()) return false;  // an ∞ path: the general min cut reports it
     n.lambdaCuts = std::move(lc);
     return true;
 }
 
-const std::vector<uint8_t>& BudgetPlanner::lambdaSinkSide(double lambda) const {
-    Network::LambdaCuts& c = *net_->lambdaCuts;
-    for (uint32_t k = 0; k < candidates_.size(); ++k)
-        if (c.sourceArc[k] != kNoId) c.capacity[c.graph.arcFromId(int(c.sourceArc[k]))] = lambdaCapacity(lambda, k);
-    // Warm start: the stored flow of the largest smaller λ (capacities only grew since).
-    auto from = c.stored.end();
-    for (auto it = c.stored.begin(); it != c.stored.end(); ++it)
-        if (it->first <= lambda && (from == c.stored.end() || it->first > from->first)) from = it;
-    const bool warm = from != c.stored.end() && c.preflow.init(StoredFlow{from->second});
-    if (!warm) c.preflow.init();
-    c.preflow.startFirstPhase();
-    const int64_t value = c.preflow.flowValue();
-    const size_t nodes = size_t(c.graph.maxNodeId()) + 1, arcs = c.tail.size();
-    auto cap = [&](uint32_t a) { return c.capacity[c.graph.arcFromId(int(a))]; };
-    auto flow = [&](uint32_t a) { return c.flow[c.graph.arcFromId(int(a))]; };
-    // networkx's cut: the nodes that reach the sink in the residual graph.
-    c.reaches.assign(nodes, 0);
-    c.queue.clear();
-    c.queue.push_back(FlowNetwork::kSink);
-    c.reaches[FlowNetwork::kSink] = 1;
-    for (size_t q = 0; q < c.queue.size(); ++q) {
-        const uint32_t w = c.queue[q];
-        for (uint32_t i = c.inOff[w]; i < c.inOff[w + 1]; ++i) {  // x -> w with spare capacity
-            const uint32_t a = c.inArcs[i];
-            const uint32_t x = c.tail[a];
-            if (!c.reaches[x] && flow(a) < cap(a)) { c.reaches[x] = 1; c.queue.push_back(x); }
-        }
-        for (uint32_t i = c.outOff[w]; i < c.outOff[w + 1]; ++i) {  // w -> x carrying flow
-            const uint32_t a = c.outArcs[i];
-            const uint32_t x = c.head[a];
-            if (!c.reaches[x] && flow(a) > 0) { c.reaches[x] = 1; c.queue.push_back(x); }
-        }
-    }
-    // The checked cut: no ∞ arc crosses it and its capacity is the flow's value.
+namespace {
+// The cut's check, as solveMinCut's: no ∞ arc crosses it and its capacity is the flow's value.
+void checkCut(const std::vector<ComponentMinCut::Arc>& arcs, const std::vector<int64_t>& capacity,
+              const std::vector<uint8_t>& sinkSide, int64_t value, double lambda) {
     int64_t cutSum = 0;
     bool infiniteCut = false;
-    for (uint32_t a = 0; a < arcs; ++a)
-        if (!c.reaches[c.tail[a]] && c.reaches[c.head[a]]) {
-            if (c.infinite[a]) infiniteCut = true;
-            else cutSum += cap(a);
+    for (uint32_t a = 0; a < arcs.size(); ++a)
+        if (!sinkSide[arcs[a].from] && sinkSide[arcs[a].to]) {
+            if (arcs[a].infinite) infiniteCut = true;
+            else cutSum += capacity[a];
         }
     if (infiniteCut || cutSum != value)
         throw Error("the budget planner's min cut (λ = " + std::to_string(lambda) + ") failed: internal error: the cut (" +
                     std::to_string(cutSum) + ") does not match the flow value (" + std::to_string(value) + ")");
-    // Store this λ's maximum flow (the oldest goes). A flow, not the first phase's preflow:
-    // excess left at nodes cut off from the sink would be activated by the next warm start
-    // at LEMON's top level, where the linked elevator's lists are not kept up.
-    c.preflow.startSecondPhase();
-    std::vector<int64_t> kept;
-    if (c.stored.size() >= Network::LambdaCuts::kStoredFlows) {
-        kept = std::move(c.stored.back().second);
-        c.stored.pop_back();
-    }
-    kept.resize(arcs);
-    for (size_t a = 0; a < arcs; ++a) kept[a] = c.flow[c.graph.arcFromId(int(a))];
-    c.stored.emplace_front(lambda, std::move(kept));
-    return c.reaches;
+}
+}  // namespace
+
+const std::vector<uint8_t>& BudgetPlanner::lambdaSinkSide(double lambda) const {
+    Network::LambdaCuts& c = *net_->lambdaCuts;
+    for (uint32_t k = 0; k < candidates_.size(); ++k)
+        if (c.sourceArc[k] != kNoId) c.capacity[c.sourceArc[k]] = lambdaCapacity(lambda, k);
+    int64_t value = 0;
+    const std::vector<uint8_t>& reaches = c.cut->solve(c.capacity, value);
+    checkCut(c.arcs, c.capacity, reaches, value, lambda);
+    return reaches;
 }
 
 BudgetPlanner::RecomputeSet BudgetPlanner::cutRecomputeSet(double lambda, const std::vector<uint8_t>* banned,
@@ -258,16 +180,41 @@ BudgetPlanner::RecomputeSet BudgetPlanner::cutRecomputeSet(double lambda, const 
             wanted[k] = n.opNode[k] != kNoId && sinkSide[n.opNode[k]];
         return normalise(wanted);
     }
-    FlowNetwork f = n.flow;  // capacities for this λ on a copy
+    // Capacities for this λ (every finite arc is an op's source arc or a value's).
+    std::vector<int64_t> capacity(n.flow.arcs.size(), 0);
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
         if (n.sourceArc[k] == kNoId) continue;
-        f.arcs[n.sourceArc[k]].capacity = lambdaCapacity(lambda, k);
+        capacity[n.sourceArc[k]] = lambdaCapacity(lambda, k);
     }
     for (const auto& [arc, v] : n.valueArcs) {
         const int64_t c = valueCaps ? (*valueCaps)[v] : p.valueBytes(v);
         if (c < 0) throw Error("internal error: negative capacity " + std::to_string(c) + " for " + p.value(v).name);
-        f.arcs[arc].capacity = c;
+        capacity[arc] = c;
     }
+    // One solve on ComponentMinCut (solveMinCut's cut, without its Preflow over the whole
+    // cone) while the capacities' sum fits; otherwise, or with an ∞ path from source to sink,
+    // solveMinCut below decides and reports.
+    int64_t finite = 0;
+    bool fits = true;
+    std::vector<ComponentMinCut::Arc> arcs(n.flow.arcs.size());
+    for (uint32_t a = 0; a < arcs.size(); ++a) {
+        const FlowNetwork::Arc& arc = n.flow.arcs[a];
+        arcs[a] = {arc.from, arc.to, arc.infinite};
+        if (!arc.infinite) fits = fits && !__builtin_add_overflow(finite, capacity[a], &finite);
+    }
+    if (fits && finite < std::numeric_limits<int64_t>::max() / 2) {
+        ComponentMinCut cut(n.flow.nodes.size(), FlowNetwork::kSource, FlowNetwork::kSink, arcs, finite + 1);
+        if (cut.bounded()) {
+            int64_t value = 0;
+            const std::vector<uint8_t>& sinkSide = cut.solve(capacity, value);
+            checkCut(arcs, capacity, sinkSide, value, lambda);
+            for (uint32_t k = 0; k < candidates_.size(); ++k)
+                wanted[k] = n.opNode[k] != kNoId && sinkSide[n.opNode[k]];
+            return normalise(wanted);
+        }
+    }
+    FlowNetwork f = n.flow;
+    for (uint32_t a = 0; a < f.arcs.size(); ++a) f.arcs[a].capacity = capacity[a];
     MinCutOptions options;
     options.linkedElevator = true;
     const MinCutResult cut = solveMinCut(f, p, options);

@@ -22,6 +22,7 @@ const BudgetPlanner::Evaluated& BudgetPlanner::evaluateLambda(double lambda) {
 
 const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     if (basePool_) return *basePool_;
+    startReferenceSets();  // the reference plans' cuts on a second thread while the grid runs
     Pool pool;
     pool.add(evaluate(RecomputeSet(candidates_.size(), 0)));  // no recompute
     if (!candidates_.empty()) {

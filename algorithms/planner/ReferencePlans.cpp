@@ -3,8 +3,11 @@
 #include "algorithms/planner/BudgetPlanner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <future>
 #include <limits>
+#include <optional>
 
 #include "algorithms/MemoryModel.h"
 #include "algorithms/Rewriter.h"
@@ -26,15 +29,21 @@ BudgetPlan BudgetPlanner::noRecomputePlan() {
     return makePlan(std::vector<uint8_t>(candidates_.size(), 0), "no-recompute");
 }
 
-BudgetPlan BudgetPlanner::seedPlan() {
-    // The seed's cut and plan; its rewritten program only when the planner's replay cannot
-    // measure it (a plan the planner's own rewrite of the same ops would not reproduce).
+SolveResult BudgetPlanner::solveSeed() const {
     RecomputeSolver solver(analysis_);  // the planner's analysis: same program, spec and table
     SolveOptions cutOnly;
     cutOnly.rewrite = false;
     cutOnly.memory = false;
-    const SolveResult r = solver.solve(config_, cutOnly);
+    SolveResult r = solver.solve(config_, cutOnly);
     if (!r.ok()) throw Error("the seed's auto_recompute failed: " + r.error);
+    return r;
+}
+
+BudgetPlan BudgetPlanner::seedPlan() { return seedPlanFrom(solveSeed()); }
+
+BudgetPlan BudgetPlanner::seedPlanFrom(const SolveResult& r) {
+    // The seed's cut and plan; its rewritten program only when the planner's replay cannot
+    // measure it (a plan the planner's own rewrite of the same ops would not reproduce).
     BudgetPlan out;
     out.source = "seed";
     out.plan = r.plan;
@@ -47,7 +56,7 @@ BudgetPlan BudgetPlanner::seedPlan() {
         out.peakBytes = e.peak;
         out.activationPeakBytes = e.activation;
     } else {
-        const RewriteResult rw = partitionJointGraph(solver.analysis(), r.plan);
+        const RewriteResult rw = partitionJointGraph(*analysis_, r.plan);
         if (!rw.ok()) throw Error("the seed's auto_recompute failed: " + rw.error);
         const MemoryProfile m = profileMemory(*rw.program, spec_.inputs, spec_.fwdOpEndIdx);
         out.peakBytes = m.peakBytes;
@@ -115,13 +124,14 @@ std::vector<int64_t> BudgetPlanner::pytorchValueWeights() const {
 }
 
 BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
+    BudgetPlan plan = makePlan(pytorchStyleSet(f), "pytorch-style");
+    plan.budgetFraction = f;
+    return plan;
+}
+
+BudgetPlanner::RecomputeSet BudgetPlanner::pytorchStyleSet(double f) {
     if (!(f >= 0 && f <= 1)) throw Error("a PyTorch memory budget must lie in 0.0-1.0, found " + std::to_string(f));
     const Program& p = *program_;
-    auto finish = [&](const std::vector<uint8_t>& inR) {
-        BudgetPlan plan = makePlan(inR, "pytorch-style");
-        plan.budgetFraction = f;
-        return plan;
-    };
     // What every budget's plan starts from, once per planner (three budgets, three equal cuts).
     if (!pytorchCuts_) {
         PyTorchCuts c;
@@ -134,19 +144,19 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
     const std::vector<uint8_t>& banAggressive = pytorchCuts_->banAggressive;
     const std::vector<int64_t>& weights = pytorchCuts_->weights;
     const std::vector<uint8_t>& runtimeOptimized = pytorchCuts_->runtimeOptimized;
-    if (f >= 1) return finish(runtimeOptimized);
+    if (f >= 1) return runtimeOptimized;
     if (f <= 0) {
         // Budget 0: save only what cannot be recomputed (PyTorch: the inputs, and random ops'
         // results, which it never recomputes).
         std::vector<uint8_t> none(candidates_.size(), 0);
         for (uint32_t k = 0; k < candidates_.size(); ++k) none[k] = hasOpTrait(p.opName(candidates_[k]), OpTrait::Random);
-        return finish(cutRecomputeSet(0.0, &none, &weights));
+        return cutRecomputeSet(0.0, &none, &weights);
     }
     const double maxAct = double(savedBytes(runtimeOptimized)), minAct = 0;
-    if (maxAct <= minAct) return finish(runtimeOptimized);
+    if (maxAct <= minAct) return runtimeOptimized;
     auto ratio = [&](const std::vector<uint8_t>& inR) { return (double(savedBytes(inR)) - minAct) / (maxAct - minAct); };
     const std::vector<uint8_t> aggressive = cutRecomputeSet(0.0, &banAggressive, &weights);
-    if (ratio(aggressive) < f) return finish(aggressive);
+    if (ratio(aggressive) < f) return aggressive;
     // Knapsack over the banned compute-intensive ops: keep (ban) the ones with the most
     // runtime per normalised byte while they fit the budget; the rest may be recomputed.
     std::vector<uint32_t> items;
@@ -169,10 +179,12 @@ BudgetPlan BudgetPlanner::pytorchStylePlan(double f) {
         if (used + memory(k) <= f) used += memory(k);
         else banned[k] = 0;  // dont_ban
     }
-    return finish(cutRecomputeSet(0.0, &banned, &weights));
+    return cutRecomputeSet(0.0, &banned, &weights);
 }
 
-BudgetPlan BudgetPlanner::fullCheckpointPlan() {
+BudgetPlan BudgetPlanner::fullCheckpointPlan() { return makePlan(fullCheckpointSet(), "full-checkpoint"); }
+
+BudgetPlanner::RecomputeSet BudgetPlanner::fullCheckpointSet() {
     // Save the layer inputs, recompute everything else inside layers, and save what the
     // backward needs from outside them (ops there are never recomputed).
     findLayerInputs();
@@ -197,25 +209,55 @@ BudgetPlan BudgetPlanner::fullCheckpointPlan() {
         const OpId d = p.value(v).definingOp;
         if (d != kNoId && candidateIndex_[d] != kNoId) outside[candidateIndex_[d]] = 1;
     }
-    return makePlan(cutRecomputeSet(0.0, &outside, &caps), "full-checkpoint");
+    return cutRecomputeSet(0.0, &outside, &caps);
+}
+
+BudgetPlanner::~BudgetPlanner() {
+    if (referenceSets_.valid()) referenceSets_.wait();  // it reads members destroyed before it
+}
+
+void BudgetPlanner::startReferenceSets() {
+    if (references_ || referenceSets_.valid()) return;
+    // PyTorch's cuts and full checkpointing's on a second thread: each reads only what the
+    // constructor built and writes only its own cache (PyTorch its weights and bans, full
+    // checkpointing the layer inputs), which nothing else touches until referencePlans joins.
+    referenceSets_ = std::async(std::launch::async, [this] {
+        ReferenceSets sets;
+        for (double f : kPyTorchBudgets) sets.pytorch.push_back(pytorchStyleSet(f));
+        sets.fullCheckpoint = fullCheckpointSet();
+        return sets;
+    });
 }
 
 const BudgetPlanner::ReferencePlans& BudgetPlanner::referencePlans() {
     if (references_) return *references_;
+    startReferenceSets();
+    // The seed's solve here meanwhile; then the plans, measured here in a fixed order (the
+    // memo of measured sets is this thread's).
+    std::optional<SolveResult> seed;
     ReferencePlans refs;
     try {
-        refs.plans.push_back(seedPlan());
+        seed = solveSeed();
     } catch (const Error& e) {
         refs.seedError = e.what();
     }
-    for (double f : {0.0, 0.5, 1.0}) {
-        BudgetPlan ps = pytorchStylePlan(f);
+    const ReferenceSets sets = referenceSets_.get();  // rethrows the cuts' errors
+    if (seed) {
+        try {
+            refs.plans.push_back(seedPlanFrom(*seed));
+        } catch (const Error& e) {
+            refs.seedError = e.what();
+        }
+    }
+    for (size_t i = 0; i < sets.pytorch.size(); ++i) {
+        BudgetPlan ps = makePlan(sets.pytorch[i], "pytorch-style");
+        ps.budgetFraction = kPyTorchBudgets[i];
         const bool repeat = std::any_of(refs.plans.begin(), refs.plans.end(), [&](const BudgetPlan& q) {
             return q.source == "pytorch-style" && q.recomputeOps == ps.recomputeOps;
         });
         if (!repeat) refs.plans.push_back(std::move(ps));
     }
-    refs.plans.push_back(fullCheckpointPlan());
+    refs.plans.push_back(makePlan(sets.fullCheckpoint, "full-checkpoint"));
     refs.plans.push_back(noRecomputePlan());
     references_ = std::move(refs);
     if (references_->seedError.empty()) references_->seed = &references_->plans.front();

@@ -173,6 +173,13 @@ public:
     // peaks at an original op rather than at a clone. -1 when the plan is not one of the
     // planner's normalised sets.
     int64_t milpModelActivationPeak(const BudgetPlan& plan);
+    // The normalised set of these candidate ops: the exact mode's model of its activation
+    // peak and the replay's, over every position and at the original ops alone (the tests
+    // compare them on sets the heuristics never try).
+    struct ModelledPeaks {
+        int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
+    };
+    ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
@@ -277,6 +284,8 @@ private:
     // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
     // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
     std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
+    int64_t milpModelActivationPeak(const RecomputeSet& inR, bool originalOpsOnly = false);
+    int64_t replayedActivationPeakAtOriginalOps(const RecomputeSet& inR) const;
     // The set whose rxPlan rewrites exactly as `plan` does (same clones, redirected values
     // and clone inputs), so that simulatePeak measures it; nullopt otherwise.
     std::optional<RecomputeSet> replayableSet(const Plan& plan) const;

@@ -180,6 +180,10 @@ public:
         int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
     };
     ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
+    // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
+    // relaxation that scales (one row per original op, added lazily: LazyLpBound.cpp) within
+    // `seconds` in all; NaN for a budget the time did not reach, infinity where nothing fits.
+    std::vector<double> lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds);
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
@@ -294,6 +298,8 @@ private:
     const Pool& runExact();
     struct MilpModel;
     const MilpModel& milpModel();
+    struct OpRowRelaxation;
+    const OpRowRelaxation& opRowRelaxation();
     // The MILP loop at `budget` for sets cheaper than `incumbentCost` (infinity: any set):
     // `found` a fitting set (optimal), else `proven` that none exists, else (time out, or
     // lpOnly) `lower` bounds the cost of every fitting set.
@@ -397,6 +403,7 @@ private:
     std::optional<PyTorchCuts> pytorchCuts_;
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
+    std::shared_ptr<OpRowRelaxation> opRows_;
 };
 
 }  // namespace rx::planner

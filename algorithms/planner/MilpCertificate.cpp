@@ -546,6 +546,17 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
 
 namespace {
 
+// An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
+OptimalityBound boundFrom(double cost, double lower) {
+    OptimalityBound bound;
+    bound.method = "lp";
+    bound.costLowerBound = std::min(lower, cost);
+    bound.gap = cost > 0 ? (cost - bound.costLowerBound) / cost : 0.0;
+    bound.optimal = bound.gap <= 1e-9;
+    if (bound.optimal) bound.gap = 0;
+    return bound;
+}
+
 struct GlpDeleter {
     void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
@@ -778,7 +789,12 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
         return plan;
     }
-    if (candidates_.size() > exact.lpMaxCandidates) return planForBudget(budgetBytes);  // too big to model
+    if (candidates_.size() > exact.lpMaxCandidates) {  // too big to model: the lazy relaxation's bound
+        BudgetPlan plan = planForBudget(budgetBytes);
+        const double lower = lazyLpLowerBounds({plan.activationPeakBytes}, exact.timeLimitSeconds)[0];
+        if (!std::isnan(lower)) plan.bound = boundFrom(plan.recomputeCost, lower);
+        return plan;
+    }
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::optional<BudgetPlan> heuristic;
     std::string heuristicError;
@@ -815,7 +831,10 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::vector<BudgetPlan> plans = frontier(points);
-    if (candidates_.size() > exact.lpMaxCandidates) return plans;  // too big to model: no bounds
+    if (candidates_.size() > exact.lpMaxCandidates) {  // too big to model: the lazy relaxation's bounds
+        boundFrontier(plans, exact);
+        return plans;
+    }
     // Cheapest first: each point proven the cheapest plan at its own activation peak.
     for (size_t i = 0; i < plans.size(); ++i) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -854,11 +873,23 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
 }
 
 void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
-    // The model grows with candidates × live ranges: above the limit, no bound at all.
-    if (candidates_.size() > exact.lpMaxCandidates) return;
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
-    for (size_t i = 0; i < plans.size(); ++i) {
+    if (candidates_.size() > exact.lpMaxCandidates) {
+        // The full model grows with candidates × live ranges: past the limit, the relaxation
+        // with one row per original op, generated lazily (LazyLpBound.cpp).
+        std::vector<int64_t> budgets;
+        std::vector<size_t> which;
+        for (size_t i = 0; i < plans.size(); ++i)
+            if (!plans[i].bound) {
+                budgets.push_back(plans[i].activationPeakBytes);
+                which.push_back(i);
+            }
+        const std::vector<double> lower = lazyLpLowerBounds(budgets, exact.timeLimitSeconds);
+        for (size_t w = 0; w < which.size(); ++w)
+            if (!std::isnan(lower[w])) plans[which[w]].bound = boundFrom(plans[which[w]].recomputeCost, lower[w]);
+    }
+    for (size_t i = 0; i < plans.size() && candidates_.size() <= exact.lpMaxCandidates; ++i) {
         BudgetPlan& plan = plans[i];
         if (plan.bound) continue;
         if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
@@ -880,14 +911,7 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
         for (const BudgetPlan& other : plans)
             if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
                 lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
-        if (!lower) continue;
-        OptimalityBound bound;
-        bound.method = "lp";
-        bound.costLowerBound = *lower;
-        bound.gap = plan.recomputeCost > 0 ? (plan.recomputeCost - *lower) / plan.recomputeCost : 0.0;
-        bound.optimal = bound.gap <= 1e-9;
-        if (bound.optimal) bound.gap = 0;
-        plan.bound = bound;
+        if (lower) plan.bound = boundFrom(plan.recomputeCost, *lower);
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -191,6 +192,77 @@ private slots:
         qInfo("%d budgets compared, %d with no fitting plan", budgets, none);
         QVERIFY(budgets >= 100);
         QVERIFY(none >= 5);
+    }
+
+    void lazyBoundNeverAboveTheOptimum() {
+        // The relaxation that scales (LazyLpBound.cpp) against enumeration: at, just below and
+        // between the exhaustive frontier's points its bound never exceeds the optimum, and it
+        // is not a trivial zero everywhere.
+        int budgets = 0, positive = 0;
+        for (uint32_t seed = 1; seed <= 14; ++seed) {
+            const SmallProgram sp = randomProgram(seed, 10, 8);
+            PlannerOptions enumerate;
+            enumerate.maxExactOps = 16;
+            BudgetPlanner exact(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, enumerate);
+            if (exact.candidateOpCount() > enumerate.maxExactOps) continue;
+            std::vector<int64_t> points;
+            for (const BudgetPlan& e : exact.exactFrontier()) {
+                points.push_back(e.activationPeakBytes);
+                points.push_back(e.activationPeakBytes - 1);
+            }
+            for (size_t i = 0; i + 2 < points.size(); i += 2) points.push_back((points[i] + points[i + 2]) / 2);
+            BudgetPlanner lazy(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, milpOnly());
+            const std::vector<double> lower = lazy.lazyLpLowerBounds(points, 30);
+            QCOMPARE(lower.size(), points.size());
+            for (size_t i = 0; i < points.size(); ++i) {
+                QVERIFY2(!std::isnan(lower[i]), "a small program's budget left without a bound");
+                std::optional<BudgetPlan> optimum;
+                try {
+                    optimum = exact.exactPlanForBudget(points[i]);
+                } catch (const Error&) {
+                }
+                if (!optimum) continue;
+                ++budgets;
+                positive += lower[i] > 0;
+                QVERIFY2(lower[i] <= optimum->recomputeCost * (1 + 1e-9) + 1e-12,
+                         qPrintable(QString("seed %1, budget %2: lazy bound %3 above the optimum %4").arg(seed)
+                                        .arg(points[i]).arg(lower[i]).arg(optimum->recomputeCost)));
+            }
+        }
+        qInfo("%d budgets with a plan, the lazy bound positive at %d", budgets, positive);
+        QVERIFY(budgets >= 100);
+        QVERIFY(positive >= 20);
+    }
+
+    void lazyBoundGivesLargeProgramsAGap() {
+        // Past the full model's reach (lpMaxCandidates), every frontier point still gets a
+        // bound (the lazy relaxation's), no bound above the point's own cost, some of them
+        // more than zero.
+        zoo::ZooOptions o;
+        o.model = "lstm";
+        o.layers = 8;
+        o.seq = 8;
+        o.batch = 4;
+        o.hidden = 32;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        BudgetPlanner planner(g.program, g.spec);
+        QVERIFY(planner.candidateOpCount() > 1000);
+        std::vector<BudgetPlan> plans = planner.frontier(10);
+        QVERIFY(plans.size() >= 3);
+        ExactOptions bounds;
+        bounds.timeLimitSeconds = 10;
+        bounds.lpMaxCandidates = 1000;
+        planner.boundFrontier(plans, bounds);
+        int nonTrivial = 0;
+        for (const BudgetPlan& p : plans) {
+            QVERIFY2(p.bound.has_value(), qPrintable(QString("no bound at %1 bytes").arg(p.activationPeakBytes)));
+            QCOMPARE(QString::fromStdString(p.bound->method), QString("lp"));
+            QVERIFY(p.bound->costLowerBound <= p.recomputeCost);
+            QVERIFY(p.bound->gap >= 0 && p.bound->gap <= 1);
+            nonTrivial += p.bound->costLowerBound > 0;
+        }
+        qInfo("%zu candidates, %zu points bounded, %d above zero", planner.candidateOpCount(), plans.size(), nonTrivial);
+        QVERIFY(nonTrivial >= 1);
     }
 
     void torchJointFrontiersCertified_data() {

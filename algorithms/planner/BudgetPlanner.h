@@ -299,6 +299,11 @@ private:
     struct MilpModel;
     const MilpModel& milpModel();
     struct OpRowRelaxation;
+    // Every set's cost is a multiple of costGranule() (0: costs not whole numbers), so a lower
+    // bound rounds up to one.
+    double costGranule();
+    double roundUpToCostGranule(double lower);
+    double costGranule_ = -1;
     const OpRowRelaxation& opRowRelaxation();
     // The MILP loop at `budget` for sets cheaper than `incumbentCost` (infinity: any set):
     // `found` a fitting set (optimal), else `proven` that none exists, else (time out, or

@@ -200,7 +200,7 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 hasRow[ops[e]] = 1;
             }
         }
-        lower[bi] = best;
+        lower[bi] = roundUpToCostGranule(best);
     }
     return lower;
 }

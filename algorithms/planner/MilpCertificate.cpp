@@ -646,9 +646,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         out.lower = std::numeric_limits<double>::infinity();
         return out;
     }
-    if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) out.lower = std::max(0.0, glp_get_obj_val(lp) * m.costScale);
+    if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) out.lower = roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale));
     if (lpOnly) return out;
-    // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding).
+    // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding); with
+    // integral costs, cheaper by a whole granule of cost (half a one's margin).
     if (std::isfinite(incumbentCost)) {
         std::vector<std::pair<uint32_t, double>> costRow;
         for (uint32_t k = 0; k < nc; ++k)
@@ -658,7 +659,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             out.lower = incumbentCost;
             return out;
         }
-        addRow(lp, costRow, GLP_UP, 0.0, incumbentCost / m.costScale * (1 - 1e-9) - 1e-12);
+        const double granule = costGranule();
+        addRow(lp, costRow, GLP_UP, 0.0,
+               granule > 0 ? (incumbentCost - 0.5 * granule) / m.costScale : incumbentCost / m.costScale * (1 - 1e-9) - 1e-12);
     }
     while (secondsLeft() > 0) {
         glp_iocp iocp;
@@ -679,10 +682,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
         if (ret != 0 || status != GLP_OPT) {  // time limit or a solver failure: the tree's bound
             if (ret == GLP_ETMLIM && std::isfinite(treeBound.best))
-                out.lower = std::max(out.lower, treeBound.best * m.costScale);
+                out.lower = std::max(out.lower, roundUpToCostGranule(treeBound.best * m.costScale));
             return out;
         }
-        out.lower = std::max(out.lower, glp_mip_obj_val(lp) * m.costScale);
+        out.lower = std::max(out.lower, roundUpToCostGranule(glp_mip_obj_val(lp) * m.costScale));
         RecomputeSet raw(nc, 0);
         for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
         RecomputeSet set = normalise(raw);
@@ -708,6 +711,30 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
     }
     return out;
+}
+
+double BudgetPlanner::costGranule() {
+    if (costGranule_ >= 0) return costGranule_;
+    // The gcd of the candidates' costs when every one is a whole number (FLOPs by the types;
+    // a profile's milliseconds are not): every set's cost is then a multiple of it.
+    int64_t g = 0;
+    for (OpId op : candidates_) {
+        const double c = costs_.cost(op);
+        if (c < 0 || c > 9.0e15 || c != std::floor(c)) {
+            g = 0;
+            break;
+        }
+        g = std::gcd(g, int64_t(c));
+    }
+    costGranule_ = double(g);
+    return costGranule_;
+}
+
+double BudgetPlanner::roundUpToCostGranule(double lower) {
+    const double g = costGranule();
+    if (g <= 0 || !std::isfinite(lower) || lower <= 0) return lower;
+    // A relative margin: GLPK's bounds are as exact as its tolerances (1e-7).
+    return std::ceil(lower / g - 1e-6 * std::max(1.0, lower / g)) * g;
 }
 
 bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {

@@ -902,9 +902,13 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
 void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
-    if (candidates_.size() > exact.lpMaxCandidates) {
-        // The full model grows with candidates × live ranges: past the limit, the relaxation
-        // with one row per original op, generated lazily (LazyLpBound.cpp).
+    const bool enumerated = candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps);
+    const bool fullModel = candidates_.size() <= exact.lpMaxCandidates;
+    // The relaxation with one row per original op, generated lazily (LazyLpBound.cpp), on every
+    // point first: cheap, all there is past lpMaxCandidates (the full model grows with
+    // candidates × live ranges), and below it a floor for the points the full LP misses.
+    std::vector<double> lazy(plans.size(), std::numeric_limits<double>::quiet_NaN());
+    if (!enumerated) {
         std::vector<int64_t> budgets;
         std::vector<size_t> which;
         for (size_t i = 0; i < plans.size(); ++i)
@@ -912,33 +916,33 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
                 budgets.push_back(plans[i].activationPeakBytes);
                 which.push_back(i);
             }
-        const std::vector<double> lower = lazyLpLowerBounds(budgets, exact.timeLimitSeconds);
-        for (size_t w = 0; w < which.size(); ++w)
-            if (!std::isnan(lower[w])) plans[which[w]].bound = boundFrom(plans[which[w]].recomputeCost, lower[w]);
+        const std::vector<double> lower =
+            lazyLpLowerBounds(budgets, fullModel ? 0.2 * exact.timeLimitSeconds : exact.timeLimitSeconds);
+        for (size_t w = 0; w < which.size(); ++w) lazy[which[w]] = lower[w];
     }
-    for (size_t i = 0; i < plans.size() && candidates_.size() <= exact.lpMaxCandidates; ++i) {
+    for (size_t i = 0; i < plans.size(); ++i) {
         BudgetPlan& plan = plans[i];
         if (plan.bound) continue;
-        if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        if (enumerated) {
             // planForBudget enumerated: the frontier point is the optimum at its peak.
             plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
             continue;
         }
-        const int64_t peak = plan.activationPeakBytes;
         const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
-        if (share <= 0) break;  // out of time: the rest take a bound from a larger budget (below)
-        plan.bound = certify(plan, peak, share, /*lpOnly=*/true).bound;
+        if (fullModel && share > 0) plan.bound = certify(plan, plan.activationPeakBytes, share, /*lpOnly=*/true).bound;
+        if (!std::isnan(lazy[i]) && (!plan.bound || lazy[i] > plan.bound->costLowerBound))
+            plan.bound = boundFrom(plan.recomputeCost, lazy[i]);
     }
     // A plan that fits a budget fits every larger one, so the cheapest cost at a larger budget
-    // bounds the cost at a smaller one: a point left without its own LP takes the best bound
-    // of the points at or above its peak.
+    // bounds the cost at a smaller one: a point takes the best bound of the points at or above
+    // its peak where that is better than its own (or it has none).
     for (BudgetPlan& plan : plans) {
-        if (plan.bound) continue;
+        if (plan.bound && plan.bound->method != "lp") continue;
         std::optional<double> lower;
         for (const BudgetPlan& other : plans)
             if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
                 lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
-        if (lower) plan.bound = boundFrom(plan.recomputeCost, *lower);
+        if (lower && (!plan.bound || *lower > plan.bound->costLowerBound)) plan.bound = boundFrom(plan.recomputeCost, *lower);
     }
 }
 

@@ -97,7 +97,7 @@ struct PeakBreakdown {
 struct ExactOptions {
     double timeLimitSeconds = 60;    // the whole frontier's (or one budget's) MILP time
     size_t milpMaxCandidates = 1000; // above: the LP relaxation's bound only
-    size_t lpMaxCandidates = 20000;  // boundFrontier: above, no bound (the LP alone is too big)
+    size_t lpMaxCandidates = 20000;  // above: the lazy relaxation's bound only (LazyLpBound.cpp)
 };
 
 struct PlannerOptions {
@@ -163,8 +163,9 @@ public:
     // candidates; otherwise the heuristic frontier, each point certified (or improved) by
     // the MILP within the time limit, else given the relaxation's bound as its gap.
     std::vector<BudgetPlan> certifiedFrontier(int points, const ExactOptions& exact = {});
-    // The LP relaxation's bound on each plan's cost at its own activation peak (plans are
-    // not changed; skipped above exact.lpMaxCandidates): the gap the default frontier shows.
+    // An LP bound on each plan's cost at its own activation peak (plans are not changed): the
+    // full model's relaxation and the lazy one (LazyLpBound.cpp), the lazy one alone above
+    // exact.lpMaxCandidates; the gap the default frontier shows.
     void boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
     // One budget's certified plan (the same method).
     BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});

@@ -285,6 +285,30 @@ int64_t BudgetPlanner::simulatePeak(const std::vector<uint8_t>& inR, uint32_t* p
     return peak + original_.residentBytes;
 }
 
+int64_t BudgetPlanner::replayedActivationPeakAtOriginalOps(const RecomputeSet& inR) const {
+    std::vector<int64_t> delta(analysis_->globalOps().size() + inR.size() + 2, 0);
+    std::vector<OpId> opAt;
+    const size_t positions = replayLiveRanges(
+        inR, /*residents=*/false,
+        [&](uint32_t from, uint32_t to, int64_t bytes, RangeKind, uint32_t) {
+            delta[from] += bytes;
+            delta[std::max(from, to) + 1] -= bytes;
+        },
+        &opAt);
+    if (!positions) return -1;
+    // A clone repeats a forward op the program ran earlier: an op's first position is its original.
+    std::vector<uint8_t> seen(program_->ops().size(), 0);
+    int64_t cur = 0, peak = 0;
+    for (size_t i = 0; i < positions; ++i) {
+        cur += delta[i];
+        if (opAt[i] < seen.size() && !seen[opAt[i]]) {
+            seen[opAt[i]] = 1;
+            peak = std::max(peak, cur);
+        }
+    }
+    return peak;
+}
+
 std::pair<int64_t, int64_t> BudgetPlanner::replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps) {
     RecomputeSet inR(candidates_.size(), 0);
     for (OpId op : recomputeOps)

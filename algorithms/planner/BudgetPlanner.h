@@ -100,7 +100,7 @@ struct PeakBreakdown {
 struct ExactOptions {
     double timeLimitSeconds = 60;    // the whole frontier's (or one budget's) MILP time
     size_t milpMaxCandidates = 1000; // above: the LP relaxation's bound only
-    size_t lpMaxCandidates = 20000;  // boundFrontier: above, no bound (the LP alone is too big)
+    size_t lpMaxCandidates = 20000;  // above: the lazy relaxation's bound only (LazyLpBound.cpp)
 };
 
 struct PlannerOptions {
@@ -176,8 +176,9 @@ public:
     // candidates; otherwise the heuristic frontier, each point certified (or improved) by
     // the MILP within the time limit, else given the relaxation's bound as its gap.
     std::vector<BudgetPlan> certifiedFrontier(int points, const ExactOptions& exact = {});
-    // The LP relaxation's bound on each plan's cost at its own activation peak (plans are
-    // not changed; skipped above exact.lpMaxCandidates): the gap the default frontier shows.
+    // An LP bound on each plan's cost at its own activation peak (plans are not changed): the
+    // full model's relaxation and the lazy one (LazyLpBound.cpp), the lazy one alone above
+    // exact.lpMaxCandidates; the gap the default frontier shows.
     void boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
     // One budget's certified plan (the same method).
     BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});
@@ -186,6 +187,17 @@ public:
     // peaks at an original op rather than at a clone. -1 when the plan is not one of the
     // planner's normalised sets.
     int64_t milpModelActivationPeak(const BudgetPlan& plan);
+    // The normalised set of these candidate ops: the exact mode's model of its activation
+    // peak and the replay's, over every position and at the original ops alone (the tests
+    // compare them on sets the heuristics never try).
+    struct ModelledPeaks {
+        int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
+    };
+    ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
+    // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
+    // relaxation that scales (one row per original op, added lazily: LazyLpBound.cpp) within
+    // `seconds` in all; NaN for a budget the time did not reach, infinity where nothing fits.
+    std::vector<double> lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds);
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
@@ -292,6 +304,8 @@ private:
     // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
     // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
     std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
+    int64_t milpModelActivationPeak(const RecomputeSet& inR, bool originalOpsOnly = false);
+    int64_t replayedActivationPeakAtOriginalOps(const RecomputeSet& inR) const;
     // The set whose rxPlan rewrites exactly as `plan` does (same clones, redirected values
     // and clone inputs), so that simulatePeak measures it; nullopt otherwise.
     std::optional<RecomputeSet> replayableSet(const Plan& plan) const;
@@ -315,6 +329,13 @@ private:
     const Pool& runExact();
     struct MilpModel;
     const MilpModel& milpModel();
+    struct OpRowRelaxation;
+    // Every set's cost is a multiple of costGranule() (0: costs not whole numbers), so a lower
+    // bound rounds up to one.
+    double costGranule();
+    double roundUpToCostGranule(double lower);
+    double costGranule_ = -1;
+    const OpRowRelaxation& opRowRelaxation();
     // The MILP loop at `budget` for sets cheaper than `incumbentCost` (infinity: any set):
     // `found` a fitting set (optimal), else `proven` that none exists, else (time out, or
     // lpOnly) `lower` bounds the cost of every fitting set.
@@ -419,6 +440,7 @@ private:
     std::optional<PyTorchCuts> pytorchCuts_;
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
+    std::shared_ptr<OpRowRelaxation> opRows_;
 };
 
 }  // namespace rx::planner

@@ -35,6 +35,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <initializer_list>
 #include <memory>
 #include <numeric>
@@ -184,41 +185,168 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         add(e, GLP_UP, 0.0, 0.0);
     }
 
-    // Live ranges by segments over which their aliveness is one function of the set; a
-    // segment's column is bounded below by each way the value is alive there.
+    // Storage buffer by buffer, as replayLiveRanges follows it (exec/Liveness's buffers): each
+    // buffer has an original copy (from its owner's op) and, when its owner's op is cloned, a
+    // clone copy (from the clone). Every value referring to a buffer (its owner, and aliases
+    // through builtin.split/combine/slice and fetch) keeps one of the copies alive while that
+    // value (its original, or its clone) is read; which one depends on the set: the clone copy
+    // when every producer along the alias chain is cloned (a product, linearised below).
     int64_t granule = 0;
-    for (ValueId v = 0; v < nv; ++v)
-        if (defIndex_[v] != kNoId && !resident_[v] && ownedBytes_[v] > 0) granule = std::gcd(granule, ownedBytes_[v]);
+    for (uint32_t b = 0; b < bufferOwner_.size(); ++b)
+        if (bufferBytes_[b] > 0 && !bufferResident_[b]) granule = std::gcd(granule, bufferBytes_[b]);
     m->granule = std::max<int64_t>(granule, 1);
     std::vector<double> constDelta(size_t(n) + 2, 0);
     std::vector<uint32_t> starts;
     struct ConstRange {
         uint32_t from, to;
         double bytes;
+        ValueId owner;
     };
-    std::vector<ConstRange> constRanges;  // by value: [definition, constEnd] (bytes 0: none)
-    constRanges.resize(nv, {0, 0, 0.0});
-    std::vector<ValueId> termValue;       // by term: the value whose live range it is
-    std::vector<uint32_t> termClone;      // by term: the candidate whose clone result it is, or kNoId
-    auto segments = [&](uint32_t from, uint32_t to, std::vector<uint32_t> breaks, auto&& rowsAt) {
+    std::vector<ConstRange> constRanges;  // the original copies' parts alive whatever the set
+    std::vector<ValueId> termValue;       // by term: the owner of the buffer whose copy it is
+    std::vector<uint32_t> termClone;      // by term: the candidate whose clone made the copy, or kNoId
+    const Analysis& a = *analysis_;
+    // Which copy of buffer b value v refers to (the clone's when `clone`), as the replay's
+    // refersToClone: false, the original's whatever the set; true, the clone's exactly when
+    // every candidate pushed on `chain` is cloned (else the original's: past a producer left
+    // in place the chain reads originals, defined in the forward, down to the owner).
+    auto refersToClone = [&](auto& self, ValueId v, bool clone, uint32_t b, std::vector<uint32_t>& chain) -> bool {
+        if (bufferOwner_[b] == v) return clone;
+        const OpId def = p.value(v).definingOp;
+        if (def == kNoId) return false;
+        for (ValueId x : p.op(def).operands) {
+            if (x == kNoId || x >= nv) continue;
+            const auto xb = valueBuffers(x);
+            if (std::find(xb.begin(), xb.end(), b) == xb.end()) continue;
+            const uint32_t k = producerCandidate(x);
+            if (k == kNoId || !(clone || a.isBackwardRangeOp(def))) return self(self, x, false, b, chain);
+            chain.push_back(k);
+            return self(self, x, true, b, chain);
+        }
+        return false;
+    };
+    // One reading of a buffer: a value's original or clone, alive where its forms say
+    // (alive ≥ constant + Σ coef·column at op s, evaluated at a segment's first op).
+    struct Form {
+        double constant;
+        Entries entries;
+    };
+    struct Reading {
+        ValueId value;
+        uint32_t clone;  // the candidate whose clone result it is, or kNoId: the original
+        uint32_t from, to;
+        std::vector<uint32_t> breaks;
+        bool refersToClone;
+        std::vector<uint32_t> chain;
+    };
+    auto negated = [](Entries e) {
+        for (auto& x : e) x.second = -x.second;
+        return e;
+    };
+    auto append = [](Entries& to, const Entries& e) { to.insert(to.end(), e.begin(), e.end()); };
+    // The original value v: from its op to its last use, to its last fixed use when its op is
+    // cloned for the backward, and while a clone reading it (not its producer's) is placed later.
+    auto originalEnds = [&](ValueId v, uint32_t& fixedEnd, uint32_t& lu) {
+        const uint32_t d = defIndex_[v];
+        const uint32_t j = producerCandidate(v);
+        lu = std::max(d, valueLastUse_[v]);
+        fixedEnd = (j != kNoId && neededByBackward_[v]) ? std::max(d, valueLastFixedUse_[v]) : lu;
+    };
+    auto originalForms = [&](const Reading& rd, uint32_t s, std::vector<Form>& out) {
+        const ValueId v = rd.value;
+        const uint32_t d = defIndex_[v];
+        if (s < d) return;
+        const uint32_t j = producerCandidate(v);
+        uint32_t fixedEnd, lu;
+        originalEnds(v, fixedEnd, lu);
+        if (s <= fixedEnd) out.push_back({1.0, {}});
+        else if (s <= lu) out.push_back({1.0, {{j, -1.0}}});  // a ≥ 1 − r_j
+        for (uint32_t k : readers[v]) {
+            if (k == j || s + 1 > lastAnchor(k)) continue;
+            Form f{0.0, {{k, 1.0}}};  // a ≥ r_k − [anchor(k) ≤ s] − r_j: clone k reads the original
+            append(f.entries, negated(anchoredBy(k, s, true)));
+            if (j != kNoId) f.entries.push_back({j, -1.0});
+            out.push_back(std::move(f));
+        }
+    };
+    // A clone result r of j: from the clone (before op anchor(j)) to its last redirected
+    // backward use and while a clone reading it is placed later.
+    auto cloneForms = [&](const Reading& rd, uint32_t s, std::vector<Form>& out) {
+        const ValueId r = rd.value;
+        const Entries here = anchoredBy(rd.clone, s, false);
+        if (here.empty()) return;  // not cloned yet
+        const bool redirected = neededByBackward_[r] && lastRedirectedUse_[r] != kNoId;
+        if (redirected && s <= lastRedirectedUse_[r]) out.push_back({0.0, here});  // b ≥ [anchor(j) ≤ s]
+        for (uint32_t c : readers[r]) {  // b ≥ [anchor(j) ≤ s] + r_c − [anchor(c) ≤ s] − 1
+            if (s + 1 > lastAnchor(c)) continue;
+            Form f{-1.0, here};
+            f.entries.push_back({c, 1.0});
+            append(f.entries, negated(anchoredBy(c, s, true)));
+            out.push_back(std::move(f));
+        }
+    };
+    auto formsAt = [&](const Reading& rd, uint32_t s, std::vector<Form>& out) {
+        if (rd.clone == kNoId) originalForms(rd, s, out);
+        else cloneForms(rd, s, out);
+    };
+    std::vector<std::vector<ValueId>> referrers(bufferOwner_.size());
+    for (ValueId v = 0; v < nv; ++v)
+        if (defIndex_[v] != kNoId && !resident_[v])
+            for (uint32_t b : valueBuffers(v)) referrers[b].push_back(v);
+    // A chain's product Π r_k: r_k itself for one candidate, else a column p ≤ every r_k
+    // (the copy rows push p up, so p equals the product whenever r is integral).
+    std::map<std::vector<uint32_t>, uint32_t> productColumn;
+    auto product = [&](const std::vector<uint32_t>& chain) -> uint32_t {
+        if (chain.size() == 1) return chain[0];
+        auto [it, inserted] = productColumn.try_emplace(chain, uint32_t(m->columns));
+        if (inserted) {
+            ++m->columns;
+            for (uint32_t k : chain) add({{it->second, 1.0}, {k, -1.0}}, GLP_UP, 0.0, 0.0);
+        }
+        return it->second;
+    };
+    // Segments of one copy over [from, to], split where any reading's aliveness changes; each
+    // segment's column is bounded below by every reading's forms, transformed by `adjust`.
+    // Copies live in one interval, so an alive segment keeps every earlier one of the
+    // original copy alive, and of the clone copy from the clone on.
+    auto copySegments = [&](uint32_t from, uint32_t to, std::vector<uint32_t> breaks, const std::vector<Reading>& readings,
+                            auto&& adjust, double bytes, ValueId owner, uint32_t clone) {
         breaks.push_back(from);
         std::sort(breaks.begin(), breaks.end());
         breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
-        for (size_t b = 0; b < breaks.size(); ++b) {
-            const uint32_t s = breaks[b];
-            if (s < from || s > to) continue;
-            const uint32_t e = b + 1 < breaks.size() ? std::min(to, breaks[b + 1] - 1) : to;
-            const uint32_t col = uint32_t(m->columns);
-            std::vector<Entries> lower;  // each: Σ coef·column ≥ rhs with `col` added
-            std::vector<double> rhs;
-            rowsAt(s, lower, rhs);
-            if (lower.empty()) continue;
-            for (size_t r = 0; r < lower.size(); ++r) {
-                lower[r].push_back({col, 1.0});
-                add(std::move(lower[r]), GLP_LO, rhs[r], 0.0);
+        std::erase_if(breaks, [&](uint32_t s) { return s < from || s > to; });
+        std::vector<std::vector<Form>> forms(breaks.size());
+        size_t used = 0;  // segments up to the last one some reading keeps alive
+        for (size_t i = 0; i < breaks.size(); ++i) {
+            for (const Reading& rd : readings) {
+                const size_t before = forms[i].size();
+                formsAt(rd, breaks[i], forms[i]);
+                for (size_t f = before; f < forms[i].size(); ++f) adjust(rd, forms[i][f]);
             }
-            ++m->columns;
-            m->terms.push_back({col, 0.0, s, e});
+            if (!forms[i].empty()) used = i + 1;
+        }
+        uint32_t previous = kNoId;
+        for (size_t i = 0; i < used; ++i) {
+            const uint32_t s = breaks[i];
+            const uint32_t e = i + 1 < breaks.size() ? breaks[i + 1] - 1 : to;
+            const uint32_t col = uint32_t(m->columns++);
+            for (Form& f : forms[i]) {
+                Entries row = negated(std::move(f.entries));
+                row.push_back({col, 1.0});
+                add(std::move(row), GLP_LO, f.constant, 0.0);
+            }
+            if (previous != kNoId) {
+                if (clone == kNoId) add({{previous, 1.0}, {col, -1.0}}, GLP_LO, 0.0, 0.0);
+                else {  // previous ≥ col + [anchor(j) ≤ its first op] − 1
+                    Entries row{{previous, 1.0}, {col, -1.0}};
+                    append(row, negated(anchoredBy(clone, breaks[i - 1], false)));
+                    add(std::move(row), GLP_LO, -1.0, 0.0);
+                }
+            }
+            previous = col;
+            m->terms.push_back({col, bytes, s, e});
+            termValue.push_back(owner);
+            termClone.push_back(clone);
         }
     };
     auto addBreaks = [&](std::vector<uint32_t>& breaks, uint32_t k) {
@@ -226,84 +354,99 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         if (fbu[k] != kNever) breaks.push_back(fbu[k]);
         if (!possible[k].empty()) breaks.push_back(possible[k].front());
     };
-    for (ValueId v = 0; v < nv; ++v) {
-        const uint32_t d = defIndex_[v];
-        if (d == kNoId || resident_[v]) continue;
-        const double bytes = double(ownedBytes_[v]) / MilpModel::kUnit;  // aliases own nothing (exec/Liveness.h)
-        if (bytes <= 0) continue;
-        const uint32_t j = producerCandidate(v);  // recomputing j makes v's readers read its clone
-        const uint32_t lu = std::max(d, lastUse_[v]);
-        // The original: always to constEnd; to lu unless recomputed; to a reading clone's anchor.
-        const uint32_t constEnd = (j != kNoId && neededByBackward_[v]) ? std::max(d, lastFixedUse_[v]) : lu;
-        constDelta[d] += bytes;
-        constRanges[v] = {d, constEnd, bytes};
-        constDelta[size_t(constEnd) + 1] -= bytes;
-        starts.push_back(d);
-        uint32_t lastEnd = j != kNoId ? lu : constEnd;
-        std::vector<uint32_t> breaks{lu + 1};
-        for (uint32_t k : readers[v]) {
-            if (k == j) continue;
-            if (lastAnchor(k) > 0) lastEnd = std::max(lastEnd, lastAnchor(k) - 1);
-            addBreaks(breaks, k);
-        }
-        const size_t firstTerm = m->terms.size();
-        if (lastEnd > constEnd)
-            segments(constEnd + 1, lastEnd, breaks, [&](uint32_t s, std::vector<Entries>& lower, std::vector<double>& rhs) {
-                if (j != kNoId && s <= lu) { lower.push_back({{j, 1.0}}); rhs.push_back(1.0); }  // a ≥ 1 − r_j
-                for (uint32_t k : readers[v]) {
-                    if (k == j || s + 1 > lastAnchor(k)) continue;
-                    // a ≥ r_k − [anchor(k) ≤ s] − r_j: clone k reads the original.
-                    Entries e{{k, -1.0}};
-                    for (const auto& x : anchoredBy(k, s, true)) e.push_back(x);
-                    if (j != kNoId) e.push_back({j, 1.0});
-                    lower.push_back(e);
-                    rhs.push_back(0.0);
+    for (uint32_t b = 0; b < bufferOwner_.size(); ++b) {
+        const ValueId owner = bufferOwner_[b];
+        if (bufferBytes_[b] <= 0 || bufferResident_[b] || owner == kNoId || owner >= nv || defIndex_[owner] == kNoId ||
+            resident_[owner])
+            continue;
+        const double bytes = double(bufferBytes_[b]) / MilpModel::kUnit;
+        const uint32_t d = defIndex_[owner];
+        const uint32_t ownerCandidate = producerCandidate(owner);
+        std::vector<Reading> toOriginal, toClone;  // readings that may keep each copy alive
+        uint32_t constEnd = d;                      // the original copy, whatever the set
+        for (const ValueId v : referrers[b]) {
+            for (int asClone = 0; asClone < 2; ++asClone) {
+                Reading rd{v, kNoId, 0, 0, {}, false, {}};
+                if (asClone) {
+                    const uint32_t j = producerCandidate(v);
+                    if (j == kNoId || possible[j].empty()) continue;
+                    rd.clone = j;
+                    rd.from = possible[j].front();
+                    rd.to = neededByBackward_[v] && lastRedirectedUse_[v] != kNoId ? lastRedirectedUse_[v] : 0;
+                    addBreaks(rd.breaks, j);
+                    if (rd.to > 0) rd.breaks.push_back(rd.to + 1);
+                    for (uint32_t c : readers[v]) {
+                        if (lastAnchor(c) > 0) rd.to = std::max(rd.to, lastAnchor(c) - 1);
+                        addBreaks(rd.breaks, c);
+                    }
+                    if (rd.to < rd.from) continue;
+                } else {
+                    uint32_t fixedEnd, lu;
+                    originalEnds(v, fixedEnd, lu);
+                    rd.from = defIndex_[v];
+                    rd.to = lu;
+                    rd.breaks = {defIndex_[v], fixedEnd + 1, lu + 1};
+                    const uint32_t j = producerCandidate(v);
+                    for (uint32_t k : readers[v]) {
+                        if (k == j) continue;
+                        if (lastAnchor(k) > 0) rd.to = std::max(rd.to, lastAnchor(k) - 1);
+                        addBreaks(rd.breaks, k);
+                    }
                 }
-            });
-        for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
-        termValue.resize(m->terms.size(), v);
-        termClone.resize(m->terms.size(), kNoId);
-    }
-    // Clone results: from the clone (before op anchor(j)) to the last redirected backward use
-    // and the anchors of recomputed readers.
-    for (uint32_t j = 0; j < nc; ++j)
-        forCloneResults(j, [&](ValueId r) {
-            const double bytes = double(ownedBytes_[r]) / MilpModel::kUnit;
-            if (resident_[r] || bytes <= 0 || possible[j].empty()) return;
-            const uint32_t lru = neededByBackward_[r] && lastRedirectedUse_[r] != kNoId ? lastRedirectedUse_[r] : kNever;
-            uint32_t lastEnd = lru == kNever ? 0 : lru;
-            std::vector<uint32_t> breaks;
-            addBreaks(breaks, j);
-            if (lru != kNever) breaks.push_back(lru + 1);
-            for (uint32_t c : readers[r]) {
-                if (lastAnchor(c) > 0) lastEnd = std::max(lastEnd, lastAnchor(c) - 1);
-                addBreaks(breaks, c);
+                rd.refersToClone = refersToClone(refersToClone, v, asClone != 0, b, rd.chain);
+                if (!rd.refersToClone) rd.chain.clear();
+                if (rd.refersToClone && rd.chain.empty()) {
+                    toClone.push_back(std::move(rd));
+                    continue;
+                }
+                if (!rd.refersToClone && !asClone) {  // the original's fixed part is always there
+                    uint32_t fixedEnd, lu;
+                    originalEnds(v, fixedEnd, lu);
+                    constEnd = std::max(constEnd, fixedEnd);
+                }
+                toOriginal.push_back(rd);
+                if (rd.refersToClone) toClone.push_back(std::move(rd));
             }
-            const uint32_t from = possible[j].front();
-            if (lastEnd < from) return;
-            const size_t firstTerm = m->terms.size();
-            segments(from, lastEnd, breaks, [&](uint32_t s, std::vector<Entries>& lower, std::vector<double>& rhs) {
-                const Entries here = anchoredBy(j, s, false);
-                if (here.empty()) return;  // not cloned yet
-                if (lru != kNever && s <= lru) { // b ≥ [anchor(j) ≤ s]
-                    Entries e;
-                    for (const auto& x : here) e.push_back({x.first, -x.second});
-                    lower.push_back(e);
-                    rhs.push_back(0.0);
-                }
-                for (uint32_t c : readers[r]) {  // b ≥ [anchor(j) ≤ s] + r_c − [anchor(c) ≤ s] − 1
-                    if (s + 1 > lastAnchor(c)) continue;
-                    Entries e{{c, -1.0}};
-                    for (const auto& x : here) e.push_back({x.first, -x.second});
-                    for (const auto& x : anchoredBy(c, s, true)) e.push_back(x);
-                    lower.push_back(e);
-                    rhs.push_back(-1.0);
-                }
-            });
-            for (size_t t = firstTerm; t < m->terms.size(); ++t) m->terms[t].bytes = bytes;
-            termValue.resize(m->terms.size(), r);
-            termClone.resize(m->terms.size(), j);
-        });
+        }
+        constDelta[d] += bytes;
+        constDelta[size_t(constEnd) + 1] -= bytes;
+        constRanges.push_back({d, constEnd, bytes, owner});
+        starts.push_back(d);
+        // The original copy past its fixed part: every reading that may refer to it, those
+        // through a chain of clones only while the chain is not all cloned (a ≥ form − Π r).
+        uint32_t lastEnd = constEnd;
+        std::vector<uint32_t> breaks{constEnd + 1};
+        for (const Reading& rd : toOriginal) {
+            lastEnd = std::max(lastEnd, rd.to);
+            breaks.insert(breaks.end(), rd.breaks.begin(), rd.breaks.end());
+            breaks.push_back(rd.from);
+        }
+        if (lastEnd > constEnd)
+            copySegments(constEnd + 1, lastEnd, breaks, toOriginal,
+                         [&](const Reading& rd, Form& f) {
+                             if (rd.refersToClone) f.entries.push_back({product(rd.chain), -1.0});
+                         },
+                         bytes, owner, kNoId);
+        // The clone copy: readings that refer to it when their chain is all cloned
+        // (b ≥ form + Σ r_k − |chain|).
+        if (ownerCandidate == kNoId || possible[ownerCandidate].empty() || toClone.empty()) continue;
+        uint32_t cloneEnd = 0;
+        std::vector<uint32_t> cloneBreaks;
+        addBreaks(cloneBreaks, ownerCandidate);
+        for (const Reading& rd : toClone) {
+            cloneEnd = std::max(cloneEnd, rd.to);
+            cloneBreaks.insert(cloneBreaks.end(), rd.breaks.begin(), rd.breaks.end());
+            cloneBreaks.push_back(rd.from);
+        }
+        const uint32_t cloneFrom = possible[ownerCandidate].front();
+        if (cloneEnd >= cloneFrom)
+            copySegments(cloneFrom, cloneEnd, cloneBreaks, toClone,
+                         [&](const Reading& rd, Form& f) {
+                             for (uint32_t k : rd.chain) f.entries.push_back({k, 1.0});
+                             f.constant -= double(rd.chain.size());
+                         },
+                         bytes, owner, ownerCandidate);
+    }
     for (const auto& t : m->terms) starts.push_back(t.from);
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
@@ -337,9 +480,11 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
     std::vector<std::vector<uint32_t>> termsByValue(nv);
     for (uint32_t t = 0; t < m->terms.size(); ++t) termsByValue[termValue[t]].push_back(t);
+    std::vector<std::vector<uint32_t>> constRangesByValue(nv);
+    for (uint32_t c = 0; c < constRanges.size(); ++c) constRangesByValue[constRanges[c].owner].push_back(c);
     auto covered = [&](ValueId x, uint32_t t) {  // some range of x covers op t
-        const ConstRange& c = constRanges[x];
-        if (c.bytes > 0 && c.from <= t && c.to >= t) return true;
+        for (uint32_t c : constRangesByValue[x])
+            if (constRanges[c].from <= t && constRanges[c].to >= t) return true;
         for (uint32_t i : termsByValue[x])
             if (m->terms[i].from <= t && m->terms[i].to >= t) return true;
         return false;
@@ -361,9 +506,8 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
                 groupResults.push_back({termClone[i], i});
         }
         std::sort(groupResults.begin(), groupResults.end());
-        for (ValueId v = 0; v < nv; ++v)
-            if (constRanges[v].bytes > 0 && constRanges[v].from < t && constRanges[v].to >= t)
-                constBefore += constRanges[v].bytes;
+        for (const ConstRange& c : constRanges)
+            if (c.from < t && c.to >= t) constBefore += c.bytes;
         for (uint32_t k = 0; k < nc; ++k) {
             if (!std::binary_search(possible[k].begin(), possible[k].end(), t)) continue;
             double extra = 0;
@@ -401,6 +545,17 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
 }
 
 namespace {
+
+// An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
+OptimalityBound boundFrom(double cost, double lower) {
+    OptimalityBound bound;
+    bound.method = "lp";
+    bound.costLowerBound = std::min(lower, cost);
+    bound.gap = cost > 0 ? (cost - bound.costLowerBound) / cost : 0.0;
+    bound.optimal = bound.gap <= 1e-9;
+    if (bound.optimal) bound.gap = 0;
+    return bound;
+}
 
 struct GlpDeleter {
     void operator()(glp_prob* p) const { glp_delete_prob(p); }
@@ -491,9 +646,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         out.lower = std::numeric_limits<double>::infinity();
         return out;
     }
-    if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) out.lower = std::max(0.0, glp_get_obj_val(lp) * m.costScale);
+    if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) out.lower = roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale));
     if (lpOnly) return out;
-    // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding).
+    // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding); with
+    // integral costs, cheaper by a whole granule of cost (half a one's margin).
     if (std::isfinite(incumbentCost)) {
         std::vector<std::pair<uint32_t, double>> costRow;
         for (uint32_t k = 0; k < nc; ++k)
@@ -503,7 +659,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             out.lower = incumbentCost;
             return out;
         }
-        addRow(lp, costRow, GLP_UP, 0.0, incumbentCost / m.costScale * (1 - 1e-9) - 1e-12);
+        const double granule = costGranule();
+        addRow(lp, costRow, GLP_UP, 0.0,
+               granule > 0 ? (incumbentCost - 0.5 * granule) / m.costScale : incumbentCost / m.costScale * (1 - 1e-9) - 1e-12);
     }
     while (secondsLeft() > 0) {
         glp_iocp iocp;
@@ -524,10 +682,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
         if (ret != 0 || status != GLP_OPT) {  // time limit or a solver failure: the tree's bound
             if (ret == GLP_ETMLIM && std::isfinite(treeBound.best))
-                out.lower = std::max(out.lower, treeBound.best * m.costScale);
+                out.lower = std::max(out.lower, roundUpToCostGranule(treeBound.best * m.costScale));
             return out;
         }
-        out.lower = std::max(out.lower, glp_mip_obj_val(lp) * m.costScale);
+        out.lower = std::max(out.lower, roundUpToCostGranule(glp_mip_obj_val(lp) * m.costScale));
         RecomputeSet raw(nc, 0);
         for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
         RecomputeSet set = normalise(raw);
@@ -555,6 +713,30 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     return out;
 }
 
+double BudgetPlanner::costGranule() {
+    if (costGranule_ >= 0) return costGranule_;
+    // The gcd of the candidates' costs when every one is a whole number (FLOPs by the types;
+    // a profile's milliseconds are not): every set's cost is then a multiple of it.
+    int64_t g = 0;
+    for (OpId op : candidates_) {
+        const double c = costs_.cost(op);
+        if (c < 0 || c > 9.0e15 || c != std::floor(c)) {
+            g = 0;
+            break;
+        }
+        g = std::gcd(g, int64_t(c));
+    }
+    costGranule_ = double(g);
+    return costGranule_;
+}
+
+double BudgetPlanner::roundUpToCostGranule(double lower) {
+    const double g = costGranule();
+    if (g <= 0 || !std::isfinite(lower) || lower <= 0) return lower;
+    // A relative margin: GLPK's bounds are as exact as its tolerances (1e-7).
+    return std::ceil(lower / g - 1e-6 * std::max(1.0, lower / g)) * g;
+}
+
 bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {
     const Evaluated& e = evaluate(inR);
     const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));
@@ -565,13 +747,25 @@ bool BudgetPlanner::replayMatchesRewrite(const RecomputeSet& inR) {
 
 int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {
     const std::optional<RecomputeSet> set = candidateSet(plan);
-    if (!set) return -1;
+    return set ? milpModelActivationPeak(*set) : -1;
+}
+
+BudgetPlanner::ModelledPeaks BudgetPlanner::milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps) {
+    RecomputeSet inR(candidates_.size(), 0);
+    for (OpId op : recomputeOps)
+        if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
+    inR = normalise(inR);
+    return {milpModelActivationPeak(inR), evaluate(inR).activation, milpModelActivationPeak(inR, true),
+            replayedActivationPeakAtOriginalOps(inR)};
+}
+
+int64_t BudgetPlanner::milpModelActivationPeak(const RecomputeSet& set, bool originalOpsOnly) {
     const MilpModel& m = milpModel();
     GlpProblem owned = modelProblem(m);
     glp_prob* lp = owned.get();
     for (uint32_t k = 0; k < m.candidates; ++k) {
         glp_set_col_kind(lp, int(k) + 1, GLP_CV);
-        glp_set_col_bnds(lp, int(k) + 1, GLP_FX, (*set)[k], (*set)[k]);
+        glp_set_col_bnds(lp, int(k) + 1, GLP_FX, set[k], set[k]);
         glp_set_obj_coef(lp, int(k) + 1, 0.0);
     }
     // Minimise P ≥ the bytes at every check point.
@@ -579,7 +773,9 @@ int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {
     glp_set_col_bnds(lp, peak, GLP_FR, 0.0, 0.0);
     glp_set_obj_coef(lp, peak, 1.0);
     double floor = 0;
-    for (size_t i = 0; i < m.peakRows.size(); ++i) {
+    // The first rows are the original ops' (one per check point), the clones' follow.
+    const size_t rows = originalOpsOnly ? m.checkPoints.size() : m.peakRows.size();
+    for (size_t i = 0; i < rows; ++i) {
         floor = std::max(floor, m.constant[i]);
         Entries e = m.peakRows[i];
         e.push_back({uint32_t(peak - 1), -1.0});
@@ -620,7 +816,12 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
         return plan;
     }
-    if (candidates_.size() > exact.lpMaxCandidates) return planForBudget(budgetBytes);  // too big to model
+    if (candidates_.size() > exact.lpMaxCandidates) {  // too big to model: the lazy relaxation's bound
+        BudgetPlan plan = planForBudget(budgetBytes);
+        const double lower = lazyLpLowerBounds({plan.activationPeakBytes}, exact.timeLimitSeconds)[0];
+        if (!std::isnan(lower)) plan.bound = boundFrom(plan.recomputeCost, lower);
+        return plan;
+    }
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::optional<BudgetPlan> heuristic;
     std::string heuristicError;
@@ -657,7 +858,10 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
     const bool lpOnly = candidates_.size() > exact.milpMaxCandidates;
     std::vector<BudgetPlan> plans = frontier(points);
-    if (candidates_.size() > exact.lpMaxCandidates) return plans;  // too big to model: no bounds
+    if (candidates_.size() > exact.lpMaxCandidates) {  // too big to model: the lazy relaxation's bounds
+        boundFrontier(plans, exact);
+        return plans;
+    }
     // Cheapest first: each point proven the cheapest plan at its own activation peak.
     for (size_t i = 0; i < plans.size(); ++i) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -696,40 +900,49 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
 }
 
 void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
-    // The model grows with candidates × live ranges: above the limit, no bound at all.
-    if (candidates_.size() > exact.lpMaxCandidates) return;
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
+    const bool enumerated = candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps);
+    const bool fullModel = candidates_.size() <= exact.lpMaxCandidates;
+    // The relaxation with one row per original op, generated lazily (LazyLpBound.cpp), on every
+    // point first: cheap, all there is past lpMaxCandidates (the full model grows with
+    // candidates × live ranges), and below it a floor for the points the full LP misses.
+    std::vector<double> lazy(plans.size(), std::numeric_limits<double>::quiet_NaN());
+    if (!enumerated) {
+        std::vector<int64_t> budgets;
+        std::vector<size_t> which;
+        for (size_t i = 0; i < plans.size(); ++i)
+            if (!plans[i].bound) {
+                budgets.push_back(plans[i].activationPeakBytes);
+                which.push_back(i);
+            }
+        const std::vector<double> lower =
+            lazyLpLowerBounds(budgets, fullModel ? 0.2 * exact.timeLimitSeconds : exact.timeLimitSeconds);
+        for (size_t w = 0; w < which.size(); ++w) lazy[which[w]] = lower[w];
+    }
     for (size_t i = 0; i < plans.size(); ++i) {
         BudgetPlan& plan = plans[i];
         if (plan.bound) continue;
-        if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        if (enumerated) {
             // planForBudget enumerated: the frontier point is the optimum at its peak.
             plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
             continue;
         }
-        const int64_t peak = plan.activationPeakBytes;
         const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
-        if (share <= 0) break;  // out of time: the rest take a bound from a larger budget (below)
-        plan.bound = certify(plan, peak, share, /*lpOnly=*/true).bound;
+        if (fullModel && share > 0) plan.bound = certify(plan, plan.activationPeakBytes, share, /*lpOnly=*/true).bound;
+        if (!std::isnan(lazy[i]) && (!plan.bound || lazy[i] > plan.bound->costLowerBound))
+            plan.bound = boundFrom(plan.recomputeCost, lazy[i]);
     }
     // A plan that fits a budget fits every larger one, so the cheapest cost at a larger budget
-    // bounds the cost at a smaller one: a point left without its own LP takes the best bound
-    // of the points at or above its peak.
+    // bounds the cost at a smaller one: a point takes the best bound of the points at or above
+    // its peak where that is better than its own (or it has none).
     for (BudgetPlan& plan : plans) {
-        if (plan.bound) continue;
+        if (plan.bound && plan.bound->method != "lp") continue;
         std::optional<double> lower;
         for (const BudgetPlan& other : plans)
             if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
                 lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
-        if (!lower) continue;
-        OptimalityBound bound;
-        bound.method = "lp";
-        bound.costLowerBound = *lower;
-        bound.gap = plan.recomputeCost > 0 ? (plan.recomputeCost - *lower) / plan.recomputeCost : 0.0;
-        bound.optimal = bound.gap <= 1e-9;
-        if (bound.optimal) bound.gap = 0;
-        plan.bound = bound;
+        if (lower && (!plan.bound || *lower > plan.bound->costLowerBound)) plan.bound = boundFrom(plan.recomputeCost, *lower);
     }
 }
 

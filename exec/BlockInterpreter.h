@@ -1,11 +1,13 @@
 #pragma once
-// The block interpreter every backend runs a program with: walks the global block, runs
+// The block interpreter every backend runs a program with (and the memory model counts its
+// bytes with, exec/Liveness.cpp): walks the global block, runs
 // pd_op.if / pd_op.while regions, the cf stacks and cf.yield itself, records the branch and
 // iteration count of each structured op (RunResult::controlPath), caps and cancels loops, and
 // drops values after their last use (exec/Liveness.h) and a block's values when it ends. A
 // backend supplies the rest through a small interface (see BlockInterpreter below).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -69,6 +71,20 @@ void checkProducedResults(const Program& program, OpId op, const std::vector<Pro
 //   void endOp(size_t position, OpId op);              // after it ran, before values drop
 //   int64_t heldBytes();                               // bytes held now
 //   void opFinished(size_t position, const OpRecord& record);  // after values dropped
+// and may provide, as the memory model's backend does (exec/Liveness.cpp: it runs no kernels
+// and counts bytes on programs a run would refuse):
+//   std::optional<uint32_t> recordedDecision(OpId op);
+//     the decision a recorded run (ControlPath) took at this execution of `op`, asked once per
+//     execution of each pd_op.if / pd_op.while: the region an if ran (ControlPath::kNoRegion:
+//     none), the iterations a while ran; nullopt: decided by the condition as a run does.
+//   static constexpr bool kTolerant = true;
+//     what a run fails at (a missing operand or yielded value, a stack op on a value that is no
+//     stack, a pop of an empty stack, mismatched counts, a block without cf.yield) is stepped
+//     over: missing values stay unset, counts match up to the shorter, a stack op on no stack
+//     goes to runKernel, results are not checked against their types. Conditions are then
+//     read by  bool conditionOf(OpId op, const Handle* cond, int64_t iterationsRun);  in place
+//     of truthOf (cond: null when missing or not one tensor; iterationsRun: -1 for an if, else
+//     the iterations the while ran so far).
 template <class Backend>
 class BlockInterpreter {
 public:
@@ -114,6 +130,10 @@ public:
 
 private:
     struct Cancelled {};  // thrown from inside a loop when cancel is set
+    static constexpr bool kTolerant = [] {
+        if constexpr (requires { Backend::kTolerant; }) return bool(Backend::kTolerant);
+        else return false;
+    }();
 
     const Program& program_;
     Backend& backend_;
@@ -133,7 +153,7 @@ private:
         for (ValueId v : o.operands) {
             if (v == kNoId) { in.push_back(nullptr); continue; }
             if (!slots_[v].set) {
-                if (program_.types()[program_.value(v).type].kind != Type::Kind::Null)
+                if (!kTolerant && program_.types()[program_.value(v).type].kind != Type::Kind::Null)
                     fail(op, "reads " + program_.value(v).name + " before it is defined or after it was freed");
                 in.push_back(nullptr);
                 continue;
@@ -151,9 +171,9 @@ private:
         std::vector<Slot> out(o.results.size());
         if (name == "pd_op.if") runIf(op, in, out);
         else if (name == "pd_op.while") runWhile(op, in, out);
-        else if (isStackOp(name)) runStackOp(op, name, in, out);
+        else if (isStackOp(name)) runStackOp(op, position, name, in, out);
         else backend_.runKernel(op, position, std::move(in), out);
-        checkResults(op, out);
+        if constexpr (!kTolerant) checkResults(op, out);
         for (size_t i = 0; i < o.results.size(); ++i) slots_[o.results[i]] = std::move(out[i]);
     }
 
@@ -178,6 +198,21 @@ private:
         return backend_.truthOf(op, s.tensor);
     }
 
+    // A condition (null: missing): the backend's reading of it; iterationsRun as conditionOf's.
+    bool condition(OpId op, const Slot* s, const std::string& what, int64_t iterationsRun) {
+        if constexpr (kTolerant) {
+            return backend_.conditionOf(op, s && s->set && !s->isList && s->tensor ? &s->tensor : nullptr, iterationsRun);
+        } else {
+            if (!s) fail(op, what + " is missing");
+            return truth(op, *s, what);
+        }
+    }
+
+    std::optional<uint32_t> recordedDecision(OpId op) {
+        if constexpr (requires(Backend& b, OpId o) { b.recordedDecision(o); }) return backend_.recordedDecision(op);
+        else return std::nullopt;
+    }
+
     // Runs a block's ops up to its cf.yield and returns the yielded values; every value the
     // block defined (and its arguments) is dropped when it ends, as Paddle's scope of a
     // sub-block is.
@@ -189,7 +224,13 @@ private:
             if (program_.op(op).dead) continue;
             if (isYieldOp(program_.opName(op))) {
                 for (ValueId v : program_.op(op).operands) {
-                    if (v == kNoId || !slots_[v].set) fail(holder, "cf.yield of a value that is not defined");
+                    if (v == kNoId || !slots_[v].set) {
+                        if constexpr (kTolerant) {
+                            yielded.push_back(Slot{});
+                            continue;
+                        }
+                        fail(holder, "cf.yield of a value that is not defined");
+                    }
                     yielded.push_back(slots_[v]);
                 }
                 ended = true;
@@ -201,26 +242,35 @@ private:
             for (ValueId r : program_.op(op).results) slots_[r] = Slot{};
         for (ValueId a : block.args) slots_[a] = Slot{};
         for (ValueId a : block.kwargs) slots_[a] = Slot{};
-        if (!ended && !block.ops.empty() && !program_.op(holder).results.empty()) fail(holder, "a block ends without cf.yield");
+        if (!kTolerant && !ended && !block.ops.empty() && !program_.op(holder).results.empty()) fail(holder, "a block ends without cf.yield");
         return yielded;
     }
 
-    void runStackOp(OpId op, std::string_view name, const std::vector<const Slot*>& in, std::vector<Slot>& out) {
+    void runStackOp(OpId op, size_t position, std::string_view name, const std::vector<const Slot*>& in, std::vector<Slot>& out) {
         const Operation& o = program_.op(op);
         if (name == "cf.stack_create") {
-            if (o.results.size() != 3) fail(op, "expected 3 results (stack, inlet, outlet)");
+            if (!kTolerant && o.results.size() != 3) fail(op, "expected 3 results (stack, inlet, outlet)");
             const size_t id = stacks_.size();
             stacks_.emplace_back();
-            for (size_t i = 0; i < 3; ++i) {
+            for (size_t i = 0; i < out.size(); ++i) {
                 stackOf_[o.results[i]] = id;
                 out[i].set = true;  // a handle: no tensor
             }
             return;
         }
-        if (o.operands.empty() || !stackOf_.count(o.operands[0])) fail(op, "operand 0 is not a stack made by cf.stack_create");
+        if (o.operands.empty() || !stackOf_.count(o.operands[0])) {
+            if constexpr (kTolerant) {
+                backend_.runKernel(op, position, in, out);
+                return;
+            }
+            fail(op, "operand 0 is not a stack made by cf.stack_create");
+        }
         auto& stack = stacks_[stackOf_.at(o.operands[0])];
         if (name == "pd_op.has_elements") {
-            if (out.empty()) fail(op, "expected 1 result");
+            if (out.empty()) {
+                if constexpr (kTolerant) return;
+                fail(op, "expected 1 result");
+            }
             out[0].tensor = backend_.boolFlag(op, !stack.empty());
             out[0].set = true;
             return;
@@ -228,73 +278,104 @@ private:
         if (name == "cf.tuple_push") {
             std::vector<Slot> tuple;
             for (size_t i = 1; i < in.size(); ++i) {
-                if (!in[i] || !in[i]->set) fail(op, "operand " + std::to_string(i) + " is missing");
+                if (!in[i] || !in[i]->set) {
+                    if constexpr (kTolerant) {
+                        tuple.push_back(Slot{});
+                        continue;
+                    }
+                    fail(op, "operand " + std::to_string(i) + " is missing");
+                }
                 tuple.push_back(*in[i]);
             }
             stack.push_back(std::move(tuple));
             return;
         }
-        if (stack.empty()) fail(op, "pops an empty stack");
+        if (stack.empty()) {
+            if constexpr (kTolerant) return;
+            fail(op, "pops an empty stack");
+        }
         std::vector<Slot> tuple = std::move(stack.back());
         stack.pop_back();
-        if (tuple.size() != o.results.size())
+        if (!kTolerant && tuple.size() != o.results.size())
             fail(op, "pops " + std::to_string(tuple.size()) + " values for " + std::to_string(o.results.size()) + " results");
-        for (size_t i = 0; i < tuple.size(); ++i) out[i] = std::move(tuple[i]);
+        for (size_t i = 0; i < tuple.size() && i < out.size(); ++i) out[i] = std::move(tuple[i]);
     }
 
-    // pd_op.if (cond) {then} else {else}: the results are what the chosen block yields.
+    // pd_op.if (cond) {then} else {else}: the results are what the chosen block yields (the
+    // recorded region when the backend follows a recorded path).
     void runIf(OpId op, const std::vector<const Slot*>& in, std::vector<Slot>& out) {
         const Operation& o = program_.op(op);
-        if (in.empty() || !in[0]) fail(op, "operand 0 (the condition) is missing");
-        const bool cond = truth(op, *in[0], "the condition");
-        const size_t region = cond ? 0 : 1;
+        uint32_t region = 0;
+        if (const std::optional<uint32_t> recorded = recordedDecision(op)) {
+            region = *recorded;
+        } else {
+            if (!kTolerant && (in.empty() || !in[0])) fail(op, "operand 0 (the condition) is missing");
+            region = condition(op, in.empty() ? nullptr : in[0], "the condition", -1) ? 0 : 1;
+        }
+        const std::string which = region == 0 ? "then" : region == 1 ? "else" : "recorded";
         const bool runs = region < o.regions.size() && !o.regions[region].empty();
-        result_.controlPath.decisions[op].push_back(runs ? uint32_t(region) : ControlPath::kNoRegion);
+        result_.controlPath.decisions[op].push_back(runs ? region : ControlPath::kNoRegion);
         if (!runs) {
-            if (!o.results.empty()) fail(op, std::string("no ") + (cond ? "then" : "else") + " block for the results");
+            if (!kTolerant && !o.results.empty()) fail(op, "no " + which + " block for the results");
             return;
         }
         std::vector<Slot> yielded = runBlock(op, o.regions[region][0]);
-        if (yielded.size() != o.results.size())
-            fail(op, "the " + std::string(cond ? "then" : "else") + " block yields " + std::to_string(yielded.size()) + " values for " +
+        if (!kTolerant && yielded.size() != o.results.size())
+            fail(op, "the " + which + " block yields " + std::to_string(yielded.size()) + " values for " +
                          std::to_string(o.results.size()) + " results");
-        for (size_t i = 0; i < yielded.size(); ++i) out[i] = std::move(yielded[i]);
+        for (size_t i = 0; i < yielded.size() && i < out.size(); ++i) out[i] = std::move(yielded[i]);
     }
 
     // pd_op.while (cond, inputs...) {^args: ... cf.yield (cond', values'...)}: the body runs
-    // while the condition holds, its arguments bound to the carried values; the results are
-    // the values carried out.
+    // while the condition holds (the recorded iterations when the backend follows a recorded
+    // path), its arguments bound to the carried values; the results are the values carried out.
     void runWhile(OpId op, const std::vector<const Slot*>& in, std::vector<Slot>& out) {
         const Operation& o = program_.op(op);
-        if (o.regions.empty() || o.regions[0].empty()) fail(op, "no body block");
-        const BlockId body = o.regions[0][0];
-        const Block& block = program_.block(body);
         const size_t carriedCount = o.operands.empty() ? 0 : o.operands.size() - 1;
-        if (block.args.size() != carriedCount)
-            fail(op, "the body takes " + std::to_string(block.args.size()) + " arguments for " + std::to_string(carriedCount) + " inputs");
-        if (o.results.size() != carriedCount) fail(op, std::to_string(o.results.size()) + " results for " + std::to_string(carriedCount) + " inputs");
-        if (in.empty() || !in[0]) fail(op, "operand 0 (the condition) is missing");
-        bool cond = truth(op, *in[0], "the condition");
+        if (!kTolerant) {
+            if (o.regions.empty() || o.regions[0].empty()) fail(op, "no body block");
+            const Block& block = program_.block(o.regions[0][0]);
+            if (block.args.size() != carriedCount)
+                fail(op, "the body takes " + std::to_string(block.args.size()) + " arguments for " + std::to_string(carriedCount) + " inputs");
+            if (o.results.size() != carriedCount) fail(op, std::to_string(o.results.size()) + " results for " + std::to_string(carriedCount) + " inputs");
+        }
+        const std::optional<uint32_t> recorded = recordedDecision(op);
+        if (!kTolerant && (in.empty() || !in[0])) fail(op, "operand 0 (the condition) is missing");
+        int64_t iterations = 0;
+        auto again = [&](const Slot* cond, const char* what) {
+            return recorded ? iterations < int64_t(*recorded) : condition(op, cond, what, iterations);
+        };
+        const bool hasBody = !o.regions.empty() && !o.regions[0].empty();
+        bool cond = hasBody && again(in.empty() ? nullptr : in[0], "the condition");
         std::vector<Slot> carried;
         for (size_t i = 1; i < in.size(); ++i) {
-            if (!in[i] || !in[i]->set) fail(op, "operand " + std::to_string(i) + " is missing");
+            if (!in[i] || !in[i]->set) {
+                if constexpr (kTolerant) {
+                    carried.push_back(Slot{});
+                    continue;
+                }
+                fail(op, "operand " + std::to_string(i) + " is missing");
+            }
             carried.push_back(*in[i]);
         }
-        int64_t iterations = 0;
         while (cond) {
             if (++iterations > kMaxWhileIterations)
                 fail(op, "the loop ran " + std::to_string(kMaxWhileIterations) + " iterations without its condition turning false");
             if (control_.stopRequested()) throw Cancelled{};
-            for (size_t i = 0; i < carriedCount; ++i) slots_[block.args[i]] = carried[i];
-            std::vector<Slot> yielded = runBlock(op, body);
-            if (yielded.size() != carriedCount + 1)
-                fail(op, "the body yields " + std::to_string(yielded.size()) + " values, expected the condition and " +
-                             std::to_string(carriedCount));
-            cond = truth(op, yielded[0], "the yielded condition");
+            const Block& block = program_.block(o.regions[0][0]);
+            for (size_t i = 0; i < block.args.size() && i < carried.size(); ++i) slots_[block.args[i]] = carried[i];
+            std::vector<Slot> yielded = runBlock(op, o.regions[0][0]);
+            if (yielded.size() != carriedCount + 1) {
+                if (kTolerant && yielded.empty()) break;
+                if (!kTolerant)
+                    fail(op, "the body yields " + std::to_string(yielded.size()) + " values, expected the condition and " +
+                                 std::to_string(carriedCount));
+            }
+            cond = again(&yielded[0], "the yielded condition");
             carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
         }
         result_.controlPath.decisions[op].push_back(uint32_t(iterations));
-        for (size_t i = 0; i < carriedCount; ++i) out[i] = std::move(carried[i]);
+        for (size_t i = 0; i < carried.size() && i < out.size(); ++i) out[i] = std::move(carried[i]);
     }
 };
 

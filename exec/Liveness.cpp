@@ -8,8 +8,10 @@
 #include <memory>
 #include <optional>
 
+#include "exec/BlockInterpreter.h"
 #include "exec/OpSemantics.h"
 #include "model/CheckedMath.h"
+#include "model/Diagnostic.h"
 
 namespace rx::exec {
 
@@ -248,82 +250,62 @@ bool hasControlFlow(const Program& program) {
 
 namespace {
 
-// The memory of a run with control flow, walked as the block interpreter runs it (exec/
-// BlockInterpreter.h) but with storage reduced to its byte count: slots refer to shared
-// storage, storage is counted while any slot, yielded value or stack entry refers to it.
-class ControlFlowMemory {
+// One value as the memory model runs it: its declared dtype and dims, the storage it refers to
+// (its byte count, shared with its aliases and counted while any handle refers to it; null:
+// none) and the contents the model knows: small integer or bool constants and what is computed
+// from them (a loop counter and its condition), pd_op.has_elements of a stack.
+struct ModelValue {
+    DType dtype = DType::Invalid;
+    std::vector<int64_t> dims;
+    std::shared_ptr<const int64_t> storage;
+    std::optional<std::vector<double>> constant;
+};
+
+// The memory model's backend of the block interpreter (exec/BlockInterpreter.h): it runs no
+// kernels. A result gets storage of its declared bytes, aliases (aliasKindOf) refer to their
+// operands' storage; conditions follow the recorded path, else the conditions the model can
+// evaluate, else the then branch and one iteration (Liveness.h).
+class ModelBackend {
 public:
-    static constexpr uint32_t kAssumedIterationsCap = 100'000;
+    using Handle = std::shared_ptr<const ModelValue>;
+    using Slot = SlotOf<Handle>;
+    static constexpr bool kTolerant = true;
+    // A loop the model knows runs on stops being followed here (a condition that never turns
+    // false fails the run itself).
+    static constexpr int64_t kAssumedIterationsCap = 100'000;
 
-    ControlFlowMemory(const Program& p, const Liveness& L, const ControlPath* path)
-        : p_(p), L_(L), path_(path), meter_(std::make_shared<Meter>()), slots_(p.values().size()) {}
+    ModelBackend(const Program& p, const ControlPath* path, std::vector<int64_t>& perOp)
+        : p_(p), path_(path), perOp_(perOp), meter_(std::make_shared<Meter>()) {}
 
-    // Bytes held while each top-level op runs; false when a sum passed int64.
-    bool run(std::vector<int64_t>& perOp) {
-        const auto& gops = p_.globalBlock().ops;
-        perOp.assign(gops.size(), 0);
-        for (uint32_t pos = 0; pos < gops.size(); ++pos) {
-            meter_->peak = meter_->current;
-            runOp(gops[pos]);
-            perOp[pos] = meter_->peak;
-            for (ValueId v : L_.valuesDeadAfter[pos]) slots_[v] = Slot{};
-            if (meter_->overflow) return false;
+    bool overflowed() const { return meter_->overflow; }
+
+    void runKernel(OpId op, size_t, std::vector<const Slot*> in, std::vector<Slot>& out) {
+        const Operation& o = p_.op(op);
+        const std::string_view name = p_.opName(op);
+        if (alias(o, aliasKindOf(name), in, out)) return;
+        for (size_t i = 0; i < out.size(); ++i) out[i] = allocateValue(o.results[i]);
+        if (out.size() == 1) {
+            std::optional<std::vector<double>> known = evaluate(o, name, in);
+            if (known && out[0].set && !out[0].isList && out[0].tensor) {
+                auto v = std::make_shared<ModelValue>(*out[0].tensor);
+                v->constant = std::move(known);
+                out[0].tensor = std::move(v);
+            }
         }
-        return true;
     }
-
-private:
-    struct Meter {
-        int64_t current = 0, peak = 0;
-        bool overflow = false;
-    };
-    using Storage = std::shared_ptr<const int64_t>;
-    struct Slot {
-        bool set = false;
-        std::vector<Storage> parts;  // a tensor: one; a vector: its elements; a cf handle: none
-        // Contents the model knows: small integer or bool constants and what is computed from
-        // them (a loop counter and its condition), pd_op.has_elements of a stack.
-        std::optional<std::vector<double>> constant;
-        // 1 or 0 for a condition the model knows, -1 otherwise.
-        int truth() const { return constant && constant->size() == 1 ? ((*constant)[0] != 0 ? 1 : 0) : -1; }
-    };
-    const Program& p_;
-    const Liveness& L_;
-    const ControlPath* path_;
-    std::shared_ptr<Meter> meter_;
-    std::vector<Slot> slots_;
-    std::vector<std::vector<std::vector<Slot>>> stacks_;
-    std::unordered_map<ValueId, size_t> stackOf_;
-    std::unordered_map<OpId, size_t> nextDecision_;
-
-    Storage allocate(int64_t bytes) {
-        if (auto sum = checkedAdd(meter_->current, bytes)) meter_->current = *sum;
-        else meter_->overflow = true;
-        meter_->peak = std::max(meter_->peak, meter_->current);
-        std::shared_ptr<Meter> meter = meter_;
-        return Storage(new int64_t(bytes), [meter](const int64_t* b) {
-            meter->current -= *b;
-            delete b;
-        });
+    bool conditionOf(OpId, const Handle* cond, int64_t iterationsRun) const {
+        const ModelValue* v = cond ? cond->get() : nullptr;
+        const int known = v && v->constant && v->constant->size() == 1 ? ((*v->constant)[0] != 0 ? 1 : 0) : -1;
+        if (iterationsRun < 0) return known != 0;  // an if: the then branch unless known false
+        if (known < 0) return iterationsRun < 1;
+        return known == 1 && iterationsRun < kAssumedIterationsCap;
     }
-    Slot allocateValue(ValueId v) {
-        const Type& t = p_.types()[p_.value(v).type];
-        Slot s;
-        if (t.kind == Type::Kind::Null) return s;
-        s.set = true;
-        if (t.kind == Type::Kind::Vector) {
-            for (TypeId e : t.elements) s.parts.push_back(allocate(p_.types().bytes(e)));
-        } else if (t.kind != Type::Kind::Opaque) {
-            s.parts.push_back(allocate(p_.valueBytes(v)));
-        }
-        return s;
+    Handle boolFlag(OpId op, bool value) {
+        auto v = std::make_shared<ModelValue>(*makeValue(p_.op(op).results.at(0)));
+        v->constant = std::vector<double>{value ? 1.0 : 0.0};
+        return v;
     }
-    const Slot* operand(const Operation& o, size_t i) const {
-        if (i >= o.operands.size() || o.operands[i] == kNoId || !slots_[o.operands[i]].set) return nullptr;
-        return &slots_[o.operands[i]];
-    }
-    // The run's decision for this execution of `op`, if it recorded one.
-    std::optional<uint32_t> decision(OpId op) {
+    std::optional<uint32_t> recordedDecision(OpId op) {
         if (!path_) return std::nullopt;
         auto it = path_->decisions.find(op);
         if (it == path_->decisions.end()) return std::nullopt;
@@ -331,82 +313,114 @@ private:
         if (next >= it->second.size()) return std::nullopt;
         return it->second[next++];
     }
+    void beginOp(size_t, OpId) { meter_->peak = meter_->current; }
+    int64_t opPeakBytes() const { return meter_->peak; }
+    void endOp(size_t, OpId) {}
+    int64_t heldBytes() const { return meter_->current; }
+    void opFinished(size_t position, const OpRecord& record) { perOp_[position] = record.peakBytes; }
 
-    void runOp(OpId id) {
-        const Operation& o = p_.op(id);
-        const std::string_view name = p_.opName(id);
-        std::vector<Slot> out(o.results.size());
-        bool made = true;
-        if (name == "pd_op.if") out = runIf(id);
-        else if (name == "pd_op.while") out = runWhile(id);
-        else if (name == "cf.stack_create") {
-            for (size_t i = 0; i < out.size(); ++i) {
-                out[i].set = true;
-                stackOf_[o.results[i]] = stacks_.size();
-            }
-            stacks_.emplace_back();
-        } else if (name == "cf.tuple_push" || name == "cf.tuple_pop" || name == "pd_op.has_elements") {
-            auto st = o.operands.empty() ? stackOf_.end() : stackOf_.find(o.operands[0]);
-            if (st != stackOf_.end()) {
-                auto& stack = stacks_[st->second];
-                if (name == "cf.tuple_push") {
-                    std::vector<Slot> tuple;
-                    for (size_t i = 1; i < o.operands.size(); ++i) tuple.push_back(operand(o, i) ? *operand(o, i) : Slot{});
-                    stack.push_back(std::move(tuple));
-                } else if (name == "cf.tuple_pop") {
-                    if (!stack.empty()) {
-                        std::vector<Slot> tuple = std::move(stack.back());
-                        stack.pop_back();
-                        for (size_t i = 0; i < out.size() && i < tuple.size(); ++i) out[i] = std::move(tuple[i]);
-                    }
-                } else {
-                    if (!out.empty()) {
-                        out[0] = allocateValue(o.results[0]);
-                        out[0].constant = std::vector<double>{stack.empty() ? 0.0 : 1.0};
-                    }
-                }
-            } else {
-                made = false;
-            }
-        } else {
-            made = false;
-            const AliasKind kind = aliasKindOf(name);
-            if (kind == AliasKind::Pack && out.size() == 1) {
-                bool all = true;
-                for (size_t i = 0; i < o.operands.size() && all; ++i) all = operand(o, i) != nullptr;
-                if (all) {
-                    out[0].set = made = true;
-                    for (size_t i = 0; i < o.operands.size(); ++i)
-                        for (const Storage& s : operand(o, i)->parts) out[0].parts.push_back(s);
-                }
-            } else if (kind == AliasKind::Unpack) {
-                if (const Slot* in = operand(o, 0); in && in->parts.size() == out.size()) {
-                    for (size_t i = 0; i < out.size(); ++i) out[i] = Slot{true, {in->parts[i]}, std::nullopt};
-                    made = true;
-                }
-            } else if (kind == AliasKind::Element && out.size() == 1) {
-                const int64_t index = attrInt(o, "index", 0);
-                if (const Slot* in = operand(o, 0); in && index >= 0 && index < int64_t(in->parts.size())) {
-                    out[0] = Slot{true, {in->parts[size_t(index)]}, std::nullopt};
-                    made = true;
-                }
-            } else if (kind == AliasKind::Same && out.size() == 1) {
-                if (const Slot* in = operand(o, 0)) {
-                    out[0] = *in;
-                    made = true;
-                }
-            }
+private:
+    struct Meter {
+        int64_t current = 0, peak = 0;
+        bool overflow = false;
+    };
+    const Program& p_;
+    const ControlPath* path_;
+    std::vector<int64_t>& perOp_;
+    std::shared_ptr<Meter> meter_;
+    std::unordered_map<OpId, size_t> nextDecision_;
+
+    std::shared_ptr<const int64_t> allocate(int64_t bytes) {
+        if (auto sum = checkedAdd(meter_->current, bytes)) meter_->current = *sum;
+        else meter_->overflow = true;
+        meter_->peak = std::max(meter_->peak, meter_->current);
+        std::shared_ptr<Meter> meter = meter_;
+        return std::shared_ptr<const int64_t>(new int64_t(bytes), [meter](const int64_t* b) {
+            meter->current -= *b;
+            delete b;
+        });
+    }
+    Handle makeValue(TypeId type, int64_t bytes) {
+        auto m = std::make_shared<ModelValue>();
+        const Type& t = p_.types()[type];
+        m->dtype = t.dtype;
+        m->dims = t.dims;
+        m->storage = allocate(bytes);
+        return m;
+    }
+    Handle makeValue(ValueId v) { return makeValue(p_.value(v).type, p_.valueBytes(v)); }
+    // A new value of the result's declared bytes (a vector: one storage per element).
+    Slot allocateValue(ValueId v) {
+        const Type& t = p_.types()[p_.value(v).type];
+        Slot s;
+        if (t.kind == Type::Kind::Null) return s;
+        s.set = true;
+        if (t.kind == Type::Kind::Vector) {
+            s.isList = true;
+            for (TypeId e : t.elements) s.list.push_back(makeValue(e, p_.types().bytes(e)));
+        } else if (t.kind != Type::Kind::Opaque) {
+            s.tensor = makeValue(v);
         }
-        if (!made) {
-            for (size_t i = 0; i < out.size(); ++i) out[i] = allocateValue(o.results[i]);
-            if (out.size() == 1) out[0].constant = evaluate(o, name);
+        return s;
+    }
+    // The storages a slot refers to: a tensor's one, a vector's elements, none for a handle.
+    static std::vector<Handle> parts(const Slot& s) {
+        if (s.isList) return std::vector<Handle>(s.list.begin(), s.list.end());
+        if (s.tensor) return {s.tensor};
+        return {};
+    }
+    // The element of an unpacked vector: the same storage, no known contents.
+    static Handle elementOf(const Handle& h) {
+        auto v = std::make_shared<ModelValue>(*h);
+        v->constant.reset();
+        return v;
+    }
+    static Slot tensorSlot(Handle h) {
+        Slot s;
+        s.set = true;
+        s.tensor = std::move(h);
+        return s;
+    }
+    // Results that refer to their operands' storage; false when the operands do not fit (the
+    // results then allocate their own, as Liveness does).
+    static bool alias(const Operation& o, AliasKind kind, const std::vector<const Slot*>& in, std::vector<Slot>& out) {
+        auto operand = [&](size_t i) -> const Slot* { return i < in.size() ? in[i] : nullptr; };
+        if (kind == AliasKind::Pack && out.size() == 1) {
+            for (size_t i = 0; i < o.operands.size(); ++i)
+                if (!operand(i)) return false;
+            out[0].set = out[0].isList = true;
+            for (size_t i = 0; i < o.operands.size(); ++i)
+                for (const Handle& h : parts(*operand(i))) out[0].list.push_back(h);
+            return true;
         }
-        for (size_t i = 0; i < o.results.size(); ++i) slots_[o.results[i]] = std::move(out[i]);
+        if (kind == AliasKind::Unpack) {
+            const Slot* s = operand(0);
+            if (!s) return false;
+            const std::vector<Handle> ps = parts(*s);
+            if (ps.size() != out.size()) return false;
+            for (size_t i = 0; i < out.size(); ++i) out[i] = tensorSlot(elementOf(ps[i]));
+            return true;
+        }
+        if (kind == AliasKind::Element && out.size() == 1) {
+            const int64_t index = attrInt(o, "index", 0);
+            const Slot* s = operand(0);
+            if (!s) return false;
+            const std::vector<Handle> ps = parts(*s);
+            if (index < 0 || index >= int64_t(ps.size())) return false;
+            out[0] = tensorSlot(elementOf(ps[size_t(index)]));
+            return true;
+        }
+        if (kind == AliasKind::Same && out.size() == 1) {
+            if (!operand(0)) return false;
+            out[0] = *operand(0);
+            return true;
+        }
+        return false;
     }
 
     // The contents of a small integer or bool result computed from known contents (exact in
     // doubles), so that a counted loop's iterations are known without running it.
-    std::optional<std::vector<double>> evaluate(const Operation& o, std::string_view name) const {
+    std::optional<std::vector<double>> evaluate(const Operation& o, std::string_view name, const std::vector<const Slot*>& in) const {
         constexpr size_t kMaxElements = 16;
         auto integral = [&](ValueId v) {
             const Type& t = p_.types()[p_.value(v).type];
@@ -433,12 +447,15 @@ private:
             {"pd_op.greater_than", 5}, {"pd_op.greater_equal", 6}, {"pd_op.equal", 7}, {"pd_op.not_equal", 8},
             {"pd_op.logical_and", 9}, {"pd_op.logical_or", 10}};
         auto it = kBinary.find(name);
-        if (it == kBinary.end() || o.operands.size() != 2) return std::nullopt;
-        const Slot* a = operand(o, 0);
-        const Slot* b = operand(o, 1);
-        if (!a || !b || !a->constant || !b->constant || !integral(o.operands[0]) || !integral(o.operands[1])) return std::nullopt;
-        const std::vector<double>& x = *a->constant;
-        const std::vector<double>& y = *b->constant;
+        if (it == kBinary.end() || o.operands.size() != 2 || in.size() != 2) return std::nullopt;
+        auto known = [](const Slot* s) -> const std::vector<double>* {
+            return s && !s->isList && s->tensor && s->tensor->constant ? &*s->tensor->constant : nullptr;
+        };
+        const std::vector<double>* a = known(in[0]);
+        const std::vector<double>* b = known(in[1]);
+        if (!a || !b || !integral(o.operands[0]) || !integral(o.operands[1])) return std::nullopt;
+        const std::vector<double>& x = *a;
+        const std::vector<double>& y = *b;
         if (x.size() != y.size() && x.size() != 1 && y.size() != 1) return std::nullopt;
         std::vector<double> out(std::max(x.size(), y.size()));
         for (size_t i = 0; i < out.size(); ++i) {
@@ -462,63 +479,6 @@ private:
             for (double& v : out) v = v != 0;
         return out;
     }
-
-    // A block's ops up to its cf.yield; its values (and arguments) are dropped when it ends.
-    std::vector<Slot> runBlock(BlockId b) {
-        const Block& block = p_.block(b);
-        std::vector<Slot> yielded;
-        for (OpId op : block.ops) {
-            if (p_.op(op).dead) continue;
-            if (p_.opName(op) == "cf.yield") {
-                for (ValueId v : p_.op(op).operands) yielded.push_back(v != kNoId ? slots_[v] : Slot{});
-                break;
-            }
-            runOp(op);
-        }
-        for (OpId op : block.ops)
-            for (ValueId r : p_.op(op).results) slots_[r] = Slot{};
-        for (ValueId a : block.args) slots_[a] = Slot{};
-        for (ValueId a : block.kwargs) slots_[a] = Slot{};
-        return yielded;
-    }
-
-    std::vector<Slot> runIf(OpId id) {
-        const Operation& o = p_.op(id);
-        std::vector<Slot> out(o.results.size());
-        // The run's branch; else the condition's if the model knows it; else the then branch.
-        const Slot* cond = operand(o, 0);
-        const int truth = cond ? cond->truth() : -1;
-        const uint32_t region = decision(id).value_or(truth == 0 ? 1u : 0u);
-        if (region >= o.regions.size() || o.regions[region].empty()) return out;
-        std::vector<Slot> yielded = runBlock(o.regions[region][0]);
-        for (size_t i = 0; i < out.size() && i < yielded.size(); ++i) out[i] = std::move(yielded[i]);
-        return out;
-    }
-
-    std::vector<Slot> runWhile(OpId id) {
-        const Operation& o = p_.op(id);
-        std::vector<Slot> carried;
-        for (size_t i = 1; i < o.operands.size(); ++i) carried.push_back(operand(o, i) ? *operand(o, i) : Slot{});
-        if (o.regions.empty() || o.regions[0].empty()) return carried;
-        const BlockId body = o.regions[0][0];
-        const Block& block = p_.block(body);
-        const std::optional<uint32_t> planned = decision(id);
-        int known = operand(o, 0) ? operand(o, 0)->truth() : -1;
-        for (uint32_t iteration = 0;; ++iteration) {
-            // Without the run's count: while the model knows the condition holds (up to
-            // kAssumedIterationsCap: a condition that never turns false fails the run itself),
-            // else once.
-            const bool again = planned ? iteration < *planned : known >= 0 ? known == 1 && iteration < kAssumedIterationsCap : iteration < 1;
-            if (!again) break;
-            for (size_t i = 0; i < block.args.size() && i < carried.size(); ++i) slots_[block.args[i]] = carried[i];
-            std::vector<Slot> yielded = runBlock(body);
-            if (yielded.empty()) break;
-            known = yielded[0].truth();
-            carried.assign(std::make_move_iterator(yielded.begin() + 1), std::make_move_iterator(yielded.end()));
-        }
-        carried.resize(o.results.size());
-        return carried;
-    }
 };
 
 }  // namespace
@@ -526,8 +486,22 @@ private:
 LiveBytes liveBytesOf(const Program& program, const Liveness& liveness, const ControlPath* path) {
     LiveBytes out = liveBytesWithoutControlFlow(program, liveness);
     if (!out.error.empty() || !hasControlFlow(program)) return out;
-    std::vector<int64_t> perOp;
-    if (!ControlFlowMemory(program, liveness, path).run(perOp)) {
+    std::vector<int64_t> perOp(program.globalBlock().ops.size(), 0);
+    // The interpreter every backend runs control flow with, its values reduced to byte counts.
+    RunOptions options;
+    options.maxBytesPerValue = 0;
+    options.maxTotalBytes = 0;
+    const RunControl control(options, ProgramCheck{}, {}, perOp.size());
+    RunResult run;
+    ModelBackend backend(program, path, perOp);
+    try {
+        BlockInterpreter<ModelBackend>(program, backend, options, control, run).runGlobalBlock(liveness.valuesDeadAfter);
+    } catch (const Error& e) {
+        LiveBytes failed;
+        failed.error = std::string("memory model: ") + e.what();
+        return failed;
+    }
+    if (backend.overflowed()) {
         LiveBytes failed;
         failed.error = "memory model: the live bytes inside a control-flow op do not fit in 64-bit byte counts (above 8 EiB)";
         return failed;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,23 @@ private:
     }
 };
 
+// Takes the decisions of a recorded ControlPath instead of reading conditions (the mode the
+// memory model runs the interpreter in).
+class ReplayingBackend : public RecordingBackend {
+public:
+    ReplayingBackend(const Program& p, std::map<std::string, double> inputs, ControlPath path)
+        : RecordingBackend(p, std::move(inputs)), path_(std::move(path)) {}
+    std::optional<uint32_t> recordedDecision(OpId op) {
+        auto it = path_.decisions.find(op);
+        if (it == path_.decisions.end() || next_[op] >= it->second.size()) return std::nullopt;
+        return it->second[next_[op]++];
+    }
+
+private:
+    ControlPath path_;
+    std::map<OpId, size_t> next_;
+};
+
 struct Outcome {
     RunResult result;
     std::vector<std::string> log;
@@ -119,18 +137,16 @@ struct Outcome {
     int conditionsRead = 0;
 };
 
-Outcome interpret(const Program& p, std::map<std::string, double> inputs, const std::atomic<bool>* cancel = nullptr,
-                  std::function<void(RecordingBackend&)> setUp = {}) {
+template <class Backend>
+Outcome interpretWith(const Program& p, Backend& backend, const std::atomic<bool>* cancel) {
     RunOptions options;
     options.cancel = cancel;
     const std::vector<uint8_t> resident = residentMask(p, options);
     const RunControl control(options, ProgramCheck{}, resident, p.globalBlock().ops.size());
     const Liveness liveness = analyzeLiveness(p, resident);
     Outcome out;
-    RecordingBackend backend(p, std::move(inputs));
-    if (setUp) setUp(backend);
     {
-        BlockInterpreter<RecordingBackend> interpreter(p, backend, options, control, out.result);
+        BlockInterpreter<Backend> interpreter(p, backend, options, control, out.result);
         backend.attach(interpreter.valueSlots());
         interpreter.runGlobalBlock(liveness.valuesDeadAfter);
     }
@@ -139,6 +155,24 @@ Outcome interpret(const Program& p, std::map<std::string, double> inputs, const 
     out.records = backend.records;
     out.conditionsRead = backend.conditionsRead;
     return out;
+}
+
+Outcome interpret(const Program& p, std::map<std::string, double> inputs, const std::atomic<bool>* cancel = nullptr,
+                  std::function<void(RecordingBackend&)> setUp = {}) {
+    RecordingBackend backend(p, std::move(inputs));
+    if (setUp) setUp(backend);
+    return interpretWith(p, backend, cancel);
+}
+
+Outcome replay(const Program& p, std::map<std::string, double> inputs, ControlPath path) {
+    ReplayingBackend backend(p, std::move(inputs), std::move(path));
+    return interpretWith(p, backend, nullptr);
+}
+
+OpId firstOpNamed(const Program& p, std::string_view name) {
+    for (OpId id = 0; id < p.ops().size(); ++id)
+        if (p.opName(id) == name) return id;
+    return kNoId;
 }
 
 std::string corpus(const char* name) { return std::string(RX_SHARED_DIR) + "/corpus/pir-real/" + name; }
@@ -238,6 +272,42 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("op 10 (cf.tuple_pop -> %10): pops an empty stack") != std::string::npos, e.what());
         }
+    }
+    // A backend following a recorded path runs the recorded branch and iterations without
+    // reading a condition: i = 5 would take the then block, the path says else; the loop
+    // would run ten times, the path says three.
+    void aRecordedPathDecidesInsteadOfTheConditions() {
+        const Program ifProgram = loadProgram(corpus("save-load-doc-if-op-early.pir"));
+        ControlPath elseBranch;
+        elseBranch.decisions[firstOpNamed(ifProgram, "pd_op.if")] = {1};
+        const Outcome i = replay(ifProgram, {{"i", 5.0}, {"a", 1.5}}, elseBranch);
+        QCOMPARE(countOf(i.log, "run %5"), 0);
+        QCOMPARE(countOf(i.log, "run %6"), 1);
+        QCOMPARE(i.conditionsRead, 0);
+        QCOMPARE(i.values.at("%4"), 0.0);
+        QCOMPARE(i.result.controlPath.decisions, elseBranch.decisions);
+        checkHeldBytesEqualTheModel(ifProgram, i);
+
+        const Program whileProgram = loadProgram(corpus("save-load-doc-while-op-early-fragment.pir"));
+        ControlPath threeIterations;
+        threeIterations.decisions[firstOpNamed(whileProgram, "pd_op.while")] = {3};
+        const Outcome w = replay(whileProgram, {}, threeIterations);
+        QCOMPARE(countOf(w.log, "run %5"), 3);
+        QCOMPARE(w.conditionsRead, 0);
+        QCOMPARE(w.values.at("%4"), 3.0);
+        QCOMPARE(w.result.controlPath.decisions, threeIterations.decisions);
+        checkHeldBytesEqualTheModel(whileProgram, w);
+    }
+    // The memory model runs the interpreter tolerant: a pop of an empty stack, which a run
+    // fails at (above), leaves its result unset and the model still counts every op.
+    void theModelStepsOverWhatARunFailsAt() {
+        const Program p =
+            parsePir(std::string(kStackProgram) + "(%10) = \"cf.tuple_pop\" (%4) {} : (cf.outlet) -> builtin.tensor<2xf32>\n", "stack.pir");
+        const LiveBytes model = liveBytesOf(p, analyzeLiveness(p, residentMask(p, RunOptions{})));
+        QVERIFY2(model.error.empty(), model.error.c_str());
+        QCOMPARE(model.perOp.size(), size_t(11));
+        QCOMPARE(model.perOp[9], int64_t(3 * 8));  // the subtract: its operands and its result
+        QCOMPARE(model.perOp[10], int64_t(0));     // every value gone; the pop made nothing
     }
     // Cancel set while the loop runs stops it before its next iteration: the run is cancelled,
     // the while records no decision and no later op runs.

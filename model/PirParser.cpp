@@ -365,12 +365,9 @@ private:
                 parseAttributeDict(attributeScratch_);
                 const std::string_view dictText(dictStart, static_cast<size_t>(lex_.pos() - dictStart));
                 auto [it, fresh] = attributeLists_.try_emplace(dictText);
-                if (fresh) {  // moved into an exactly sized vector: growth slack would cost more
-                    std::vector<NamedAttribute> list;
-                    list.reserve(attributeScratch_.size());
-                    for (auto& a : attributeScratch_) list.push_back(std::move(a));
-                    it->second = std::move(list);
-                }
+                // Entries equal to one of an earlier dict are shared with it (the parameters'
+                // dicts differ in parameter_name only).
+                if (fresh) it->second = attributeInterner_.share(attributeScratch_);
                 op.attributes = it->second;
                 if (spanEnd && lex_.pos() == spanEnd) lastDict_ = &*it;
             }
@@ -1139,6 +1136,7 @@ private:
     size_t nextSignatureSlot_ = 0;
     std::vector<NamedAttribute> attributeScratch_;
     std::unordered_map<std::string_view, AttributeList> attributeLists_;  // by the dict's text
+    AttributeInterner attributeInterner_;
     // The previous op's dict: a pointer, which (unlike an iterator) survives a rehash.
     const decltype(attributeLists_)::value_type* lastDict_ = nullptr;
     std::array<std::pair<std::string_view, TypeId>, 4> recentTypes_{};     // most recent first

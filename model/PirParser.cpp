@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "model/PirLexer.h"
 #include "model/PirReader.h"
 #include "model/PirValueScope.h"
@@ -485,9 +487,7 @@ private:
         }, ListStyle{.trailingComma = true});
         if (anyKeyword)
             for (auto k : pendingKeywords_) op.operandKeywords.emplace_back(k);
-        // Only heap storage is worth shrinking: inline storage would be moved to the heap.
-        if (op.operands.size() > kInlineOperands && op.operands.capacity() != op.operands.size())
-            op.operands.shrink_to_fit();
+        op.operands.shrink_to_fit();  // a long list's growth room (inline lists have none)
     }
 
     // function-type ::= ':' '(' (type (',' type)*)? ')' '->' result-types

@@ -411,7 +411,9 @@ public:
         std::sort(attrs.begin(), attrs.end(), [](const NamedAttribute& x, const NamedAttribute& y) { return x.name < y.name; });
         std::vector<std::string> names;
         for (size_t i = 0; i < resultTypes.size(); ++i) names.push_back("%" + std::to_string(valueCount_++));
-        const OpId id = prog_.appendOp(blockId, opName(c), operands, resultTypes, std::move(attrs), names);
+        const OpId id = prog_.appendOp(blockId, opName(c), operands, resultTypes, {}, names);
+        // Equal attributes of different ops are one shared entry (a program's memory is mostly these).
+        prog_.setOpAttributes(id, attributeInterner_.share(attrs));
         for (size_t i = 0; i < resultIds.size(); ++i)
             if (resultIds[i] != 0) define(resultIds[i], prog_.op(id).results[i]);
         if (const JsonValue* regions = optionalArray(o, "regions", "the op's regions")) {
@@ -438,6 +440,7 @@ public:
 
 private:
     Program& prog_;
+    AttributeInterner attributeInterner_;
     std::string_view text_;
     const std::string& file_;
     std::unordered_map<int64_t, ValueId> ids_;        // in scope

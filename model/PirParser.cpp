@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "model/PirLexer.h"
 #include "model/PirReader.h"
 #include "model/PirValueScope.h"
@@ -365,12 +367,9 @@ private:
                 parseAttributeDict(attributeScratch_);
                 const std::string_view dictText(dictStart, static_cast<size_t>(lex_.pos() - dictStart));
                 auto [it, fresh] = attributeLists_.try_emplace(dictText);
-                if (fresh) {  // moved into an exactly sized vector: growth slack would cost more
-                    std::vector<NamedAttribute> list;
-                    list.reserve(attributeScratch_.size());
-                    for (auto& a : attributeScratch_) list.push_back(std::move(a));
-                    it->second = std::move(list);
-                }
+                // Entries equal to one of an earlier dict are shared with it (the parameters'
+                // dicts differ in parameter_name only).
+                if (fresh) it->second = attributeInterner_.share(attributeScratch_);
                 op.attributes = it->second;
                 if (spanEnd && lex_.pos() == spanEnd) lastDict_ = &*it;
             }
@@ -488,9 +487,7 @@ private:
         }, ListStyle{.trailingComma = true});
         if (anyKeyword)
             for (auto k : pendingKeywords_) op.operandKeywords.emplace_back(k);
-        // Only heap storage is worth shrinking: inline storage would be moved to the heap.
-        if (op.operands.size() > kInlineOperands && op.operands.capacity() != op.operands.size())
-            op.operands.shrink_to_fit();
+        op.operands.shrink_to_fit();  // a long list's growth room (inline lists have none)
     }
 
     // function-type ::= ':' '(' (type (',' type)*)? ')' '->' result-types
@@ -1139,6 +1136,7 @@ private:
     size_t nextSignatureSlot_ = 0;
     std::vector<NamedAttribute> attributeScratch_;
     std::unordered_map<std::string_view, AttributeList> attributeLists_;  // by the dict's text
+    AttributeInterner attributeInterner_;
     // The previous op's dict: a pointer, which (unlike an iterator) survives a rehash.
     const decltype(attributeLists_)::value_type* lastDict_ = nullptr;
     std::array<std::pair<std::string_view, TypeId>, 4> recentTypes_{};     // most recent first

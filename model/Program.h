@@ -14,10 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
 #include "model/Attribute.h"
 #include "model/AttributeList.h"
+#include "model/IdList.h"
 #include "model/RareVector.h"
 #include "model/Type.h"
 
@@ -42,16 +41,13 @@ struct Value {
     InternedString keyword;      // block keyword-argument name (while/if kwargs), else empty
 };
 
-// An op's operands and results, inline up to a few (nearly every op): reading a program or
+// An op's operands and results, inline up to 3 (nearly every op): reading a program or
 // copying it (the rewriter) allocates nothing per op for them. Reads like a std::vector.
-// Boost 1.74 stores an even number of 4-byte elements inline (small_vector<ValueId, 3> holds
-// 2), so 4 operands (layer_norm's 3 fit) and 2 results.
-inline constexpr size_t kInlineOperands = 4;
-using OperandList = boost::container::small_vector<ValueId, kInlineOperands>;
-using ResultList = boost::container::small_vector<ValueId, 2>;
+using OperandList = IdList;
+using ResultList = IdList;
 
-// 120 bytes, laid out without padding: a program and its rewritten copy hold one per op, and
-// the passes walk them in order.
+// 80 bytes: a program and its rewritten copy hold one per op, and the passes walk them in
+// order (a 1M-op program's ops took 120 MB with boost small_vectors for the id lists).
 struct Operation {
     uint32_t nameId = 0;                       // interned op name, see Program::opName()
     BlockId parentBlock = kNoId;
@@ -69,7 +65,7 @@ struct Operation {
     Attribute* attribute(std::string_view key);
     void setAttribute(std::string_view key, Attribute value);  // replaces or appends
 };
-static_assert(sizeof(Operation) <= 120, "Operation grew: every op of a program pays for it twice");
+static_assert(sizeof(Operation) <= 80, "Operation grew: every op of a program pays for it twice");
 
 // Bits of Operation::syntax: how an op was printed where printers differ, so that the
 // writer reproduces it (G1 `pd_op.if` unquoted, `"pd_op.while"(cond=..)` without types ...).

@@ -1,6 +1,7 @@
 // Memory layout of issue 8 part 5: ops with the same attribute dict share one list, copies
 // share until written (copy on write), the rewriter shares the ops it does not change, and
-// renumbered names print as before.
+// renumbered names print as before; equal entries of different dicts are shared and id lists
+// stay inline (issue 21 item 4).
 #include <QtTest>
 
 #include <set>
@@ -81,20 +82,81 @@ private slots:
         c[0].value.intValue = 7;  // mutable element access unshares too
         QCOMPARE(a[0].value.intValue, int64_t(1));
         QCOMPARE(c[0].value.intValue, int64_t(7));
-        std::erase_if(c.edit(), [](const NamedAttribute& x) { return x.name == "k"; });
+        QCOMPARE(c.eraseIf([](const NamedAttribute& x) { return x.name == "k"; }), size_t(1));
         QVERIFY(c.empty());
         QCOMPARE(a.size(), size_t(1));
+    }
+
+    // Dicts that differ in one entry share the others (the parameters' differ in
+    // parameter_name only); writing a shared entry copies it for this list alone.
+    void equalEntriesOfDifferentDictsAreShared() {
+        Program p = parsePir("{\n"
+                             "    (%0) = \"builtin.parameter\" () {is_parameter:[true],parameter_name:\"w_0\",persistable:[true]} : () -> builtin.tensor<4xf32>\n"
+                             "    (%1) = \"builtin.parameter\" () {is_parameter:[true],parameter_name:\"w_1\",persistable:[true]} : () -> builtin.tensor<4xf32>\n"
+                             "}\n",
+                             "params.pir");
+        const OpId w0 = p.globalBlock().ops[0], w1 = p.globalBlock().ops[1];
+        const AttributeList& a = p.op(w0).attributes;
+        const AttributeList& b = p.op(w1).attributes;
+        QVERIFY(!a.sharesStorageWith(b));
+        QVERIFY(a.sharesEntryWith(0, b, 0));
+        QVERIFY(!a.sharesEntryWith(1, b, 1));
+        QVERIFY(a.sharesEntryWith(2, b, 2));
+        QCOMPARE(a[1].value.text, std::string("w_0"));
+        QCOMPARE(b[1].value.text, std::string("w_1"));
+
+        p.setOpAttribute(w1, "persistable", Attribute::array({Attribute::boolean(false)}));
+        QVERIFY(!p.op(w0).attributes.sharesEntryWith(2, p.op(w1).attributes, 2));
+        QVERIFY(p.op(w0).attributes.sharesEntryWith(0, p.op(w1).attributes, 0));
+        QCOMPARE(p.op(w0).attribute("persistable")->elements.at(0).boolValue, true);
+        QCOMPARE(p.op(w1).attribute("persistable")->elements.at(0).boolValue, false);
+        // Mutable iteration makes every entry this list's own.
+        AttributeList c = p.op(w0).attributes;
+        for (NamedAttribute& x : c) x.value.typed = true;
+        QVERIFY(!c.sharesEntryWith(0, p.op(w0).attributes, 0));
+        QVERIFY(!p.op(w0).attributes[0].value.typed);
+        p.finish();
+        const std::string text = printProgram(p);
+        QVERIFY(text.find("{is_parameter:[true],parameter_name:\"w_0\",persistable:[true]}") != std::string::npos);
+        QVERIFY(text.find("{is_parameter:[true],parameter_name:\"w_1\",persistable:[false]}") != std::string::npos);
+    }
+
+    // Operand and result lists keep 3 ids inline and move to the heap and back.
+    void idListsSpillToTheHeapAndBack() {
+        static_assert(sizeof(IdList) == 16 && sizeof(Operation) <= 80);
+        IdList l{1, 2, 3};
+        QCOMPARE(l.capacity(), size_t(3));
+        for (uint32_t i = 4; i <= 10; ++i) l.push_back(i);
+        QCOMPARE(l.size(), size_t(10));
+        QVERIFY(l.capacity() >= 10);
+        for (uint32_t i = 0; i < 10; ++i) QCOMPARE(l[i], i + 1);
+        IdList copy = l;
+        IdList moved = std::move(copy);
+        QVERIFY(moved == l);
+        QVERIFY(copy.empty());
+        l.resize(2);
+        QCOMPARE(l.capacity(), size_t(3));  // back inline
+        QVERIFY(l == (IdList{1, 2}));
+        l.resize(5, 9);
+        QVERIFY(l == (IdList{1, 2, 9, 9, 9}));
+        l.pop_back();
+        l.pop_back();
+        QVERIFY(l == (IdList{1, 2, 9}));
+        QCOMPARE(moved.back(), 10u);
+        moved = l;
+        QVERIFY(moved == l);
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, (void)l.at(3));
     }
 
     // A 12-layer transformer has a few hundred distinct dicts among thousands of ops.
     void generatedProgramSharesMostLists() {
         const Program p = readGenerated(12);
-        std::set<const NamedAttribute*> storages;
+        std::set<const void*> storages;
         size_t withAttributes = 0;
         for (OpId op : p.globalBlock().ops)
             if (!p.op(op).attributes.empty()) {
                 ++withAttributes;
-                storages.insert(p.op(op).attributes.begin());
+                storages.insert(p.op(op).attributes.identity());
             }
         QVERIFY2(withAttributes > 3000, std::to_string(withAttributes).c_str());
         QVERIFY2(storages.size() * 4 < withAttributes,

@@ -251,14 +251,15 @@ private slots:
         QVERIFY2(r.ok(), r.error.c_str());
         QVERIFY(r.plan.midHoldValues.empty());
         // A need-buffer read elsewhere makes it a real backward use.
-        ProgramBuilder b2;
-        const ValueId x2 = b2.op("pd_op.data", {}, t);
-        const ValueId f = b2.op("pd_op.exp", {x2}, t);
-        const ValueId o2 = b2.op("pd_op.mean", {f}, r1);
+        ProgramBuilder b2;  // its own types: b's ids index b's type table only
+        const TypeId t2 = b2.f32({16, 16}), row2 = b2.f32({16, 1});
+        const ValueId x2 = b2.op("pd_op.data", {}, t2);
+        const ValueId f = b2.op("pd_op.exp", {x2}, t2);
+        const ValueId o2 = b2.op("pd_op.mean", {f}, row2);
         const int fe = b2.index();
-        const ValueId g2 = b2.op("pd_op.full", {}, r1);
-        b2.op("pd_op.mean_grad", {f, g2}, t);
-        b2.op("pd_op.multiply", {f, f}, t);
+        const ValueId g2 = b2.op("pd_op.full", {}, row2);
+        b2.op("pd_op.mean_grad", {f, g2}, t2);
+        b2.op("pd_op.multiply", {f, f}, t2);
         RecomputeSolver s2(b2.program, makeSpec(fe, fe + 2, {x2}, {o2}));
         QVERIFY(!s2.analysis().isBwNoNeedBuffer(f));
         const SolveResult r2 = s2.solve(kDefaults);

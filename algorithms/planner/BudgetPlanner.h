@@ -101,6 +101,15 @@ struct ExactOptions {
     double timeLimitSeconds = 60;    // the whole frontier's (or one budget's) MILP time
     size_t milpMaxCandidates = 1000; // above: the LP relaxation's bound only
     size_t lpMaxCandidates = 20000;  // above: the lazy relaxation's bound only (LazyLpBound.cpp)
+    // The LP bounds (boundFrontier; the relaxations under the MILP) stop on work, not time, so
+    // a bound is a function of the program, the budget and these options alone: each simplex
+    // run at most this many iterations per row and column of its LP (programs' LPs take a few)...
+    double lpIterationsPerRowAndColumn = 20;
+    // ...and the lazy relaxation at most this many row-adding rounds per budget.
+    int lazyLpRounds = 400;
+    // boundFrontier's wall clock, a safety net only (the work limits end it first): where it
+    // fires, a point gets no bound rather than a smaller one, and boundFrontier counts it.
+    double boundSafetySeconds = 300;
 };
 
 struct PlannerOptions {
@@ -179,7 +188,9 @@ public:
     // An LP bound on each plan's cost at its own activation peak (plans are not changed): the
     // full model's relaxation and the lazy one (LazyLpBound.cpp), the lazy one alone above
     // exact.lpMaxCandidates; the gap the default frontier shows.
-    void boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
+    // Returns how many points the safety net (exact.boundSafetySeconds) left without a bound
+    // (0 but on a machine stalled for minutes); the bounds do not depend on exact.timeLimitSeconds.
+    size_t boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
     // One budget's certified plan (the same method).
     BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});
     // The exact mode's model of `plan`'s activation peak (its rows with the plan's recompute
@@ -196,8 +207,11 @@ public:
     ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
     // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
     // relaxation that scales (one row per original op, added lazily: LazyLpBound.cpp) within
-    // `seconds` in all; NaN for a budget the time did not reach, infinity where nothing fits.
-    std::vector<double> lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds);
+    // `limits`' work limits (lpIterationsPerRowAndColumn, lazyLpRounds); NaN for a budget
+    // `seconds` of wall clock (a safety net) cut short or did not reach, infinity where
+    // nothing fits.
+    std::vector<double> lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds,
+                                          const ExactOptions& limits = {});
 
     // Reference plans on the same axes. seedPlan() throws rx::Error when the seed fails.
     BudgetPlan seedPlan();
@@ -344,14 +358,16 @@ private:
         bool proven = false;
         double lower = 0;
         int solves = 0;
+        bool timedOut = false;  // lpOnly: the LP stopped on `seconds` (lower is then 0)
     };
-    MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly);
+    MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
+                          const ExactOptions& limits);
     // Whether the MILP's answer is what the replay says of it: the rewritten program's
     // activation and whole peaks by the memory model equal the replay's.
     bool replayMatchesRewrite(const RecomputeSet& inR);
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
-    BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly);
+    BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits);
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;

@@ -10,8 +10,10 @@
 // of the rows is still a relaxation: each LP optimum on the way, not only the last, bounds the
 // cost of every plan that fits from below. Rows are added at the ops the current LP solution
 // overshoots most and the LP re-solved (dual simplex from the last basis), until none is
-// violated or time runs out; the frontier's budgets share the rows (a row's bound follows the
-// budget), the largest budget first.
+// violated or the work limits (ExactOptions: rounds per budget, simplex iterations) end it, so
+// the bound is the same at any load; the frontier's budgets share the rows (a row's bound
+// follows the budget), the largest budget first. The wall clock is a safety net only: a budget
+// it cuts short gets NaN, not the partial bound.
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/PlannerInternal.h"
 
@@ -83,7 +85,8 @@ const BudgetPlanner::OpRowRelaxation& BudgetPlanner::opRowRelaxation() {
     return *opRows_;
 }
 
-std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds) {
+std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>& budgets, double seconds,
+                                                     const ExactOptions& limits) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
@@ -114,25 +117,25 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
     const size_t perRound = 32;
 
     // Largest budget first: it needs the fewest rows, and its rows hold for the smaller budgets
-    // too (their bounds follow the budget); a budget the time does not reach stays NaN.
+    // too (their bounds follow the budget); a budget the safety net cuts short stays NaN.
     std::vector<size_t> order(budgets.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return budgets[a] > budgets[b]; });
     for (size_t at = 0; at < order.size() && secondsLeft() > 0; ++at) {
         const size_t bi = order[at];
-        const auto budgetDeadline = Clock::now() + std::chrono::duration<double>(secondsLeft() / double(order.size() - at));
-        auto budgetLeft = [&] { return std::chrono::duration<double>(budgetDeadline - Clock::now()).count(); };
+        bool cutShort = false;
         const double limit = double(budgets[bi]) / OpRowRelaxation::kUnit + m.slack;
         // The row of op i: Σ coef·r ≤ limit − fixed(i).
         for (size_t row = 0; row < rowOp.size(); ++row)
             glp_set_row_bnds(lp, int(row) + 1, GLP_UP, 0.0, limit - m.fixed[rowOp[row]]);
         double best = std::numeric_limits<double>::quiet_NaN();
-        for (;;) {
+        for (int round = 0;; ++round) {
             if (rowOp.empty()) {
                 std::fill(value.begin(), value.end(), 0.0);  // no row yet: r = 0 is the optimum
                 best = 0;
             } else {
-                smcp.tm_lim = int(std::clamp(budgetLeft(), 0.001, 1e6) * 1000);
+                smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+                smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(rowOp.size() + nc), 1.0, 2e9));
                 int ret = glp_simplex(lp, &smcp);
                 if (ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND || ret == GLP_EBADB) {
                     glp_adv_basis(lp, 0);  // a fresh basis, then the primal simplex
@@ -145,11 +148,12 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                     best = std::numeric_limits<double>::infinity();  // not even the relaxation fits
                     break;
                 }
-                if (ret != 0 || status != GLP_OPT) break;  // time out: the last optimum stands  // time out: the last optimum stands
+                cutShort = ret == GLP_ETMLIM;
+                if (ret != 0 || status != GLP_OPT) break;  // the work limit: the last optimum stands
                 best = std::max(std::isnan(best) ? 0.0 : best, glp_get_obj_val(lp) * m.costScale);
                 for (size_t k = 0; k < nc; ++k) value[k] = glp_get_col_prim(lp, int(k) + 1);
             }
-            if (budgetLeft() <= 0) break;
+            if (round >= limits.lazyLpRounds) break;  // the last optimum stands
             // The loads of the current solution: rows at the most overshot ops.
             std::fill(load.begin(), load.end(), 0.0);
             for (const auto& t : m.terms) {
@@ -200,7 +204,8 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 hasRow[ops[e]] = 1;
             }
         }
-        lower[bi] = roundUpToCostGranule(best);
+        if (cutShort) break;  // the safety net: this budget and the rest stay NaN
+        lower[bi] = roundUpToCostGranule(std::isnan(best) ? 0.0 : best);  // 0: the work limit hit the first LP
     }
     return lower;
 }

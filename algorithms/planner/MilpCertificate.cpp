@@ -608,7 +608,8 @@ void trackTreeBound(glp_tree* tree, void* info) {
 
 }  // namespace
 
-BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly) {
+BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
+                                                    const ExactOptions& limits) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
     const MilpModel& m = milpModel();
@@ -637,10 +638,14 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     smcp.msg_lev = GLP_MSG_OFF;
     smcp.presolve = GLP_ON;
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
-    // The LP relaxation's bound first (cheap, and the fallback when the MILP runs out of time).
+    // The LP relaxation's bound first (cheap, and the fallback when the MILP runs out of time),
+    // within a number of iterations (so the same at any load); the clock a safety net.
     smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+    smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
+                                 1.0, 2e9));
     ++out.solves;
     const int lpRet = glp_simplex(lp, &smcp);
+    out.timedOut = lpRet == GLP_ETMLIM;
     if (lpRet == GLP_ENOPFS || (lpRet == 0 && glp_get_status(lp) == GLP_NOFEAS)) {
         out.proven = true;  // not even the relaxation fits
         out.lower = std::numeric_limits<double>::infinity();
@@ -789,8 +794,12 @@ int64_t BudgetPlanner::milpModelActivationPeak(const RecomputeSet& set, bool ori
     return int64_t(std::llround(std::max(floor, glp_get_obj_val(lp)) * MilpModel::kUnit));
 }
 
-BudgetPlan BudgetPlanner::certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly) {
-    const MilpOutcome o = solveMilp(budget, plan.recomputeCost, seconds, lpOnly);
+BudgetPlan BudgetPlanner::certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits) {
+    const MilpOutcome o = solveMilp(budget, plan.recomputeCost, seconds, lpOnly, limits);
+    if (lpOnly && o.timedOut) {  // the safety net, not the work limit: no bound rather than 0
+        plan.bound.reset();
+        return plan;
+    }
     OptimalityBound bound;
     bound.method = lpOnly ? "lp" : "milp";
     bound.solves = o.solves;
@@ -818,7 +827,7 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
     }
     if (candidates_.size() > exact.lpMaxCandidates) {  // too big to model: the lazy relaxation's bound
         BudgetPlan plan = planForBudget(budgetBytes);
-        const double lower = lazyLpLowerBounds({plan.activationPeakBytes}, exact.timeLimitSeconds)[0];
+        const double lower = lazyLpLowerBounds({plan.activationPeakBytes}, exact.timeLimitSeconds, exact)[0];
         if (!std::isnan(lower)) plan.bound = boundFrom(plan.recomputeCost, lower);
         return plan;
     }
@@ -833,7 +842,7 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
     if (!heuristic) {
         // Below the heuristic's reach: the MILP alone, for any plan that fits.
         if (lpOnly) throw Error(heuristicError);
-        const MilpOutcome o = solveMilp(budgetBytes, std::numeric_limits<double>::infinity(), exact.timeLimitSeconds, false);
+        const MilpOutcome o = solveMilp(budgetBytes, std::numeric_limits<double>::infinity(), exact.timeLimitSeconds, false, exact);
         if (!o.found)
             throw Error(heuristicError + (o.proven ? "; the exact mode proves no plan of the family fits"
                                                    : "; the exact mode found none within its time limit"));
@@ -842,7 +851,7 @@ BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const Exac
         plan.bound = OptimalityBound{"milp", plan.recomputeCost, 0.0, true, o.solves};
         return plan;
     }
-    BudgetPlan plan = certify(std::move(*heuristic), budgetBytes, exact.timeLimitSeconds, lpOnly);
+    BudgetPlan plan = certify(std::move(*heuristic), budgetBytes, exact.timeLimitSeconds, lpOnly, exact);
     plan.source = "exact";
     return plan;
 }
@@ -867,7 +876,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
         const double share = left / double(plans.size() - i);
         const int64_t peak = plans[i].activationPeakBytes;
-        plans[i] = certify(std::move(plans[i]), peak, share, lpOnly);
+        plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, exact);
         plans[i].source = "exact";
     }
     // Below the lowest point: any plan of the family with a smaller peak (the heuristic can
@@ -882,7 +891,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
             // GLPK's tolerances are relative (1e-7): a set a few bytes over the budget can pass
             // its rows, so the proof is for peaks a millionth below the lowest point.
             const int64_t below = lowest->activationPeakBytes - std::max<int64_t>(1, lowest->activationPeakBytes / 1000000);
-            const MilpOutcome o = solveMilp(below, std::numeric_limits<double>::infinity(), left, false);
+            const MilpOutcome o = solveMilp(below, std::numeric_limits<double>::infinity(), left, false, exact);
             if (o.proven) {
                 for (BudgetPlan& p : plans)
                     if (p.activationPeakBytes == lowest->activationPeakBytes && p.bound) p.bound->lowestPeak = true;
@@ -899,9 +908,13 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     return detail::paretoFront(std::move(plans));
 }
 
-void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
+size_t BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact) {
+    // Work limits (ExactOptions) end every LP here; the wall clock is only a safety net, and a
+    // point it cuts short gets no bound (counted, for the caller to say so) rather than a
+    // smaller one: the bounds are the same at any load and any exact.timeLimitSeconds.
     using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration<double>(exact.timeLimitSeconds);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(exact.boundSafetySeconds);
+    std::vector<uint8_t> cutShort(plans.size(), 0);
     const bool enumerated = candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps);
     const bool fullModel = candidates_.size() <= exact.lpMaxCandidates;
     // The relaxation with one row per original op, generated lazily (LazyLpBound.cpp), on every
@@ -916,9 +929,11 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
                 budgets.push_back(plans[i].activationPeakBytes);
                 which.push_back(i);
             }
-        const std::vector<double> lower =
-            lazyLpLowerBounds(budgets, fullModel ? 0.2 * exact.timeLimitSeconds : exact.timeLimitSeconds);
-        for (size_t w = 0; w < which.size(); ++w) lazy[which[w]] = lower[w];
+        const std::vector<double> lower = lazyLpLowerBounds(budgets, exact.boundSafetySeconds, exact);
+        for (size_t w = 0; w < which.size(); ++w) {
+            lazy[which[w]] = lower[w];
+            cutShort[which[w]] = std::isnan(lower[w]);  // only the safety net leaves NaN
+        }
     }
     for (size_t i = 0; i < plans.size(); ++i) {
         BudgetPlan& plan = plans[i];
@@ -928,22 +943,31 @@ void BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactOpt
             plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
             continue;
         }
-        const double share = std::chrono::duration<double>(deadline - Clock::now()).count() / double(plans.size() - i);
-        if (fullModel && share > 0) plan.bound = certify(plan, plan.activationPeakBytes, share, /*lpOnly=*/true).bound;
+        if (fullModel) {
+            const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+            plan.bound = left > 0 ? certify(plan, plan.activationPeakBytes, left, /*lpOnly=*/true, exact).bound : std::nullopt;
+            cutShort[i] |= !plan.bound;
+        }
+        if (cutShort[i]) {  // a partial bound would differ from run to run: none
+            plan.bound.reset();
+            continue;
+        }
         if (!std::isnan(lazy[i]) && (!plan.bound || lazy[i] > plan.bound->costLowerBound))
             plan.bound = boundFrom(plan.recomputeCost, lazy[i]);
     }
     // A plan that fits a budget fits every larger one, so the cheapest cost at a larger budget
     // bounds the cost at a smaller one: a point takes the best bound of the points at or above
     // its peak where that is better than its own (or it has none).
-    for (BudgetPlan& plan : plans) {
-        if (plan.bound && plan.bound->method != "lp") continue;
+    for (size_t i = 0; i < plans.size(); ++i) {
+        BudgetPlan& plan = plans[i];
+        if (cutShort[i] || (plan.bound && plan.bound->method != "lp")) continue;
         std::optional<double> lower;
         for (const BudgetPlan& other : plans)
             if (other.bound && other.activationPeakBytes >= plan.activationPeakBytes)
                 lower = std::max(lower.value_or(0.0), std::min(other.bound->costLowerBound, plan.recomputeCost));
         if (lower && (!plan.bound || *lower > plan.bound->costLowerBound)) plan.bound = boundFrom(plan.recomputeCost, *lower);
     }
+    return size_t(std::count(cutShort.begin(), cutShort.end(), uint8_t(1)));
 }
 
 }  // namespace rx::planner

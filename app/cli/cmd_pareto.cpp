@@ -101,8 +101,6 @@ void checkPaths(const std::string& program, const std::string& spec, const std::
     checkOutputPaths(inputs, outputs);
 }
 
-// Exact mode and bounds within `seconds`; above 1000 candidate ops the model (candidates ×
-// live ranges) costs more than the frontier itself, so plans carry no bound there.
 // ", random ops recomputed from their masks" where --recompute-random is on; nothing by default.
 std::string randomRecomputeNote(const BudgetPlanner& planner) {
     switch (planner.randomRecompute()) {
@@ -113,6 +111,9 @@ std::string randomRecomputeNote(const BudgetPlanner& planner) {
     return "";
 }
 
+// Exact mode within `seconds` (the MILP's time limit; the bounds stop on work, not time, and
+// do not read it); above 1000 candidate ops the full model (candidates × live ranges) costs
+// more than the frontier itself, so plans there carry the lazy relaxation's bound instead.
 ExactOptions exactOptions(double seconds) {
     ExactOptions o;
     o.timeLimitSeconds = seconds;
@@ -149,7 +150,12 @@ int runPareto(const ParetoArgs& a) {
     if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
     const std::vector<BudgetPlan>& references = refs.plans;
     std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds)) : planner.frontier(points);
-    if (!a.exact) planner.boundFrontier(plans, exactOptions(10));  // the LP relaxation's gap on every point
+    if (!a.exact) {  // the LP relaxation's gap on every point
+        const ExactOptions bounds = exactOptions(10);
+        if (const size_t cut = planner.boundFrontier(plans, bounds))
+            std::cerr << "note: the bounds' safety time limit (" << bounds.boundSafetySeconds << " s) ran out: " << cut
+                      << " frontier point(s) carry no bound\n";
+    }
     const size_t frontierCount = plans.size();
     plans.insert(plans.end(), references.begin(), references.end());
 

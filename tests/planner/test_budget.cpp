@@ -448,7 +448,7 @@ private slots:
         opts.exactBelow = 0;
         BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
         const std::vector<BudgetPlan> exact = planner.certifiedFrontier(12, ExactOptions{20});
-        int proven = 0, withinOnePercent = 0;
+        int proven = 0, provenWithCost = 0, withinOnePercent = 0;
         double worstGap = 0, worstExcess = 0;
         for (const BudgetPlan& e : exact) {
             QVERIFY(e.bound.has_value());
@@ -457,6 +457,7 @@ private slots:
             worstGap = std::max(worstGap, e.bound->gap);
             if (!e.bound->optimal) continue;
             ++proven;
+            provenWithCost += e.recomputeCost > 0;
             // The heuristic's answer at the exact point's peak (a function of the budget).
             const double best = planner.planForBudget(e.activationPeakBytes).recomputeCost;
             QVERIFY2(best >= e.recomputeCost * (1 - 1e-9),
@@ -470,8 +471,42 @@ private slots:
               "heuristic within 1%% of %d of them, at most %.1f%% above", proven, exact.size(),
               planner.candidateOpCount(), 100 * worstGap, withinOnePercent, 100 * worstExcess);
         // Measured at a load of 5-11 on 2 cores: 7-9 of 10 proven, the heuristic within 1% of 4,
-        // 2.3x dearer at worst (the time-indexed model; before it, 4 of 10, the cheap end).
-        QVERIFY2(size_t(proven) * 2 >= exact.size(), "fewer than half of the points proven");
+        // 2.3x dearer at worst (the time-indexed model; before it, 4 of 10, the cheap end). How
+        // many the time limit proves depends on the machine's speed, so no share is asserted:
+        // only that the MILP proves some point that costs anything (the free one needs no proof).
+        QVERIFY2(provenWithCost >= 1, "no point with a recompute cost proven optimal");
+    }
+
+    void frontierBoundsDoNotDependOnTheTimeLimit() {
+        // The default frontier's bounds stop on work (simplex iterations, lazy rounds), not on
+        // time: a time limit of 0.1 ms and one of hours give the same bound at every point,
+        // with the full model's LP (below lpMaxCandidates) and with the lazy relaxation alone.
+        const auto g = smallTransformer(2);
+        PlannerOptions opts;
+        opts.exactBelow = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
+        const std::vector<BudgetPlan> frontier = planner.frontier(8);
+        QVERIFY(frontier.size() >= 3);
+        for (const size_t lpMaxCandidates : {size_t(20000), size_t(0)}) {
+            std::vector<BudgetPlan> quick = frontier, slow = frontier;
+            ExactOptions quickOptions{1e-4}, slowOptions{1e4};
+            quickOptions.lpMaxCandidates = slowOptions.lpMaxCandidates = lpMaxCandidates;
+            planner.boundFrontier(quick, quickOptions);
+            planner.boundFrontier(slow, slowOptions);
+            int nonTrivial = 0;
+            for (size_t i = 0; i < frontier.size(); ++i) {
+                QVERIFY2(quick[i].bound && slow[i].bound, qPrintable(QString("no bound at point %1").arg(i)));
+                QCOMPARE(quick[i].bound->method, slow[i].bound->method);
+                QVERIFY2(quick[i].bound->costLowerBound == slow[i].bound->costLowerBound,
+                         qPrintable(QString("lpMaxCandidates %1, point %2: bound %3 with 0.1 ms, %4 with 10^4 s")
+                                        .arg(lpMaxCandidates).arg(i).arg(quick[i].bound->costLowerBound)
+                                        .arg(slow[i].bound->costLowerBound)));
+                QCOMPARE(quick[i].bound->gap, slow[i].bound->gap);
+                QCOMPARE(quick[i].bound->optimal, slow[i].bound->optimal);
+                nonTrivial += slow[i].bound->costLowerBound > 0;
+            }
+            QVERIFY(nonTrivial >= 1);  // the bounds say something
+        }
     }
 
     void budgetPlansMatchTheExactOptimum() {

@@ -14,6 +14,7 @@
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
+#include "planner/PlannerPrograms.h"
 #include "planner/RandomJointProgram.h"
 #include "algorithms/zoo/ModelZoo.h"
 
@@ -90,25 +91,7 @@ private slots:
         // is followed buffer by buffer, whichever copy (original or clone) an alias refers to,
         // so the model's peak is the replay's on every sampled set.
         QFETCH(QString, model);
-        std::shared_ptr<const Program> program;
-        RecomputeSpec spec;
-        if (model.contains(".")) {
-            const std::string path = std::string(RX_SHARED_DIR) + "/corpus/torch-joint/" + model.toStdString() + ".pir";
-            auto loaded = std::make_shared<Program>(loadProgram(path));
-            spec = resolveSpec(*loaded, path, std::nullopt).spec;
-            program = loaded;
-        } else {
-            zoo::ZooOptions o;
-            o.model = model.toStdString();
-            o.layers = 2;
-            o.hidden = 32;
-            o.heads = 2;
-            o.seq = 8;
-            o.batch = 2;
-            const zoo::GeneratedProgram g = zoo::generateModel(o);
-            program = g.program;
-            spec = g.spec;
-        }
+        const auto [program, spec] = test::plannerProgram(model.toStdString());
         BudgetPlanner planner(program, spec, RecomputeConfig::seedDefaults(), {}, milpOnly());
         const std::vector<OpId> candidates = planner.candidateOps();
         QVERIFY(candidates.size() >= 4);
@@ -280,9 +263,7 @@ private slots:
         // optimal and the lowest proven the family's lowest peak, within the time limit.
         QFETCH(QString, name);
         QFETCH(double, maxSeconds);
-        const std::string path = std::string(RX_SHARED_DIR) + "/corpus/torch-joint/" + name.toStdString() + ".pir";
-        auto program = std::make_shared<Program>(loadProgram(path));
-        const RecomputeSpec spec = resolveSpec(*program, path, std::nullopt).spec;
+        const auto [program, spec] = test::torchJointProgram(name.toStdString());
         BudgetPlanner planner(program, spec);
         QVERIFY(planner.candidateOpCount() > PlannerOptions{}.maxExactOps);
         const auto start = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
+#include "planner/PlannerPrograms.h"
 #include "planner/RandomJointProgram.h"
 
 using namespace rx;
@@ -93,14 +94,7 @@ private slots:
             {142148, 0},    {140100, 512},  {139076, 768},  {138052, 1024}, {136004, 1536}, {134980, 1792},
             {133956, 2048}, {132036, 2816}, {127940, 4864}, {126020, 5888}, {123844, 8448},
         };
-        zoo::ZooOptions o;
-        o.model = "transformer";
-        o.layers = 2;
-        o.hidden = 32;
-        o.heads = 2;
-        o.seq = 8;
-        o.batch = 2;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const zoo::GeneratedProgram g = test::smallTransformer(2);
         BudgetPlanner planner(g.program, g.spec);
         QCOMPARE(planner.candidateOpCount(), size_t(149));
         // The stored optima are this program's: no plan of the planner's is cheaper at their peaks.
@@ -121,9 +115,7 @@ private slots:
         // The corpus's small torch-joint programs: mlp.aten is enumerated, mlp.prim's frontier
         // the MILP certifies in well under a second.
         for (const char* name : {"mlp.aten", "mlp.prim"}) {
-            const std::string path = std::string(RX_SHARED_DIR) + "/corpus/torch-joint/" + name + ".pir";
-            auto program = std::make_shared<Program>(loadProgram(path));
-            const RecomputeSpec spec = resolveSpec(*program, path, std::nullopt).spec;
+            const auto [program, spec] = test::torchJointProgram(name);
             BudgetPlanner exact(program, spec);
             std::vector<ExactPoint> reference;
             for (const BudgetPlan& e : exact.certifiedFrontier(20, ExactOptions{30}))

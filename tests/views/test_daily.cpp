@@ -100,6 +100,26 @@ class DailyTest : public testing::ExplorerWindowTest {
         QTest::keyClick(focus && focus->window() == window_ ? focus : window_, Qt::Key_Z, Qt::ControlModifier);
     }
 
+    // Writes a generated LSTM (and its spec) as `stem`.pir, opens it, waits for the solve and
+    // shows the Memory tab with both panes; nullptr when any step fails.
+    MemoryView* openLstmMemoryTab(const QString& stem, int layers, int seq, int batch) {
+        zoo::ZooOptions o;
+        o.model = "lstm";
+        o.layers = layers;
+        o.seq = seq;
+        o.batch = batch;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const QString path = tmp_.path() + "/" + stem + ".pir";
+        writeProgramFile(*g.program, path.toStdString());
+        writeFileAtomic((tmp_.path() + "/" + stem + ".spec.json").toStdString(), zoo::specJson(g));
+        if (!window_->openFile(path)) return nullptr;
+        waitSolved();
+        if (!window_->showTab("memory")) return nullptr;
+        auto* memory = window_->findChild<MemoryView*>();
+        if (!QTest::qWaitFor([&] { return memory->chart()->panes().size() == 2; }, 10000)) return nullptr;
+        return memory;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
@@ -658,20 +678,8 @@ private Q_SLOTS:
     }
 
     void memoryTableNamesVectorElementsApart() {
-        zoo::ZooOptions o;
-        o.model = "lstm";
-        o.layers = 4;
-        o.seq = 8;
-        o.batch = 32;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        const QString path = tmp_.path() + QStringLiteral("/lstm-memory.pir");
-        writeProgramFile(*g.program, path.toStdString());
-        writeFileAtomic((tmp_.path() + QStringLiteral("/lstm-memory.spec.json")).toStdString(), zoo::specJson(g));
-        QVERIFY(window_->openFile(path));
-        waitSolved();
-        QVERIFY(window_->showTab("memory"));
-        auto* memory = window_->findChild<MemoryView*>();
-        QTRY_COMPARE(memory->chart()->panes().size(), size_t(2));
+        MemoryView* memory = openLstmMemoryTab(QStringLiteral("lstm-memory"), 4, 8, 32);
+        QVERIFY(memory);
         QCOMPARE(memory->peakChoice()->currentIndex(), 0);  // live at the rewritten peak
         QTreeWidget* table = memory->peakTable();
         QSet<QString> names;
@@ -689,20 +697,9 @@ private Q_SLOTS:
     // chart heights no point of its box is over a band (it used to be clamped into the plot's
     // top 10 px, on the peak's own bands, when the 6% headroom was under a text line).
     void memoryPeakLabelCoversNoBand() {
-        zoo::ZooOptions o;
-        o.model = "lstm";
-        o.layers = 2;
-        o.seq = 4;
-        o.batch = 16;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        const QString path = tmp_.path() + QStringLiteral("/lstm-peak-label.pir");
-        writeProgramFile(*g.program, path.toStdString());
-        writeFileAtomic((tmp_.path() + QStringLiteral("/lstm-peak-label.spec.json")).toStdString(), zoo::specJson(g));
-        QVERIFY(window_->openFile(path));
-        waitSolved();
-        QVERIFY(window_->showTab("memory"));
-        MemoryChart* chart = window_->findChild<MemoryView*>()->chart();
-        QTRY_COMPARE(chart->panes().size(), size_t(2));
+        MemoryView* memory = openLstmMemoryTab(QStringLiteral("lstm-peak-label"), 2, 4, 16);
+        QVERIFY(memory);
+        MemoryChart* chart = memory->chart();
         MemoryChart probe;
         probe.setPanes(chart->panes());
         for (int height : {240, 330, 500, 900}) {

@@ -23,8 +23,8 @@
 #include <cstdint>
 #include <future>
 #include <map>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,6 +110,9 @@ struct ExactOptions {
     // boundFrontier's wall clock, a safety net only (the work limits end it first): where it
     // fires, a point gets no bound rather than a smaller one, and boundFrontier counts it.
     double boundSafetySeconds = 300;
+    // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
+    // after a new program): true leaves the remaining points unbounded, as the safety net does.
+    std::function<bool()> stop;
 };
 
 struct PlannerOptions {
@@ -205,6 +208,11 @@ public:
         int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
     };
     ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
+    // The full model's LP relaxation bound at each budget (infinity: nothing fits; NaN: the
+    // safety clock stopped it; 0 where the work limit did), warm-started on one problem as boundFrontier does, or (false)
+    // a fresh problem per budget; for tests that the two agree.
+    std::vector<double> lpRelaxationLowerBounds(const std::vector<int64_t>& budgets, bool warmStart,
+                                                const ExactOptions& limits = {});
     // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
     // relaxation that scales (one row per original op, added lazily: LazyLpBound.cpp) within
     // `limits`' work limits (lpIterationsPerRowAndColumn, lazyLpRounds); NaN for a budget
@@ -362,6 +370,13 @@ private:
     };
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
                           const ExactOptions& limits);
+    // The LP relaxation alone at each budget (as solveMilp(..., lpOnly)), on one problem: only
+    // the peak rows' bounds differ between budgets, so after the first solve each one starts
+    // from the last optimal basis (dual simplex, largest budget first). Same values, a
+    // fraction of the iterations.
+    std::vector<MilpOutcome> lpRelaxations(const std::vector<int64_t>& budgets, double seconds, const ExactOptions& limits);
+    // `plan` with the bound an outcome proves (`lpOnly`: the relaxation's; a time-out: none).
+    BudgetPlan withBound(BudgetPlan plan, const MilpOutcome& o, bool lpOnly);
     // Whether the MILP's answer is what the replay says of it: the rewritten program's
     // activation and whole peaks by the memory model equal the replay's.
     bool replayMatchesRewrite(const RecomputeSet& inR);

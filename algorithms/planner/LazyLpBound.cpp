@@ -121,7 +121,7 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
     std::vector<size_t> order(budgets.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return budgets[a] > budgets[b]; });
-    for (size_t at = 0; at < order.size() && secondsLeft() > 0; ++at) {
+    for (size_t at = 0; at < order.size() && secondsLeft() > 0 && !(limits.stop && limits.stop()); ++at) {
         const size_t bi = order[at];
         bool cutShort = false;
         const double limit = double(budgets[bi]) / OpRowRelaxation::kUnit + m.slack;

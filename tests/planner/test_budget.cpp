@@ -17,6 +17,7 @@
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
 #include "model/RecomputeSpec.h"
+#include "planner/PlannerPrograms.h"
 #include "planner/RandomJointProgram.h"
 #include "support/ProgramBuilder.h"
 
@@ -24,6 +25,7 @@ using namespace rx;
 using namespace rx::planner;
 using test::randomProgram;
 using test::SmallProgram;
+using test::smallTransformer;
 
 namespace {
 
@@ -31,17 +33,6 @@ int64_t realActivationPeak(const BudgetPlanner& planner, const BudgetPlan& plan,
     const auto rewritten = planner.rewrite(plan);
     const MemoryProfile m = profileMemory(*rewritten, spec.inputs, spec.fwdOpEndIdx);
     return m.peakBytes - m.residentBytes;
-}
-
-zoo::GeneratedProgram smallTransformer(int layers, const std::string& model = "transformer") {
-    zoo::ZooOptions o;
-    o.model = model;
-    o.layers = layers;
-    o.hidden = 32;
-    o.heads = 2;
-    o.seq = 8;
-    o.batch = 2;
-    return zoo::generateModel(o);
 }
 
 }  // namespace
@@ -158,18 +149,7 @@ private slots:
         // builtin.split, clones reading originals through aliases); every replayed peak must
         // be the rewritten program's by the memory model.
         QFETCH(QString, model);
-        std::shared_ptr<const Program> program;
-        RecomputeSpec spec;
-        if (model.contains(".")) {
-            const std::string path = std::string(RX_SHARED_DIR) + "/corpus/torch-joint/" + model.toStdString() + ".pir";
-            auto loaded = std::make_shared<Program>(loadProgram(path));
-            spec = resolveSpec(*loaded, path, std::nullopt).spec;
-            program = loaded;
-        } else {
-            auto g = smallTransformer(2, model.toStdString());
-            program = g.program;
-            spec = g.spec;
-        }
+        const auto [program, spec] = test::plannerProgram(model.toStdString());
         BudgetPlanner planner(program, spec);
         const std::vector<OpId> candidates = planner.candidateOps();
         QVERIFY(candidates.size() >= 4);
@@ -475,6 +455,29 @@ private slots:
         // many the time limit proves depends on the machine's speed, so no share is asserted:
         // only that the MILP proves some point that costs anything (the free one needs no proof).
         QVERIFY2(provenWithCost >= 1, "no point with a recompute cost proven optimal");
+    }
+
+    void warmStartedRelaxationEqualsFreshSolves() {
+        // boundFrontier solves the full model's LP relaxation once per frontier, each point
+        // from the last point's optimal basis; a fresh problem per point gives the same bounds.
+        for (const std::string name : {"transformer", "transformer_layer.prim"}) {
+            const auto [program, spec] = test::plannerProgram(name);
+            BudgetPlanner planner(program, spec);
+            std::vector<int64_t> budgets;
+            for (const BudgetPlan& p : planner.frontier(12)) budgets.push_back(p.activationPeakBytes);
+            budgets.push_back(budgets.back() / 2);  // below the floor: nothing fits
+            const std::vector<double> warm = planner.lpRelaxationLowerBounds(budgets, true);
+            const std::vector<double> fresh = planner.lpRelaxationLowerBounds(budgets, false);
+            int positive = 0;
+            for (size_t i = 0; i < budgets.size(); ++i) {
+                QVERIFY2(std::isinf(warm[i]) == std::isinf(fresh[i]) &&
+                             (std::isinf(warm[i]) || std::abs(warm[i] - fresh[i]) <= 1e-6 * std::max(1.0, fresh[i])),
+                         qPrintable(QString("%1 at %2 bytes: warm %3, fresh %4").arg(name.c_str()).arg(budgets[i]).arg(warm[i]).arg(fresh[i])));
+                positive += warm[i] > 0 && std::isfinite(warm[i]);
+            }
+            QVERIFY(std::isinf(warm.back()));
+            QVERIFY2(positive >= 2, qPrintable(QString("%1: %2 positive bounds").arg(name.c_str()).arg(positive)));
+        }
     }
 
     void frontierBoundsDoNotDependOnTheTimeLimit() {

@@ -512,6 +512,42 @@ private slots:
         }
     }
 
+    void stoppedBoundsLeavePointsUnbounded() {
+        // ExactOptions::stop (a caller that has moved on): asked between budgets, it leaves
+        // the remaining points without a bound, counted, never with a smaller one.
+        const auto g = smallTransformer(2);
+        PlannerOptions opts;
+        opts.exactBelow = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
+        const std::vector<BudgetPlan> frontier = planner.frontier(8);
+        QVERIFY(frontier.size() >= 3);
+        for (const size_t lpMaxCandidates : {size_t(20000), size_t(0)}) {
+            ExactOptions stopped;
+            stopped.lpMaxCandidates = lpMaxCandidates;
+            // The lazy relaxation asks once per point (when it runs), then the full model's
+            // LP once per point: stop after the last phase's first point.
+            const size_t allowed = (lpMaxCandidates ? frontier.size() : 0) + 1;
+            size_t asked = 0;
+            stopped.stop = [&asked, allowed] { return ++asked > allowed; };
+            std::vector<BudgetPlan> plans = frontier;
+            const size_t cut = planner.boundFrontier(plans, stopped);
+            QVERIFY(asked > allowed);  // asked again after it said stop
+            QCOMPARE(cut, frontier.size() - 1);
+            std::vector<BudgetPlan> full = frontier;
+            ExactOptions all;
+            all.lpMaxCandidates = lpMaxCandidates;
+            QCOMPARE(planner.boundFrontier(full, all), size_t(0));
+            size_t bounded = 0;
+            for (size_t i = 0; i < plans.size(); ++i) {
+                if (!plans[i].bound) continue;
+                ++bounded;
+                QVERIFY(full[i].bound);
+                QVERIFY(plans[i].bound->costLowerBound <= full[i].bound->costLowerBound);
+            }
+            QCOMPARE(bounded, size_t(1));
+        }
+    }
+
     void budgetPlansMatchTheExactOptimum() {
         // Every exact frontier point as a budget: the heuristic finds a plan as cheap.
         int compared = 0, optimal = 0, infeasible = 0, autoChecked = 0;

@@ -52,6 +52,7 @@ private:
 }  // namespace
 
 Document::Document(QObject* parent) : QObject(parent) {
+    solvePool_.setMaxThreadCount(1);
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(90);
@@ -293,7 +294,7 @@ void Document::startSolve() {
     Q_EMIT solveStarted();
     auto solver = solver_;
     RecomputeConfig config = config_;
-    watcher_.setFuture(QtConcurrent::run([solver, config]() -> std::shared_ptr<SolveResult> {
+    watcher_.setFuture(QtConcurrent::run(&solvePool_, [solver, config]() -> std::shared_ptr<SolveResult> {
         auto r = std::make_shared<SolveResult>();
         try {
             *r = solver->solve(config);

@@ -6,6 +6,7 @@
 // last good state and reports the error.
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
 #include <QString>
 #include <QUndoStack>
 #include <memory>
@@ -135,6 +136,9 @@ private:
     QUndoStack undo_;
     ModelKey selection_;
     QTimer* debounce_;
+    // The solve's own thread: what every view waits on never queues behind a dock's long work
+    // (profiles, verifies, frontiers) in the global pool, whatever the core count.
+    QThreadPool solvePool_;
     QFutureWatcher<std::shared_ptr<SolveResult>> watcher_;
     quint64 generation_ = 0;      // bumped per edit
     quint64 runningGeneration_ = 0;

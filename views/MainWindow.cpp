@@ -121,6 +121,7 @@ QPalette lightPalette() {
 
 MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent), doc_(new Document(this)), useSettings_(useSettings) {
     initExplorerResources();
+    verifyPool_.setMaxThreadCount(1);
     setWindowTitle(tr("Recompute Explorer"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
@@ -1190,7 +1191,7 @@ void MainWindow::verify() {
     auto cancel = verifyCancel_;
     auto stage = verifyStage_;
     std::vector<ValueId> resident(doc_->spec().inputs.begin(), doc_->spec().inputs.end());
-    verifyWatcher_.setFuture(QtConcurrent::run([original, rewritten, cancel, stage, resident]() {
+    verifyWatcher_.setFuture(QtConcurrent::run(&verifyPool_, [original, rewritten, cancel, stage, resident]() {
         VerifyRun run;
         try {
             exec::VerifyOptions vo;

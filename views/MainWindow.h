@@ -3,6 +3,7 @@
 // (outline, inspector, tuning, summary, log), toolbar, menus, status bar numbers, error
 // banner, drag and drop, recent files, export and verify.
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QMainWindow>
 #include <QDialog>
 #include <QPointer>
@@ -179,6 +180,9 @@ private:
     QLabel* statusNumbers_;
     QLabel* statusTimes_;
     QAction* verifyAction_;
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) and the document's solve never wait on this verify.
+    QThreadPool verifyPool_;
     QFutureWatcher<VerifyRun> verifyWatcher_;
     std::shared_ptr<std::atomic<bool>> verifyCancel_;
     std::shared_ptr<std::atomic<int>> verifyStage_;

@@ -49,6 +49,7 @@ std::pair<double, QString> flopUnit(double maxFlops) {
 }  // namespace
 
 ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
+    pool_.setMaxThreadCount(1);
     // Laid out for a bottom dock of ~190 px: the plot gets the height. No chart title (the
     // dock's title says it), the legend beside the plot, thin margins, and the slider and
     // status on one row, so the plot area stays well over 100 px tall and every marker can
@@ -188,6 +189,7 @@ void ParetoPanel::setRandomRecompute(RandomRecompute mode) {
 }
 
 ParetoPanel::~ParetoPanel() {
+    latestGeneration_->store(UINT64_MAX);  // a frontier still queued or bounding stops early
     frontierWatcher_->waitForFinished();
     budgetWatcher_->waitForFinished();
     applyWatcher_->waitForFinished();
@@ -200,6 +202,7 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
     spec_ = std::move(spec);
     config_ = std::move(config);
     const uint64_t gen = ++generation_;
+    latestGeneration_->store(gen);
     slider_->setEnabled(false);
     status_->setText(tr("Planning the frontier…"));
     auto shared = std::make_shared<SharedPlanner>();
@@ -209,18 +212,23 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
     auto cfg = config_;
     planner::PlannerOptions options;
     options.randomRecompute = randomRecompute_;
-    frontierWatcher_->setFuture(QtConcurrent::run([shared, prog, sp, cfg, gen, options]() {
+    auto latest = latestGeneration_;
+    frontierWatcher_->setFuture(QtConcurrent::run(&pool_, [shared, prog, sp, cfg, gen, options, latest]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
+        auto stale = [latest, gen] { return latest->load() != gen; };
+        if (stale()) return r;  // another program came while this one waited: nobody reads it
         std::lock_guard lock(shared->mutex);
         try {
             shared->planner = std::make_unique<planner::BudgetPlanner>(prog, sp, cfg, planner::CostModel{}, options);
             planner::BudgetPlanner& planner = *shared->planner;
             r->plans = planner.frontier(20);
-            // Each point's gap to the LP relaxation's bound (small enough programs, 10 s at most).
+            if (stale()) return r;
+            // Each point's gap to the LP relaxation's bound (the full model up to 1000
+            // candidate ops, as `pareto` does), given up as soon as the panel moves on.
             planner::ExactOptions bounds;
-            bounds.timeLimitSeconds = 10;
             bounds.lpMaxCandidates = 1000;
+            bounds.stop = stale;
             planner.boundFrontier(r->plans, bounds);
             r->frontierCount = r->plans.size();
             const auto& refs = planner.referencePlans().plans;  // assembled once, by the planner
@@ -377,7 +385,7 @@ void ParetoPanel::applyInBackground(const planner::BudgetPlan& p, qint64 mergeKe
     applyMergeKey_ = mergeKey;
     auto shared = planner_;
     auto seed = seedResult_;
-    applyWatcher_->setFuture(QtConcurrent::run([shared, seed, p]() -> std::shared_ptr<const SolveResult> {
+    applyWatcher_->setFuture(QtConcurrent::run(&pool_, [shared, seed, p]() -> std::shared_ptr<const SolveResult> {
         try {
             std::lock_guard lock(shared->mutex);
             if (!shared->planner) return nullptr;
@@ -394,7 +402,7 @@ void ParetoPanel::replanForSlider(int permille) {
     const uint64_t gen = generation_;
     const qint64 key = dragSerial_;
     auto shared = planner_;
-    budgetWatcher_->setFuture(QtConcurrent::run([shared, gen, budget, key]() {
+    budgetWatcher_->setFuture(QtConcurrent::run(&pool_, [shared, gen, budget, key]() {
         auto r = std::make_shared<Result>();
         r->generation = gen;
         r->mergeKey = key;

@@ -7,6 +7,8 @@
 #include <QWidget>
 
 #include <QFutureWatcher>
+#include <QThreadPool>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -106,6 +108,11 @@ private:
     QComboBox* randomBox_ = nullptr;
     QLabel* status_ = nullptr;
     QLabel* shownPeaks_ = nullptr;
+    // The panel's own worker: its planning never holds up the document's solve (or another
+    // dock's work) in the global pool, and a frontier for a program no longer shown gives
+    // way to the next (latestGeneration_, read by the worker).
+    QThreadPool pool_;
+    std::shared_ptr<std::atomic<uint64_t>> latestGeneration_ = std::make_shared<std::atomic<uint64_t>>(0);
     QFutureWatcher<std::shared_ptr<Result>>* frontierWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<Result>>* budgetWatcher_ = nullptr;
     QFutureWatcher<std::shared_ptr<const SolveResult>>* applyWatcher_ = nullptr;

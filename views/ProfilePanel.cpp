@@ -52,6 +52,7 @@ ProfilePanel::ProfilePanel(Document* doc, QWidget* parent)
     : QWidget(parent), doc_(doc), cancel_(std::make_shared<std::atomic<bool>>(false)),
       done_(std::make_shared<std::atomic<size_t>>(0)), total_(std::make_shared<std::atomic<size_t>>(0)) {
     setObjectName("profilePanel");
+    pool_.setMaxThreadCount(1);
     startButton_ = new QPushButton(tr("Profile"), this);
     startButton_->setObjectName("profileStart");
     startButton_->setToolTip(tr("Run the original and the rewritten program on the CPU executor with the same seeded inputs"));
@@ -145,7 +146,7 @@ bool ProfilePanel::start() {
     auto total = total_;
     // The task holds the programs and the result alive; progress goes through atomics that the
     // UI timer reads, never through widgets from the worker thread.
-    watcher_.setFuture(QtConcurrent::run([original, result, spec, cancel, done, total]() {
+    watcher_.setFuture(QtConcurrent::run(&pool_, [original, result, spec, cancel, done, total]() {
         Outcome out;
         try {
             exec::ProfileInputs in;

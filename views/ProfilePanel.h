@@ -4,6 +4,7 @@
 // (forward/backward boundary and both peaks marked), per-op time bars (top 20, original
 // against rewritten) and a summary table (peaks measured and modelled, step time, overhead).
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QWidget>
 
 #include <atomic>
@@ -74,6 +75,9 @@ private:
     QChartView* timeView_;
     QTableWidget* summary_;
     QTimer* poll_;
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) and the document's solve never wait on this long run.
+    QThreadPool pool_;
     QFutureWatcher<Outcome> watcher_;
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::shared_ptr<std::atomic<size_t>> done_, total_;

@@ -61,6 +61,7 @@ RecomputeConfig withKnob(RecomputeConfig config, SweepKnob knob, double value) {
 }
 
 SweepPanel::SweepPanel(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    pool_.setMaxThreadCount(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
@@ -185,7 +186,7 @@ void SweepPanel::start() {
     const RecomputeConfig base = sweptConfig_;
     const SweepKnob knob = sweptKnob_;
     QThread* uiThread = thread();
-    watcher_.setFuture(QtConcurrent::run([solver, base, knob, values, uiThread](QPromise<SweepPoint>& promise) {
+    watcher_.setFuture(QtConcurrent::run(&pool_, [solver, base, knob, values, uiThread](QPromise<SweepPoint>& promise) {
         for (double value : values) {
             if (promise.isCanceled()) return;
             SweepPoint p;

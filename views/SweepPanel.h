@@ -5,6 +5,7 @@
 // with a QPromise: points arrive one by one, Cancel stops between points). Clicking a point
 // applies that knob value to the document as one undo step.
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -80,6 +81,9 @@ private:
     QValueAxis* xAxis_ = nullptr;
     QValueAxis* peakAxis_ = nullptr;
     QValueAxis* flopsAxis_ = nullptr;
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) and the document's solve never wait on this long run.
+    QThreadPool pool_;
     QFutureWatcher<SweepPoint> watcher_;
     std::vector<SweepPoint> points_;
     SweepKnob sweptKnob_ = SweepKnob::MaxDistFromBw;

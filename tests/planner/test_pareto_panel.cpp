@@ -3,6 +3,10 @@
 // off the UI thread.
 #include <QtTest>
 
+#include <QSemaphore>
+#include <QThreadPool>
+#include <QtConcurrent>
+
 #include <QChart>
 #include <QComboBox>
 #include <QDockWidget>
@@ -16,6 +20,7 @@
 
 #include "algorithms/planner/PlanResult.h"
 #include "algorithms/zoo/ModelZoo.h"
+#include "planner/PlannerPrograms.h"
 #include "views/Document.h"
 #include "views/MainWindow.h"
 #include "views/ParetoPanel.h"
@@ -23,16 +28,7 @@
 using namespace rx;
 
 namespace {
-zoo::GeneratedProgram program() {
-    zoo::ZooOptions o;
-    o.model = "transformer";
-    o.layers = 2;
-    o.hidden = 32;
-    o.heads = 2;
-    o.seq = 8;
-    o.batch = 2;
-    return zoo::generateModel(o);
-}
+zoo::GeneratedProgram program() { return test::smallTransformer(2); }
 }  // namespace
 
 class TestParetoPanel : public QObject {
@@ -78,6 +74,35 @@ private Q_SLOTS:
         QVERIFY(tight.budgetBytes.has_value());
         QVERIFY(tight.activationPeakBytes <= *tight.budgetBytes);
         QVERIFY(tight.activationPeakBytes <= panel.minimumActivationPeak());
+    }
+
+    void solveAndFrontierNeverWaitOnTheGlobalPool() {
+        // The global pool is all taken (on 2 cores it has 2 threads): the document still
+        // solves and the panel still plans, each on its own thread. (Long work kept out of
+        // the global pool also keeps painting live: Qt's raster engine fills on that pool.)
+        QThreadPool* global = QThreadPool::globalInstance();
+        const int threads = global->maxThreadCount();
+        QSemaphore release;
+        std::vector<QFuture<void>> blockers;
+        for (int i = 0; i < threads; ++i) blockers.push_back(QtConcurrent::run(global, [&release] { release.acquire(); }));
+        const auto g = program();
+        Document doc;
+        QVERIFY(doc.openText(QString::fromStdString(printProgramForTest(*g.program)), "t.pir"));
+        doc.solveNow();
+        QElapsedTimer clock;  // not waitForSolve: its waitForFinished would run a queued solve itself
+        clock.start();
+        while (!doc.result() && clock.elapsed() < 30000) QTest::qWait(20);
+        const bool solved = doc.result() != nullptr;
+        ParetoPanel panel;  // not shown: Qt's raster painting itself waits on the global pool
+        QSignalSpy ready(&panel, &ParetoPanel::frontierReady);
+        panel.setProgram(g.program, g.spec);
+        const bool planned = ready.wait(30000);
+        release.release(threads);
+        for (auto& f : blockers) f.waitForFinished();
+        QVERIFY2(solved, "the document's solve waited on the global pool");
+        QVERIFY2(planned, "the frontier waited on the global pool");
+        QVERIFY(doc.result() && doc.result()->ok());
+        QVERIFY(panel.frontierCount() >= 1);
     }
 
     void sliderAndFrontierShareOnePlanner() {

@@ -1008,15 +1008,16 @@ size_t BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactO
     // The relaxation with one row per original op, generated lazily (LazyLpBound.cpp), on every
     // point first: cheap, all there is past lpMaxCandidates (the full model grows with
     // candidates × live ranges), and below it a floor for the points the full LP misses.
+    // The points still without a bound (both relaxations are solved for them alone).
+    std::vector<int64_t> budgets;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < plans.size(); ++i)
+        if (!plans[i].bound) {
+            budgets.push_back(plans[i].activationPeakBytes);
+            which.push_back(i);
+        }
     std::vector<double> lazy(plans.size(), std::numeric_limits<double>::quiet_NaN());
     if (!enumerated) {
-        std::vector<int64_t> budgets;
-        std::vector<size_t> which;
-        for (size_t i = 0; i < plans.size(); ++i)
-            if (!plans[i].bound) {
-                budgets.push_back(plans[i].activationPeakBytes);
-                which.push_back(i);
-            }
         const std::vector<double> lower = lazyLpLowerBounds(budgets, exact.boundSafetySeconds, exact);
         for (size_t w = 0; w < which.size(); ++w) {
             lazy[which[w]] = lower[w];
@@ -1026,13 +1027,6 @@ size_t BudgetPlanner::boundFrontier(std::vector<BudgetPlan>& plans, const ExactO
     // The full model's relaxation at every point at once (one problem, warm-started).
     std::vector<MilpOutcome> relaxed(plans.size());
     if (!enumerated && fullModel) {
-        std::vector<int64_t> budgets;
-        std::vector<size_t> which;
-        for (size_t i = 0; i < plans.size(); ++i)
-            if (!plans[i].bound) {
-                budgets.push_back(plans[i].activationPeakBytes);
-                which.push_back(i);
-            }
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
         std::vector<MilpOutcome> outcomes = lpRelaxations(budgets, std::max(0.0, left), exact);
         for (size_t w = 0; w < which.size(); ++w) relaxed[which[w]] = std::move(outcomes[w]);

@@ -35,6 +35,14 @@ int64_t realActivationPeak(const BudgetPlanner& planner, const BudgetPlan& plan,
     return m.peakBytes - m.residentBytes;
 }
 
+// A 2-layer transformer's planner that never enumerates, so its frontier carries LP bounds.
+std::unique_ptr<BudgetPlanner> lpBoundedPlanner() {
+    const auto g = smallTransformer(2);
+    PlannerOptions opts;
+    opts.exactBelow = 0;
+    return std::make_unique<BudgetPlanner>(g.program, g.spec, RecomputeConfig::seedDefaults(), CostModel{}, opts);
+}
+
 }  // namespace
 
 class TestBudget : public QObject {
@@ -484,10 +492,8 @@ private slots:
         // The default frontier's bounds stop on work (simplex iterations, lazy rounds), not on
         // time: a time limit of 0.1 ms and one of hours give the same bound at every point,
         // with the full model's LP (below lpMaxCandidates) and with the lazy relaxation alone.
-        const auto g = smallTransformer(2);
-        PlannerOptions opts;
-        opts.exactBelow = 0;
-        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
+        const auto owned = lpBoundedPlanner();
+        BudgetPlanner& planner = *owned;
         const std::vector<BudgetPlan> frontier = planner.frontier(8);
         QVERIFY(frontier.size() >= 3);
         for (const size_t lpMaxCandidates : {size_t(20000), size_t(0)}) {
@@ -515,10 +521,8 @@ private slots:
     void stoppedBoundsLeavePointsUnbounded() {
         // ExactOptions::stop (a caller that has moved on): asked between budgets, it leaves
         // the remaining points without a bound, counted, never with a smaller one.
-        const auto g = smallTransformer(2);
-        PlannerOptions opts;
-        opts.exactBelow = 0;
-        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
+        const auto owned = lpBoundedPlanner();
+        BudgetPlanner& planner = *owned;
         const std::vector<BudgetPlan> frontier = planner.frontier(8);
         QVERIFY(frontier.size() >= 3);
         for (const size_t lpMaxCandidates : {size_t(20000), size_t(0)}) {

@@ -102,11 +102,23 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
     std::unique_ptr<glp_prob, Deleter> owned(glp_create_prob());
     glp_prob* lp = owned.get();
     glp_set_obj_dir(lp, GLP_MIN);
-    glp_add_cols(lp, int(nc));
-    for (size_t k = 0; k < nc; ++k) {
-        glp_set_col_bnds(lp, int(k) + 1, GLP_DB, 0.0, 1.0);
-        glp_set_obj_coef(lp, int(k) + 1, m.cost[k]);
-    }
+    // Columns only for the candidates the rows so far name: with a non-negative cost, one that
+    // no row names is 0 at the optimum, so the LP is the same and its size follows the rows
+    // (a 1M-op program's 244k candidates made each dual simplex step price 244k columns: one
+    // 32-row solve ran 10.8 s into the work limit).
+    std::vector<int> column(nc, 0);  // by candidate: its LP column, 0 while it has none
+    std::vector<uint32_t> columnCandidate;  // by LP column - 1
+    auto columnOf = [&](uint32_t k) {
+        if (!column[k]) {
+            column[k] = glp_add_cols(lp, 1);
+            glp_set_col_bnds(lp, column[k], GLP_DB, 0.0, 1.0);
+            glp_set_obj_coef(lp, column[k], m.cost[k]);
+            columnCandidate.push_back(k);
+        }
+        return column[k];
+    };
+    for (uint32_t k = 0; k < nc; ++k)
+        if (m.cost[k] < 0) columnOf(k);  // (none: costs are FLOPs or times) 1 at the optimum
     std::vector<uint32_t> rowOp;  // by LP row: its op
     std::vector<uint8_t> hasRow(n, 0);
     std::vector<double> value(nc, 0.0), load(n + 1);
@@ -135,7 +147,8 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 best = 0;
             } else {
                 smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
-                smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(rowOp.size() + nc), 1.0, 2e9));
+                smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(rowOp.size() + columnCandidate.size()),
+                                             1.0, 2e9));
                 int ret = glp_simplex(lp, &smcp);
                 if (ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND || ret == GLP_EBADB) {
                     glp_adv_basis(lp, 0);  // a fresh basis, then the primal simplex
@@ -151,7 +164,7 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 cutShort = ret == GLP_ETMLIM;
                 if (ret != 0 || status != GLP_OPT) break;  // the work limit: the last optimum stands
                 best = std::max(std::isnan(best) ? 0.0 : best, glp_get_obj_val(lp) * m.costScale);
-                for (size_t k = 0; k < nc; ++k) value[k] = glp_get_col_prim(lp, int(k) + 1);
+                for (size_t c = 0; c < columnCandidate.size(); ++c) value[columnCandidate[c]] = glp_get_col_prim(lp, int(c) + 1);
             }
             if (round >= limits.lazyLpRounds) break;  // the last optimum stands
             // The loads of the current solution: rows at the most overshot ops.
@@ -186,9 +199,9 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 std::vector<double> val{0};
                 for (const auto& [k, c] : row) {
                     if (c == 0) continue;
-                    if (idx.size() > 1 && idx.back() == int(k) + 1) val.back() += c;
+                    if (idx.size() > 1 && idx.back() == columnOf(k)) val.back() += c;
                     else {
-                        idx.push_back(int(k) + 1);
+                        idx.push_back(columnOf(k));
                         val.push_back(c);
                     }
                 }

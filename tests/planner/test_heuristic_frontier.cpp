@@ -112,17 +112,22 @@ private slots:
     }
 
     void torchJointWithinOnePercentOfCertified() {
-        // The corpus's small torch-joint programs: mlp.aten is enumerated, mlp.prim's frontier
-        // the MILP certifies in well under a second.
-        for (const char* name : {"mlp.aten", "mlp.prim"}) {
+        // The corpus's torch-joint programs: mlp.aten is enumerated, the others' frontiers the
+        // MILP certifies (mlp.prim well under a second, transformer_layer.prim 22 of 22 points
+        // in 3 s, transformer_layer.aten 21 of 21 and then seeks a lower floor until the time
+        // limit). Only proven points are compared, so a loaded machine proves fewer, never
+        // fails for it. Measured: the heuristic at every proven point, 0.0% above.
+        for (const char* name : {"mlp.aten", "mlp.prim", "transformer_layer.prim", "transformer_layer.aten"}) {
             const auto [program, spec] = test::torchJointProgram(name);
             BudgetPlanner exact(program, spec);
             std::vector<ExactPoint> reference;
-            for (const BudgetPlan& e : exact.certifiedFrontier(20, ExactOptions{30}))
+            for (const BudgetPlan& e : exact.certifiedFrontier(20, ExactOptions{8}))
                 if (e.bound && e.bound->optimal) reference.push_back({e.activationPeakBytes, e.recomputeCost});
             QVERIFY(!reference.empty());
             BudgetPlanner heuristic(program, spec);
-            QVERIFY2(worstCoverRatio(heuristic.frontier(20), reference) <= 1.01, name);
+            const double worst = worstCoverRatio(heuristic.frontier(20), reference);
+            qInfo("%s: %zu proven exact points, heuristic at most %.1f%% above", name, reference.size(), (worst - 1) * 100);
+            QVERIFY2(worst <= 1.01, name);
         }
     }
 };

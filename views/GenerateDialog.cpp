@@ -95,6 +95,7 @@ GenerateOutcome generateAndWrite(const zoo::ZooOptions& options, const QString& 
 }
 
 GenerateDialog::GenerateDialog(QWidget* parent) : QDialog(parent) {
+    pool_.setMaxThreadCount(1);
     setWindowTitle(tr("Generate Model"));
     QStringList models;
     for (const std::string& m : zoo::zooModels()) models << QString::fromStdString(m);
@@ -248,7 +249,7 @@ void GenerateDialog::accept() {
     const zoo::ZooOptions o = options();
     const QString path = outputPath();
     setBusy(true);
-    watcher_.setFuture(QtConcurrent::run([o, path] { return generateAndWrite(o, path); }));
+    watcher_.setFuture(QtConcurrent::run(&pool_, [o, path] { return generateAndWrite(o, path); }));
 }
 
 void GenerateDialog::reject() {

@@ -5,6 +5,7 @@
 // stay in the dialog; the dialog stays open until a program is written.
 #include <QDialog>
 #include <QFutureWatcher>
+#include <QThreadPool>
 
 #include "algorithms/zoo/ModelZoo.h"
 
@@ -76,6 +77,9 @@ private:
     QDialogButtonBox* buttons_;
     QWidget* form_;
     bool followDefaultPath_ = true;
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) never waits on this work (MainWindow.h's verifyPool_ says the same).
+    QThreadPool pool_;
     QFutureWatcher<GenerateOutcome> watcher_;
 };
 

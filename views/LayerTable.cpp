@@ -173,6 +173,7 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
 // ---------------------------------------------------------------- widget
 
 LayerTable::LayerTable(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    pool_.setMaxThreadCount(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
     layout->setSpacing(2);
@@ -291,7 +292,7 @@ void LayerTable::recompute() {
     awaiting_ = true;
     auto program = doc_->programPtr();
     RecomputeSpec spec = doc_->spec();
-    watcher_.setFuture(QtConcurrent::run([program, spec, layers = layers_, r, other]() mutable {
+    watcher_.setFuture(QtConcurrent::run(&pool_, [program, spec, layers = layers_, r, other]() mutable {
         // The same detection as the overview's (algorithms/Layers.h), once per program.
         if (!layers) layers = std::make_shared<const LayerPartition>(detectLayers(*program, spec.fwdOpEndIdx, spec.backwardOpStartIdx));
         return Computed{computeLayerRows(*program, spec, *layers, *r, other.get()), layers};

@@ -7,6 +7,7 @@
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -105,6 +106,9 @@ private:
         std::vector<LayerRow> rows;
         std::shared_ptr<const LayerPartition> layers;
     };
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) never waits on this work (MainWindow.h's verifyPool_ says the same).
+    QThreadPool pool_;
     QFutureWatcher<Computed> watcher_;
     std::shared_ptr<const LayerPartition> layers_;
     std::vector<ShownPlan> history_;

@@ -369,6 +369,7 @@ QListView* makePane(QWidget* parent, const char* name, QAbstractItemModel* model
 }  // namespace
 
 TextView::TextView(Document* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    pool_.setMaxThreadCount(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
@@ -525,7 +526,7 @@ void TextView::rebuild() {
     progress_->setFormat(diff_->isChecked() ? tr("aligning the diff… %p%") : tr("printing… %p%"));
     progress_->show();
     progressPoll_->start();
-    watcher_.setFuture(QtConcurrent::run([program = doc_->programPtr(), result = doc_->result(), diff = diff_->isChecked(),
+    watcher_.setFuture(QtConcurrent::run(&pool_, [program = doc_->programPtr(), result = doc_->result(), diff = diff_->isChecked(),
                                           progress = progressValue_, cancel = cancel_] {
         return buildTextSnapshot(program, result, diff, progress.get(), cancel.get());
     }));
@@ -546,7 +547,7 @@ void TextView::install(std::shared_ptr<const TextSnapshot> snapshot) {
     rightModel_->setSnapshot(shown_, rowSize);
     syncing_ = false;
     if (previous && previous.use_count() == 1)
-        (void)QtConcurrent::run([old = std::move(previous)]() mutable { old.reset(); });
+        (void)QtConcurrent::run(&pool_, [old = std::move(previous)]() mutable { old.reset(); });
     const TextSnapshot& s = *shown_;
     previousChange_->setEnabled(!s.changeStarts.empty());
     nextChange_->setEnabled(!s.changeStarts.empty());

@@ -7,6 +7,7 @@
 // views over a model of the aligned rows that makes a row's text only when it is painted,
 // so a 100k-op program neither freezes the window nor fills a text document.
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QStringList>
 #include <QWidget>
 #include <atomic>
@@ -131,6 +132,9 @@ private:
     QAction* nextChange_;
     QAction* previousChange_;
     std::shared_ptr<const TextSnapshot> shown_;
+    // Its own worker thread, not the global pool: painting (Qt's raster engine fills on the
+    // global pool) never waits on this work (MainWindow.h's verifyPool_ says the same).
+    QThreadPool pool_;
     QFutureWatcher<std::shared_ptr<const TextSnapshot>> watcher_;
     std::shared_ptr<std::atomic<int>> progressValue_;
     std::shared_ptr<std::atomic<bool>> cancel_;

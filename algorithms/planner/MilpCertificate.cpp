@@ -959,6 +959,15 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
         boundFrontier(plans, exact);
         return plans;
     }
+    // The full model's LP relaxation at every point first (one problem, warm-started, limited
+    // by work): a point whose MILP the time limit starves (the last ones, after dear earlier
+    // points) still has this bound, not 0.
+    std::vector<MilpOutcome> relaxed;
+    if (!lpOnly) {
+        std::vector<int64_t> peaks;
+        for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
+        relaxed = lpRelaxations(peaks, exact.boundSafetySeconds, exact);
+    }
     // Cheapest first: each point proven the cheapest plan at its own activation peak.
     for (size_t i = 0; i < plans.size(); ++i) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
@@ -966,6 +975,14 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
         const int64_t peak = plans[i].activationPeakBytes;
         plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, exact);
         plans[i].source = "exact";
+        // The relaxation bounds every plan that fits this peak, so the MILP's (cheaper) plan too.
+        std::optional<OptimalityBound>& bound = plans[i].bound;
+        if (i < relaxed.size() && !relaxed[i].timedOut && std::isfinite(relaxed[i].lower) && bound && !bound->optimal &&
+            relaxed[i].lower > bound->costLowerBound) {
+            const int solves = bound->solves;
+            bound = boundFrom(plans[i].recomputeCost, relaxed[i].lower);
+            bound->solves = solves;
+        }
     }
     // Below the lowest point: any plan of the family with a smaller peak (the heuristic can
     // stop short of the floor), each the cheapest at its peak, until none is proven to exist.

@@ -248,6 +248,28 @@ private slots:
         QVERIFY(nonTrivial >= 1);
     }
 
+    void starvedMilpKeepsTheLpBound() {
+        // A frontier whose MILPs get no time (1 ms for all of it): each point still carries the
+        // LP relaxation's bound at its peak, never 0 where the relaxation says more.
+        const auto [program, spec] = test::plannerProgram("transformer");
+        BudgetPlanner planner(program, spec);
+        QVERIFY(planner.candidateOpCount() > 16);  // not enumerated
+        const std::vector<BudgetPlan> plans = planner.certifiedFrontier(12, ExactOptions{1e-3});
+        std::vector<int64_t> peaks;
+        for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
+        const std::vector<double> lp = planner.lpRelaxationLowerBounds(peaks, true);
+        int positive = 0;
+        for (size_t i = 0; i < plans.size(); ++i) {
+            QVERIFY2(plans[i].bound, qPrintable(QString("point %1 has no bound").arg(i)));
+            if (!std::isfinite(lp[i])) continue;
+            const double expected = std::min(lp[i], plans[i].recomputeCost);
+            QVERIFY2(plans[i].bound->costLowerBound >= expected - 1e-6 * std::max(1.0, expected),
+                     qPrintable(QString("point %1: bound %2 below the LP's %3").arg(i).arg(plans[i].bound->costLowerBound).arg(lp[i])));
+            positive += plans[i].bound->costLowerBound > 0;
+        }
+        QVERIFY2(positive >= 2, qPrintable(QString("%1 positive bounds").arg(positive)));
+    }
+
     void torchJointFrontiersCertified_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<double>("maxSeconds");

@@ -352,6 +352,9 @@ private:
     struct MilpModel;
     const MilpModel& milpModel();
     struct OpRowRelaxation;
+    // The candidates' costs divided by the largest (LP coefficients near 1, GLPK's tolerances
+    // being absolute), and that scale: both relaxations' objective.
+    std::pair<std::vector<double>, double> scaledCandidateCosts() const;
     // Every set's cost is a multiple of costGranule() (0: costs not whole numbers), so a lower
     // bound rounds up to one.
     double costGranule();

@@ -25,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 namespace rx::planner {
 
@@ -77,10 +78,7 @@ const BudgetPlanner::OpRowRelaxation& BudgetPlanner::opRowRelaxation() {
     double live = 0;
     for (uint32_t i = 0; i < n; ++i) r->fixed[i] = live += delta[i];
     r->slack = 0.5 * double(std::max<int64_t>(granule, 1)) / OpRowRelaxation::kUnit;
-    double maxCost = 0;
-    for (OpId op : candidates_) maxCost = std::max(maxCost, costs_.cost(op));
-    r->costScale = maxCost > 0 ? maxCost : 1;
-    for (OpId op : candidates_) r->cost.push_back(costs_.cost(op) / r->costScale);
+    std::tie(r->cost, r->costScale) = scaledCandidateCosts();
     opRows_ = r;
     return *opRows_;
 }

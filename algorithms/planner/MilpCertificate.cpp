@@ -39,6 +39,7 @@
 #include <initializer_list>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 #include "algorithms/MemoryModel.h"
 #include "algorithms/Rewriter.h"
@@ -74,6 +75,17 @@ struct BudgetPlanner::MilpModel {
     std::vector<double> cost;           // by candidate, scaled by costScale
     double costScale = 1;
     int64_t granule = 1;  // every set's model and real peaks are multiples of it (gcd of the sizes)
+    // A peak row's limit at `budget`, in kUnit: peaks are multiples of the granule, and half a
+    // granule of slack keeps GLPK's tolerances (relative, a few bytes at tens of MiB) from
+    // accepting a set one granule over the budget.
+    double peakLimit(int64_t budget) const {
+        const int64_t fitting = budget >= 0 ? budget / granule * granule : -granule;
+        return (double(fitting) + 0.5 * double(granule)) / kUnit;
+    }
+    // Whether bytes no plan moves already exceed `limit`: nothing fits.
+    bool nothingFits(double limit) const {
+        return std::any_of(constant.begin(), constant.end(), [&](double c) { return c > limit + 1e-9; });
+    }
     static constexpr double kUnit = 1024.0 * 1024.0;  // rows in MiB (GLPK's tolerances are absolute)
     static constexpr size_t kMaxAnchorColumns = 200000;
     static constexpr size_t kMaxCloneRowEntries = 400000;
@@ -93,6 +105,16 @@ Entries merged(Entries e) {
 }
 
 }  // namespace
+
+std::pair<std::vector<double>, double> BudgetPlanner::scaledCandidateCosts() const {
+    double maxCost = 0;
+    for (OpId op : candidates_) maxCost = std::max(maxCost, costs_.cost(op));
+    const double scale = maxCost > 0 ? maxCost : 1;
+    std::vector<double> cost;
+    cost.reserve(candidates_.size());
+    for (OpId op : candidates_) cost.push_back(costs_.cost(op) / scale);
+    return {std::move(cost), scale};
+}
 
 const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     if (milp_) return *milp_;
@@ -536,10 +558,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             m->constant.push_back(constBefore);
         }
     }
-    double maxCost = 0;
-    for (OpId op : candidates_) maxCost = std::max(maxCost, costs_.cost(op));
-    m->costScale = maxCost > 0 ? maxCost : 1;
-    for (OpId op : candidates_) m->cost.push_back(costs_.cost(op) / m->costScale);
+    std::tie(m->cost, m->costScale) = scaledCandidateCosts();
     milp_ = m;
     return *milp_;
 }
@@ -616,22 +635,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     const size_t nc = m.candidates;
     MilpOutcome out;
 
-    GlpProblem owned = modelProblem(m);
-    glp_prob* lp = owned.get();
-    // Peaks are multiples of the granule: half a granule of slack keeps GLPK's tolerances
-    // (relative, a few bytes at tens of MiB) from accepting a set one granule over the budget.
-    const int64_t fitting = budget >= 0 ? budget / m.granule * m.granule : -m.granule;
-    const double limit = (double(fitting) + 0.5 * double(m.granule)) / MilpModel::kUnit;
-    bool impossible = false;
-    for (size_t i = 0; i < m.peakRows.size(); ++i) {
-        if (m.constant[i] > limit + 1e-9) impossible = true;
-        if (!m.peakRows[i].empty()) addRow(lp, m.peakRows[i], GLP_UP, 0.0, limit - m.constant[i]);
-    }
-    if (impossible) {  // bytes no plan moves exceed the budget: nothing fits
+    const double limit = m.peakLimit(budget);
+    if (m.nothingFits(limit)) {
         out.proven = true;
         out.lower = std::numeric_limits<double>::infinity();
         return out;
     }
+    GlpProblem owned = modelProblem(m);
+    glp_prob* lp = owned.get();
+    for (size_t i = 0; i < m.peakRows.size(); ++i)
+        if (!m.peakRows[i].empty()) addRow(lp, m.peakRows[i], GLP_UP, 0.0, limit - m.constant[i]);
 
     glp_smcp smcp;
     glp_init_smcp(&smcp);
@@ -823,12 +836,8 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return budgets[a] > budgets[b]; });
     for (size_t bi : order) {
         MilpOutcome& o = out[bi];
-        const int64_t budget = budgets[bi];
-        const int64_t fitting = budget >= 0 ? budget / m.granule * m.granule : -m.granule;
-        const double limit = (double(fitting) + 0.5 * double(m.granule)) / MilpModel::kUnit;
-        bool impossible = false;
-        for (size_t i = 0; i < m.peakRows.size() && !impossible; ++i) impossible = m.constant[i] > limit + 1e-9;
-        if (impossible) {  // bytes no plan moves exceed the budget: nothing fits
+        const double limit = m.peakLimit(budgets[bi]);
+        if (m.nothingFits(limit)) {
             o.proven = true;
             o.lower = std::numeric_limits<double>::infinity();
             continue;

@@ -37,6 +37,17 @@ std::vector<OpId> candidateOps(const BudgetPlanner& planner, const RecomputeSpec
     return out;
 }
 
+// Budgets at, just below and between the points of an enumerating planner's exact frontier.
+std::vector<int64_t> probeBudgets(BudgetPlanner& exact) {
+    std::vector<int64_t> points;
+    for (const BudgetPlan& e : exact.exactFrontier()) {
+        points.push_back(e.activationPeakBytes);
+        points.push_back(e.activationPeakBytes - 1);
+    }
+    for (size_t i = 0; i + 2 < points.size(); i += 2) points.push_back((points[i] + points[i + 2]) / 2);
+    return points;
+}
+
 PlannerOptions milpOnly() {
     PlannerOptions o;
     o.maxExactOps = 0;
@@ -133,12 +144,7 @@ private slots:
             BudgetPlanner exact(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, enumerate);
             if (exact.candidateOpCount() > enumerate.maxExactOps) continue;
             BudgetPlanner milp(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, milpOnly());
-            std::vector<int64_t> points;
-            for (const BudgetPlan& e : exact.exactFrontier()) {
-                points.push_back(e.activationPeakBytes);
-                points.push_back(e.activationPeakBytes - 1);
-            }
-            for (size_t i = 0; i + 2 < points.size(); i += 2) points.push_back((points[i] + points[i + 2]) / 2);
+            const std::vector<int64_t> points = probeBudgets(exact);
             for (const int64_t budget : points) {
                 std::optional<BudgetPlan> optimum;
                 try {
@@ -188,12 +194,7 @@ private slots:
             enumerate.maxExactOps = 16;
             BudgetPlanner exact(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, enumerate);
             if (exact.candidateOpCount() > enumerate.maxExactOps) continue;
-            std::vector<int64_t> points;
-            for (const BudgetPlan& e : exact.exactFrontier()) {
-                points.push_back(e.activationPeakBytes);
-                points.push_back(e.activationPeakBytes - 1);
-            }
-            for (size_t i = 0; i + 2 < points.size(); i += 2) points.push_back((points[i] + points[i + 2]) / 2);
+            const std::vector<int64_t> points = probeBudgets(exact);
             BudgetPlanner lazy(sp.program, sp.spec, RecomputeConfig::seedDefaults(), {}, milpOnly());
             const std::vector<double> lower = lazy.lazyLpLowerBounds(points, 30);
             QCOMPARE(lower.size(), points.size());

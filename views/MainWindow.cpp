@@ -39,6 +39,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QScreen>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -302,7 +303,11 @@ MainWindow::MainWindow(QWidget* parent, bool useSettings) : QMainWindow(parent),
         if (theme == "dark") setTheme(Theme::Dark);
     }
     if (!useSettings_ || !settings.contains("window/geometry")) {
-        resize(1560, 960);
+        // The designed size, but never more than the screen has (a 1366x768 laptop got a
+        // 1560x960 window with its right and bottom edges, search box and dock rows, off-screen).
+        QSize size(1560, 960);
+        if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size());
+        resize(size);
         // Dock sizes only apply once the window has its size.
         QTimer::singleShot(0, this, [this] {
             auto* inspector = findChild<QDockWidget*>("inspectorDock");

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -56,6 +57,17 @@ private Q_SLOTS:
         window_->show();
     }
     void cleanupTestCase() { delete window_; }
+
+    void defaultWindowFitsTheScreen() {
+        // Without saved settings the window takes its designed 1560x960, but never more than
+        // the screen offers (the offscreen platform's screen is smaller than that).
+        MainWindow window(nullptr, false);
+        const QSize available = window.screen()->availableGeometry().size();
+        QVERIFY2(available.width() < 1560 || available.height() < 960, "the test needs a screen below 1560x960");
+        QVERIFY2(window.width() <= available.width() && window.height() <= available.height(),
+                 qPrintable(QString("window %1x%2 on a %3x%4 screen").arg(window.width()).arg(window.height())
+                                .arg(available.width()).arg(available.height())));
+    }
 
     void opensCorpusProgram() {
         QVERIFY(window_->openFile(kTransformer));

@@ -359,11 +359,16 @@ private:
     // bound rounds up to one.
     double costGranule();
     double roundUpToCostGranule(double lower);
+    // A lower bound proves a set of cost `incumbent` optimal: no whole granule below it (or,
+    // costs not whole numbers, none below it beyond GLPK's relative tolerance).
+    bool provesIncumbent(double lower, double incumbent);
     double costGranule_ = -1;
     const OpRowRelaxation& opRowRelaxation();
     // The MILP loop at `budget` for sets cheaper than `incumbentCost` (infinity: any set):
-    // `found` a fitting set (optimal), else `proven` that none exists, else (time out, or
-    // lpOnly) `lower` bounds the cost of every fitting set.
+    // `found` a fitting set cheaper than the incumbent (the MILP's optimum, or the best one
+    // the search had when time ran out); `proven`: `found` is optimal, or without it, no set
+    // cheaper than the incumbent fits; `lower` bounds the cost of every fitting set (after a
+    // time out, or lpOnly, the tree's or the relaxation's bound).
     struct MilpOutcome {
         std::optional<RecomputeSet> found;
         bool proven = false;

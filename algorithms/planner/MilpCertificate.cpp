@@ -697,29 +697,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         out.lower = incumbentCost;
         return out;
     }
-    // A cheaper plan from the relaxation's optimum, before any branching: its recompute
-    // values rounded at a few thresholds, then the planner's own local search from there (GLPK's
-    // heuristics found no plan in 30 s at points of a 4-layer transformer where this finds one
-    // at half the heuristic's cost). Found, it is the incumbent the MILP must beat.
-    if (std::isfinite(incumbentCost) && lpRet == 0 && glp_get_status(lp) == GLP_OPT && nc <= options_.thoroughSearchUpTo) {
-        Pool pool;
-        for (const double threshold : {0.5, 0.25, 0.75, 1e-6}) {
-            RecomputeSet rounded(nc, 0);
-            for (uint32_t k = 0; k < nc; ++k) rounded[k] = glp_get_col_prim(lp, int(k) + 1) >= threshold;
-            pool.add(evaluate(normalise(rounded)));
-        }
-        improveGreedy(budget, pool);
-        const Evaluated* best = bestFitting(pool, budget);
-        if (best && best->cost < incumbentCost && !provesIncumbent(best->cost, incumbentCost) && replayMatchesRewrite(best->inR)) {
-            incumbentCost = best->cost;
-            out.found = best->inR;
-            if (provesIncumbent(out.lower, incumbentCost)) {
-                out.proven = true;
-                out.lower = incumbentCost;
-                return out;
-            }
-        }
-    }
     // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding); with
     // integral costs, cheaper by a whole granule of cost (half a one's margin).
     if (std::isfinite(incumbentCost)) {
@@ -790,6 +767,66 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             }
             addRow(lp, e2, GLP_LO, 1.0 - ones, 0.0);
         }
+    }
+    return out;
+}
+
+struct BudgetPlanner::GuideRelaxation {
+    // The optimal basis at one fixed budget (midway between the lowest reachable activation
+    // peak and the original), solved from the all-slack basis: every budget starts from it.
+    // Only the statuses are kept: a GLPK problem belongs to the thread that made it (deleting
+    // it on another aborts), and a planner moves between threads.
+    std::vector<int> rowStat, colStat;
+};
+
+std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int64_t budget) {
+    const MilpModel& m = milpModel();
+    const double limit = m.peakLimit(budget);
+    if (m.nothingFits(limit)) return {};
+    GlpProblem owned = modelProblem(m);
+    glp_prob* lp = owned.get();
+    std::vector<std::pair<size_t, int>> peakRow;  // (index into the model's peak rows, LP row)
+    for (size_t i = 0; i < m.peakRows.size(); ++i)
+        if (!m.peakRows[i].empty()) {
+            addRow(lp, m.peakRows[i], GLP_UP, 0.0, 0.0);
+            peakRow.push_back({i, glp_get_num_rows(lp)});
+        }
+    glp_smcp smcp;
+    glp_init_smcp(&smcp);
+    smcp.msg_lev = GLP_MSG_OFF;
+    smcp.meth = GLP_DUALP;  // the all-slack basis is dual feasible (costs are non-negative)
+    // Limited by work alone (the answer must not depend on the load), as the bounds are.
+    smcp.it_lim = int(std::clamp(ExactOptions{}.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
+                                 1.0, 2e9));
+    auto solveAt = [&](double rowLimit) {
+        for (const auto& [i, row] : peakRow) glp_set_row_bnds(lp, row, GLP_UP, 0.0, rowLimit - m.constant[i]);
+        return glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
+    };
+    if (!guide_) {
+        auto guide = std::make_shared<GuideRelaxation>();
+        const int64_t reference = (minimumActivationPeak() + originalActivationPeak()) / 2;
+        if (!m.nothingFits(m.peakLimit(reference)) && solveAt(m.peakLimit(reference))) {
+            guide->rowStat.resize(size_t(glp_get_num_rows(lp)) + 1);
+            guide->colStat.resize(size_t(glp_get_num_cols(lp)) + 1);
+            for (int r = 1; r <= glp_get_num_rows(lp); ++r) guide->rowStat[size_t(r)] = glp_get_row_stat(lp, r);
+            for (int c = 1; c <= glp_get_num_cols(lp); ++c) guide->colStat[size_t(c)] = glp_get_col_stat(lp, c);
+        }
+        guide_ = std::move(guide);
+    }
+    // Every budget from the same basis: the same vertex whatever was asked before.
+    if (guide_->rowStat.empty()) {
+        glp_std_basis(lp);
+    } else {
+        for (int r = 1; r <= glp_get_num_rows(lp); ++r) glp_set_row_stat(lp, r, guide_->rowStat[size_t(r)]);
+        for (int c = 1; c <= glp_get_num_cols(lp); ++c) glp_set_col_stat(lp, c, guide_->colStat[size_t(c)]);
+    }
+    if (!solveAt(limit)) return {};
+    const size_t nc = m.candidates;
+    std::vector<RecomputeSet> out;
+    for (const double threshold : {0.5, 0.25, 0.75, 1e-6}) {
+        RecomputeSet rounded(nc, 0);
+        for (uint32_t k = 0; k < nc; ++k) rounded[k] = glp_get_col_prim(lp, int(k) + 1) >= threshold;
+        if (std::find(out.begin(), out.end(), rounded) == out.end()) out.push_back(std::move(rounded));
     }
     return out;
 }

@@ -248,7 +248,19 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes)
     Pool pool = basePool();
     refineAround(budgetBytes, pool);
     improveGreedy(budgetBytes, pool);
-    return bestFitting(pool, budgetBytes);
+    const Evaluated* best = bestFitting(pool, budgetBytes);
+    if (candidates_.size() > options_.relaxationGuidedUpTo) return best;
+    // A second descent from the relaxation's roundings alone (in one pool with the cuts'
+    // plans the search would start from their cheapest and never see these).
+    Pool guided;
+    for (const RecomputeSet& rounded : relaxationRoundings(budgetBytes)) guided.add(evaluate(normalise(rounded)));
+    if (guided.order.empty()) return best;
+    improveGreedy(budgetBytes, guided);
+    if (const Evaluated* g = bestFitting(guided, budgetBytes)) {
+        pool.add(*g);
+        best = bestFitting(pool, budgetBytes);  // the same order as any other tie
+    }
+    return best;
 }
 
 BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "algorithms/MemoryModel.h"
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/PirReader.h"
@@ -82,6 +83,33 @@ private slots:
         QVERIFY(programs >= 100);
         QVERIFY2(covered * 100 >= programs * 90, "the heuristic frontier misses the exact one by over 1% on more than 10% of programs");
         QVERIFY2(pointsCovered * 100 >= points * 97, "more than 3% of exact frontier points not covered within 1%");
+    }
+
+    void relaxationGuidesTheSearch() {
+        // A 4-layer generated transformer (285 candidates) at a budget where the min cuts'
+        // plans and the local search from them cost 116.7 KFLOP while the MILP's bound is
+        // ~56 KFLOP (and GLPK's own heuristics find no plan in 30 s): the search from the LP
+        // relaxation's roundings finds one at most 60% of that, a plan whose rewritten program
+        // peaks where the planner says, and the same answer after a frontier as before it.
+        zoo::ZooOptions o;
+        o.layers = 4;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const int64_t budget = 907652;  // 886.38 KiB
+        PlannerOptions unguided;
+        unguided.relaxationGuidedUpTo = 0;
+        BudgetPlanner cutsOnly(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, unguided);
+        QCOMPARE(cutsOnly.candidateOpCount(), size_t(285));
+        const BudgetPlan before = cutsOnly.planForBudget(budget);
+        BudgetPlanner planner(g.program, g.spec);
+        const BudgetPlan guided = planner.planForBudget(budget);
+        QVERIFY(guided.activationPeakBytes <= budget);
+        QVERIFY2(guided.recomputeCost <= 0.6 * before.recomputeCost,
+                 qPrintable(QString("guided %1, cuts only %2").arg(guided.recomputeCost).arg(before.recomputeCost)));
+        const MemoryProfile real = profileMemory(*planner.rewrite(guided), g.spec.inputs, g.spec.fwdOpEndIdx);
+        QCOMPARE(real.peakBytes - real.residentBytes, guided.activationPeakBytes);
+        planner.frontier(12);
+        const BudgetPlan again = planner.planForBudget(budget);
+        QCOMPARE(again.recomputeOps, guided.recomputeOps);
     }
 
     void transformerWithinOnePercentOfProvenOptima() {

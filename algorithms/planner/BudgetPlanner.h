@@ -135,6 +135,11 @@ struct PlannerOptions {
     // thresholds: a descent that the min cut's plans do not reach (a 4-layer transformer at
     // 886 KiB: 116.7 KFLOP from the cuts, under 70 from the relaxation).
     size_t relaxationGuidedUpTo = 400;
+    // ...while that relaxation has at most this many rows and columns (the generated 4-layer
+    // transformer's: 20k; a sequence-64 one with its dropouts recomputable: 38k, each solve
+    // 0.3-8 s), each budget's solve at most this many simplex iterations (none guided past).
+    size_t relaxationGuideMaxSize = 25000;
+    double relaxationGuideIterations = 5000;
     int sharedBudgets = 20;      // budgets whose search results every search starts from
     size_t sharedBudgetsUpTo = 5000;  // candidate ops above which there are none (one budget's cost)
     // --recompute-random: random ops the planner may recompute (model/RandomRecompute.h):
@@ -487,10 +492,13 @@ private:
     // The LP relaxation the local search is guided by (built on first use; MilpCertificate.cpp).
     struct GuideRelaxation;
     std::shared_ptr<GuideRelaxation> guide_;
+    int64_t guideReferenceFloor_ = 0;  // set by basePool() before the relaxation is first asked
     // The relaxation's optimum at `budget` rounded at a few thresholds (none where nothing fits
     // or the simplex stops on its work limit): the same sets whatever was asked before, since
     // every budget is solved from the all-slack basis.
     std::vector<RecomputeSet> relaxationRoundings(int64_t budget);
+    // Whether searches are guided by it (options and the relaxation's size).
+    bool relaxationGuides();
     std::shared_ptr<OpRowRelaxation> opRows_;
 };
 

@@ -772,12 +772,21 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
 }
 
 struct BudgetPlanner::GuideRelaxation {
-    // The optimal basis at one fixed budget (midway between the lowest reachable activation
-    // peak and the original), solved from the all-slack basis: every budget starts from it.
+    // The optimal basis at one fixed budget (midway between the base pool's floor before the
+    // relaxation's descent and the original activation peak), solved from the all-slack
+    // basis: every budget starts from it.
     // Only the statuses are kept: a GLPK problem belongs to the thread that made it (deleting
     // it on another aborts), and a planner moves between threads.
     std::vector<int> rowStat, colStat;
 };
+
+bool BudgetPlanner::relaxationGuides() {
+    if (candidates_.empty() || candidates_.size() > options_.relaxationGuidedUpTo) return false;
+    const MilpModel& m = milpModel();
+    size_t peakRows = 0;
+    for (const Entries& row : m.peakRows) peakRows += !row.empty();
+    return m.columns + m.rows.size() + peakRows <= options_.relaxationGuideMaxSize;
+}
 
 std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int64_t budget) {
     const MilpModel& m = milpModel();
@@ -795,16 +804,17 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;
     smcp.meth = GLP_DUALP;  // the all-slack basis is dual feasible (costs are non-negative)
-    // Limited by work alone (the answer must not depend on the load), as the bounds are.
-    smcp.it_lim = int(std::clamp(ExactOptions{}.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
-                                 1.0, 2e9));
+    // Limited by work alone (the answer must not depend on the load), and little of it: a
+    // budget whose relaxation takes longer goes unguided.
+    smcp.it_lim = int(options_.relaxationGuideIterations);
     auto solveAt = [&](double rowLimit) {
         for (const auto& [i, row] : peakRow) glp_set_row_bnds(lp, row, GLP_UP, 0.0, rowLimit - m.constant[i]);
         return glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
     };
     if (!guide_) {
         auto guide = std::make_shared<GuideRelaxation>();
-        const int64_t reference = (minimumActivationPeak() + originalActivationPeak()) / 2;
+        // (The base pool's floor before its descent from the relaxation, which asks for this.)
+        const int64_t reference = (guideReferenceFloor_ + originalActivationPeak()) / 2;
         if (!m.nothingFits(m.peakLimit(reference)) && solveAt(m.peakLimit(reference))) {
             guide->rowStat.resize(size_t(glp_get_num_rows(lp)) + 1);
             guide->colStat.resize(size_t(glp_get_num_cols(lp)) + 1);

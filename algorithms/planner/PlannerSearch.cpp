@@ -49,6 +49,34 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     // The floor: the local search towards the lowest peak (a budget no plan meets), so that
     // the frontier's budgets start where the search can reach, not where the λ grid stops.
     if (!candidates_.empty() && candidates_.size() <= options_.thoroughSearchUpTo) improveGreedy(-1, pool);
+    // Below that floor, where the LP relaxation still fits: a descent from its roundings at a
+    // budget just under the lowest plan so far, again while that finds a lower one (the
+    // lowest plan of a small program can need several clones at once, which no single move
+    // of the descent above reaches).
+    if (relaxationGuides()) {
+        auto lowest = [&] {
+            int64_t lo = originalActivationPeak();
+            for (const Evaluated* e : pool.order)
+                if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
+            return lo;
+        };
+        guideReferenceFloor_ = lowest();
+        for (int round = 0; round < 4; ++round) {
+            const int64_t lo = lowest();
+            bool fitsLower = false;
+            for (const double f : {1.0, 0.95, 0.85, 0.7}) {
+                Pool guided;
+                for (const RecomputeSet& rounded : relaxationRoundings(std::min(lo - 1, int64_t(double(lo) * f))))
+                    guided.add(evaluate(normalise(rounded)));
+                if (guided.order.empty()) break;  // the relaxation fits no lower (or gave up)
+                fitsLower = true;
+                improveGreedy(-1, guided);
+                for (const Evaluated* e : guided.order) pool.add(*e);
+                if (lowest() < lo) break;
+            }
+            if (!fitsLower || lowest() >= lo) break;
+        }
+    }
     // Shared budgets: the refinement and local search of evenly spaced budgets, in a fixed
     // order, so that every later search starts from what any of them found (a plan one
     // budget's local search finds often answers its neighbours). Still a function of the
@@ -249,7 +277,7 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes)
     refineAround(budgetBytes, pool);
     improveGreedy(budgetBytes, pool);
     const Evaluated* best = bestFitting(pool, budgetBytes);
-    if (candidates_.size() > options_.relaxationGuidedUpTo) return best;
+    if (!relaxationGuides()) return best;
     // A second descent from the relaxation's roundings alone (in one pool with the cuts'
     // plans the search would start from their cheapest and never see these).
     Pool guided;

@@ -46,10 +46,13 @@ class TestHeuristicFrontier : public QObject {
 private slots:
     void randomProgramsWithinOnePercentOfEnumeration() {
         // Small random programs, the exact frontier by enumeration of every recompute set; the
-        // heuristic alone (no enumeration). Measured: 114 of 120 programs covered at 1%, 391
-        // of 398 points (before the cone and pair moves, the floor descent and the budget
-        // bisection: 57 of 120, 321 of 398); the rest miss a low exact point by far (it needs
-        // several ops cloned at once that no move of the local search reaches).
+        // heuristic alone (no enumeration). Measured: all 120 programs covered at 1%, 398 of
+        // 398 points; before the descent below the floor from the LP relaxation's roundings
+        // 115 of 120 (393 points), before the relaxation's guidance 114 (391), before the
+        // cone and pair moves, the floor descent and the budget bisection 57 (321). The five
+        // missed a low exact point that needs several ops cloned at once. On seeds 61-160,
+        // never tuned on: 197 of 200 programs, 667 of 670 points (193, 663 before the
+        // descent below the floor).
         int programs = 0, covered = 0, points = 0, pointsCovered = 0;
         for (const auto& [fwd, bwd] : {std::pair{9, 6}, std::pair{12, 8}}) {
             for (uint32_t seed = 1; seed <= 60; ++seed) {
@@ -81,8 +84,8 @@ private slots:
         qInfo("heuristic frontier within 1%% of the exhaustive one on %d of %d random programs (%d of %d points)", covered,
               programs, pointsCovered, points);
         QVERIFY(programs >= 100);
-        QVERIFY2(covered * 100 >= programs * 90, "the heuristic frontier misses the exact one by over 1% on more than 10% of programs");
-        QVERIFY2(pointsCovered * 100 >= points * 97, "more than 3% of exact frontier points not covered within 1%");
+        QVERIFY2(covered * 100 >= programs * 98, "the heuristic frontier misses the exact one by over 1% on more than 2% of programs");
+        QVERIFY2(pointsCovered * 100 >= points * 99, "more than 1% of exact frontier points not covered within 1%");
     }
 
     void relaxationGuidesTheSearch() {

@@ -98,6 +98,30 @@ void BM_BoundFrontier(benchmark::State& state, int layers) {
     state.counters["worst_gap"] = worstGap;
 }
 
+// The default frontier of a mid-size program with and without the search guided by the LP
+// relaxation (PlannerOptions::relaxationGuidedUpTo): its price in time, its gain in plans.
+void BM_GuidedFrontier(benchmark::State& state, int layers, bool guided) {
+    zoo::ZooOptions o;  // hidden 64, sequence 16: 149 (2 layers) and 285 (4) candidates
+    o.layers = layers;
+    const auto g = zoo::generateModel(o);
+    planner::PlannerOptions options;
+    if (!guided) options.relaxationGuidedUpTo = 0;
+    std::vector<planner::BudgetPlan> plans;
+    for (auto _ : state) {
+        planner::BudgetPlanner p(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, options);
+        plans = p.frontier(24);
+    }
+    double flops = 0;
+    for (const auto& plan : plans) flops += plan.recomputeFlops;
+    state.counters["plans"] = double(plans.size());
+    state.counters["mean_recompute_kflop"] = plans.empty() ? 0.0 : flops / double(plans.size()) / 1e3;
+    state.counters["lowest_plan_kib"] = plans.empty() ? 0.0 : double(plans.back().activationPeakBytes) / 1024.0;
+}
+
+BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer2_guided, 2, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer2_cuts_only, 2, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer4_guided, 4, true)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer4_cuts_only, 4, false)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Frontier20, transformer12, std::string("transformer"), 12)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Frontier20, transformer48_14k, std::string("transformer"), 48)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Frontier20, llama12, std::string("llama"), 12)->Unit(benchmark::kMillisecond);

@@ -331,6 +331,9 @@ private:
     void improveGreedy(int64_t budget, Pool& pool);
     // The cheapest fitting plan of `pool`; ties by lower activation, then by the set.
     const Evaluated* bestFitting(const Pool& pool, int64_t budget) const;
+    // The lowest activation peak of the pool's plans within the original peak (the original's
+    // activation peak at most).
+    int64_t lowestActivation(const Pool& pool) const;
     BudgetPlan makePlan(const RecomputeSet& inR, const std::string& source);
     Plan rxPlan(const RecomputeSet& inR) const;
     // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
@@ -495,10 +498,13 @@ private:
     int64_t guideReferenceFloor_ = 0;  // set by basePool() before the relaxation is first asked
     // The relaxation's optimum at `budget` rounded at a few thresholds (none where nothing fits
     // or the simplex stops on its work limit): the same sets whatever was asked before, since
-    // every budget is solved from the all-slack basis.
+    // every budget is solved from one fixed basis.
     std::vector<RecomputeSet> relaxationRoundings(int64_t budget);
-    // Whether searches are guided by it (options and the relaxation's size).
+    // Those roundings, normalised and evaluated: a pool for a local search of its own.
+    Pool roundingsPool(int64_t budget);
+    // Whether searches are guided by it (options and the relaxation's size; decided once).
     bool relaxationGuides();
+    std::optional<bool> relaxationGuides_;
     std::shared_ptr<OpRowRelaxation> opRows_;
 };
 

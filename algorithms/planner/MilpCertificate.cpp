@@ -622,6 +622,18 @@ GlpProblem modelProblem(const auto& m) {
     return owned;
 }
 
+// The model with its peak rows, their bounds left for each budget to set: `peakRow` gets
+// (index into m.peakRows, LP row) for each.
+GlpProblem relaxationProblem(const auto& m, std::vector<std::pair<size_t, int>>& peakRow) {
+    GlpProblem owned = modelProblem(m);
+    for (size_t i = 0; i < m.peakRows.size(); ++i)
+        if (!m.peakRows[i].empty()) {
+            addRow(owned.get(), m.peakRows[i], GLP_UP, 0.0, 0.0);
+            peakRow.push_back({i, glp_get_num_rows(owned.get())});
+        }
+    return owned;
+}
+
 // The branch-and-bound's global bound (its best active node's), kept for a solve that runs
 // out of time: every set of the model costs at least this much. With whole-number costs the
 // search also stops as soon as that bound, rounded up to a granule of cost, reaches the
@@ -781,25 +793,25 @@ struct BudgetPlanner::GuideRelaxation {
 };
 
 bool BudgetPlanner::relaxationGuides() {
-    if (candidates_.empty() || candidates_.size() > options_.relaxationGuidedUpTo) return false;
-    const MilpModel& m = milpModel();
-    size_t peakRows = 0;
-    for (const Entries& row : m.peakRows) peakRows += !row.empty();
-    return m.columns + m.rows.size() + peakRows <= options_.relaxationGuideMaxSize;
+    if (!relaxationGuides_) {
+        relaxationGuides_ = false;
+        if (!candidates_.empty() && candidates_.size() <= options_.relaxationGuidedUpTo) {
+            const MilpModel& m = milpModel();
+            size_t peakRows = 0;
+            for (const Entries& row : m.peakRows) peakRows += !row.empty();
+            relaxationGuides_ = m.columns + m.rows.size() + peakRows <= options_.relaxationGuideMaxSize;
+        }
+    }
+    return *relaxationGuides_;
 }
 
 std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int64_t budget) {
     const MilpModel& m = milpModel();
     const double limit = m.peakLimit(budget);
     if (m.nothingFits(limit)) return {};
-    GlpProblem owned = modelProblem(m);
+    std::vector<std::pair<size_t, int>> peakRow;
+    GlpProblem owned = relaxationProblem(m, peakRow);
     glp_prob* lp = owned.get();
-    std::vector<std::pair<size_t, int>> peakRow;  // (index into the model's peak rows, LP row)
-    for (size_t i = 0; i < m.peakRows.size(); ++i)
-        if (!m.peakRows[i].empty()) {
-            addRow(lp, m.peakRows[i], GLP_UP, 0.0, 0.0);
-            peakRow.push_back({i, glp_get_num_rows(lp)});
-        }
     glp_smcp smcp;
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;
@@ -929,14 +941,9 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
     const MilpModel& m = milpModel();
     std::vector<MilpOutcome> out(budgets.size());
-    GlpProblem owned = modelProblem(m);
+    std::vector<std::pair<size_t, int>> peakRow;
+    GlpProblem owned = relaxationProblem(m, peakRow);
     glp_prob* lp = owned.get();
-    std::vector<std::pair<size_t, int>> peakRow;  // (index into m.peakRows, LP row)
-    for (size_t i = 0; i < m.peakRows.size(); ++i)
-        if (!m.peakRows[i].empty()) {
-            addRow(lp, m.peakRows[i], GLP_UP, 0.0, 0.0);  // bounds set per budget
-            peakRow.push_back({i, glp_get_num_rows(lp)});
-        }
     glp_smcp smcp;
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;

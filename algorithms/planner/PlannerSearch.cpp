@@ -54,20 +54,13 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     // lowest plan of a small program can need several clones at once, which no single move
     // of the descent above reaches).
     if (relaxationGuides()) {
-        auto lowest = [&] {
-            int64_t lo = originalActivationPeak();
-            for (const Evaluated* e : pool.order)
-                if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
-            return lo;
-        };
+        auto lowest = [&] { return lowestActivation(pool); };
         guideReferenceFloor_ = lowest();
         for (int round = 0; round < 4; ++round) {
             const int64_t lo = lowest();
             bool fitsLower = false;
             for (const double f : {1.0, 0.95, 0.85, 0.7}) {
-                Pool guided;
-                for (const RecomputeSet& rounded : relaxationRoundings(std::min(lo - 1, int64_t(double(lo) * f))))
-                    guided.add(evaluate(normalise(rounded)));
+                Pool guided = roundingsPool(std::min(lo - 1, int64_t(double(lo) * f)));
                 if (guided.order.empty()) break;  // the relaxation fits no lower (or gave up)
                 fitsLower = true;
                 improveGreedy(-1, guided);
@@ -82,9 +75,7 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     // budget's local search finds often answers its neighbours). Still a function of the
     // problem and options alone.
     if (!candidates_.empty() && candidates_.size() <= options_.sharedBudgetsUpTo && options_.sharedBudgets > 1) {
-        int64_t lo = originalActivationPeak();
-        for (const Evaluated* e : pool.order)
-            if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
+        const int64_t lo = lowestActivation(pool);
         const int64_t hi = originalActivationPeak();
         const int k = options_.sharedBudgets;
         for (int i = k - 1; i >= 0; --i) {
@@ -95,6 +86,19 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
     }
     basePool_ = std::move(pool);
     return *basePool_;
+}
+
+int64_t BudgetPlanner::lowestActivation(const Pool& pool) const {
+    int64_t lo = originalActivationPeak();
+    for (const Evaluated* e : pool.order)
+        if (e->peak <= original_.peakBytes) lo = std::min(lo, e->activation);
+    return lo;
+}
+
+BudgetPlanner::Pool BudgetPlanner::roundingsPool(int64_t budget) {
+    Pool pool;
+    for (const RecomputeSet& rounded : relaxationRoundings(budget)) pool.add(evaluate(normalise(rounded)));
+    return pool;
 }
 
 const BudgetPlanner::Evaluated* BudgetPlanner::bestFitting(const Pool& pool, int64_t budget) const {
@@ -280,8 +284,7 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes)
     if (!relaxationGuides()) return best;
     // A second descent from the relaxation's roundings alone (in one pool with the cuts'
     // plans the search would start from their cheapest and never see these).
-    Pool guided;
-    for (const RecomputeSet& rounded : relaxationRoundings(budgetBytes)) guided.add(evaluate(normalise(rounded)));
+    Pool guided = roundingsPool(budgetBytes);
     if (guided.order.empty()) return best;
     improveGreedy(budgetBytes, guided);
     if (const Evaluated* g = bestFitting(guided, budgetBytes)) {

@@ -71,9 +71,18 @@ struct BudgetPlanner::MilpModel {
     };
     std::vector<Row> rows;               // every row but the peak rows (those depend on the budget)
     std::vector<uint32_t> checkPoints;  // ops where a live range starts (the peak is at one)
-    std::vector<double> constant;       // by peak row: bytes alive whatever the set
-    // By check point, then one per (clone, anchor): Σ bytes·column of the ranges alive there.
-    std::vector<Entries> peakRows;
+    // The peak expressions, by check point, then one per (clone, anchor): the bytes alive
+    // there are constant[e] + the expression. In cumulative form: check point i's is a load
+    // column L_i (the last columns), defined by a row L_i = L_{i−1} + Σ bytes·column of the
+    // ranges starting at it − those ending before it, so that a range takes two entries
+    // rather than one per check point it spans; a clone position's is a row over the load of
+    // the check point at or before it. (The dense form, each range repeated at every check
+    // point: 391k non-zeros on a 285-candidate model, 15k now.)
+    std::vector<double> constant;
+    uint32_t firstLoadColumn = 0;      // L_i is column firstLoadColumn + i
+    std::vector<Entries> cloneRows;     // by clone position: Σ coef·column, load columns included
+    size_t peakExpressions() const { return checkPoints.size() + cloneRows.size(); }
+    bool isLoadColumn(size_t column) const { return column >= firstLoadColumn; }
     std::vector<double> cost;           // by candidate, scaled by costScale
     double costScale = 1;
     int64_t granule = 1;  // every set's model and real peaks are multiples of it (gcd of the sizes)
@@ -485,19 +494,39 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         }
     }
     m->constant.resize(m->checkPoints.size(), live);
-    m->peakRows.resize(m->checkPoints.size());
+    // The load columns and the rows defining them. Every range starts at a check point.
+    const size_t checkCount = m->checkPoints.size();
+    m->firstLoadColumn = uint32_t(m->columns);
+    m->columns += checkCount;
+    auto loadColumn = [&](size_t i) { return uint32_t(m->firstLoadColumn + i); };
+    auto firstCheck = [&](uint32_t op) {  // the first check point at or after op
+        return size_t(std::lower_bound(m->checkPoints.begin(), m->checkPoints.end(), op) - m->checkPoints.begin());
+    };
+    auto pastLastCheck = [&](uint32_t op) {  // one past the last check point at or before op
+        return size_t(std::upper_bound(m->checkPoints.begin(), m->checkPoints.end(), op) - m->checkPoints.begin());
+    };
+    std::vector<Entries> change(checkCount);  // by check point: Σ bytes·column entering − leaving
     for (const auto& t : m->terms) {
-        auto it = std::lower_bound(m->checkPoints.begin(), m->checkPoints.end(), t.from);
-        for (; it != m->checkPoints.end() && *it <= t.to; ++it)
-            m->peakRows[size_t(it - m->checkPoints.begin())].push_back({t.var, t.bytes});
+        const size_t first = firstCheck(t.from), past = pastLastCheck(t.to);
+        if (first >= past) continue;
+        change[first].push_back({t.var, t.bytes});
+        if (past < checkCount) change[past].push_back({t.var, -t.bytes});
     }
-    for (auto& row : m->peakRows) row = merged(std::move(row));
+    for (size_t i = 0; i < checkCount; ++i) {  // L_i − L_{i−1} − change_i = 0
+        Entries row = negated(std::move(change[i]));
+        row.push_back({loadColumn(i), 1.0});
+        if (i > 0) row.push_back({loadColumn(i - 1), -1.0});
+        add(std::move(row), GLP_FX, 0.0, 0.0);
+    }
     // Clone positions: clone k anchored at t sits between ops t-1 and t (after the clones
     // anchored there before it, in candidate order). Alive there: every range alive at op t
     // that started before the clone — originals defined before t, clone results anchored
     // before t, or of a candidate before k — and k's results, and the operands k reads
     // (counted only when no range of theirs covers t, so that nothing counts twice).
-    // Row per (k, t): those ranges + extra(k)·[anchor(k) = t] ≤ budget.
+    // Row per (k, t): those ranges + extra(k)·[anchor(k) = t] ≤ budget. The ranges alive at t
+    // are those at the check point c at or before it (L_c) but the ones ending between; of
+    // them all are started before the clone (an original's variable part starts after its op)
+    // but the clone results anchored at t of candidates from k on.
     std::vector<uint32_t> anchorsAll;
     for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
     std::sort(anchorsAll.begin(), anchorsAll.end());
@@ -518,18 +547,21 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     size_t cloneRowEntries = 0;
     for (const uint32_t t : anchorsAll) {
         if (t == 0 || cloneRowEntries > MilpModel::kMaxCloneRowEntries) continue;
-        Entries before;                                      // started before any clone at t
+        const size_t past = pastLastCheck(t);
+        Entries alive;                                            // the ranges alive at t
         std::vector<std::pair<uint32_t, uint32_t>> groupResults;  // (candidate, term): anchored at t
-        double constBefore = 0;
-        for (uint32_t i = 0; i < m->terms.size(); ++i) {
-            const auto& term = m->terms[i];
-            if (term.from > t || term.to < t) continue;
-            if (termClone[i] == kNoId ? defIndex_[termValue[i]] < t : term.from < t)
-                before.push_back({term.var, term.bytes});
-            else if (termClone[i] != kNoId)
-                groupResults.push_back({termClone[i], i});
+        if (past > 0) {
+            const uint32_t c = m->checkPoints[past - 1];
+            alive.push_back({loadColumn(past - 1), 1.0});
+            for (uint32_t i = 0; i < m->terms.size(); ++i) {
+                const auto& term = m->terms[i];
+                if (term.from > c || term.to < c) continue;
+                if (term.to < t) alive.push_back({term.var, -term.bytes});
+                else if (termClone[i] != kNoId && term.from == t) groupResults.push_back({termClone[i], i});
+            }
         }
         std::sort(groupResults.begin(), groupResults.end());
+        double constBefore = 0;
         for (const ConstRange& c : constRanges)
             if (c.from < t && c.to >= t) constBefore += c.bytes;
         for (uint32_t k = 0; k < nc; ++k) {
@@ -548,15 +580,13 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
                 if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !covered(x, t))
                     extra += double(ownedBytes_[x]) / MilpModel::kUnit;
             if (extra <= 0) continue;
-            Entries row = before;
-            for (const auto& [j, i] : groupResults) {
-                if (j >= k) break;
-                row.push_back({m->terms[i].var, m->terms[i].bytes});
-            }
+            Entries row = alive;
+            for (const auto& [j, i] : groupResults)
+                if (j >= k) row.push_back({m->terms[i].var, -m->terms[i].bytes});
             for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
             for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
             cloneRowEntries += row.size();
-            m->peakRows.push_back(merged(std::move(row)));
+            m->cloneRows.push_back(merged(std::move(row)));
             m->constant.push_back(constBefore);
         }
     }
@@ -604,7 +634,8 @@ void addRow(glp_prob* lp, const std::vector<std::pair<uint32_t, double>>& entrie
     glp_set_row_bnds(lp, row, type, lo, hi);
 }
 
-// The model without its peak rows: r binary (cost in the objective), the rest continuous.
+// The model without its peak limits: r binary (cost in the objective), the rest continuous
+// (0-1, the loads free).
 GlpProblem modelProblem(const auto& m) {
     GlpProblem owned(glp_create_prob());
     glp_prob* lp = owned.get();
@@ -612,7 +643,8 @@ GlpProblem modelProblem(const auto& m) {
     glp_add_cols(lp, int(m.columns));
     for (size_t c = 0; c < m.columns; ++c) {
         const int col = int(c) + 1;
-        glp_set_col_bnds(lp, col, GLP_DB, 0.0, 1.0);
+        if (m.isLoadColumn(c)) glp_set_col_bnds(lp, col, GLP_FR, 0.0, 0.0);
+        else glp_set_col_bnds(lp, col, GLP_DB, 0.0, 1.0);
         if (c < m.candidates) {
             glp_set_col_kind(lp, col, GLP_BV);
             glp_set_obj_coef(lp, col, m.cost[c]);
@@ -622,15 +654,40 @@ GlpProblem modelProblem(const auto& m) {
     return owned;
 }
 
-// The model with its peak rows, their bounds left for each budget to set: `peakRow` gets
-// (index into m.peakRows, LP row) for each.
-GlpProblem relaxationProblem(const auto& m, std::vector<std::pair<size_t, int>>& peakRow) {
-    GlpProblem owned = modelProblem(m);
-    for (size_t i = 0; i < m.peakRows.size(); ++i)
-        if (!m.peakRows[i].empty()) {
-            addRow(owned.get(), m.peakRows[i], GLP_UP, 0.0, 0.0);
-            peakRow.push_back({i, glp_get_num_rows(owned.get())});
+// Where a peak expression's limit goes in an LP: the bound of a check point's load column,
+// or of a clone position's row.
+struct PeakLimit {
+    size_t expression;  // index into m.constant
+    bool column;
+    int index;          // GLPK's (1-based) column or row
+};
+
+// Adds the clone rows to a model's problem; returns where every peak expression's limit goes.
+std::vector<PeakLimit> addPeakRows(glp_prob* lp, const auto& m) {
+    std::vector<PeakLimit> out;
+    const size_t checks = m.checkPoints.size();
+    for (size_t i = 0; i < checks; ++i) out.push_back({i, true, int(m.firstLoadColumn + i) + 1});
+    for (size_t r = 0; r < m.cloneRows.size(); ++r)
+        if (!m.cloneRows[r].empty()) {
+            addRow(lp, m.cloneRows[r], GLP_FR, 0.0, 0.0);
+            out.push_back({checks + r, false, glp_get_num_rows(lp)});
         }
+    return out;
+}
+
+// Every peak expression at most `limit` (in the model's unit) less the bytes no set moves.
+void setPeakLimits(glp_prob* lp, const auto& m, const std::vector<PeakLimit>& limits, double limit) {
+    for (const PeakLimit& l : limits) {
+        const double upper = limit - m.constant[l.expression];
+        if (l.column) glp_set_col_bnds(lp, l.index, GLP_UP, 0.0, upper);
+        else glp_set_row_bnds(lp, l.index, GLP_UP, 0.0, upper);
+    }
+}
+
+// The model with its peak rows, their limits left for each budget to set.
+GlpProblem relaxationProblem(const auto& m, std::vector<PeakLimit>& limits) {
+    GlpProblem owned = modelProblem(m);
+    limits = addPeakRows(owned.get(), m);
     return owned;
 }
 
@@ -675,10 +732,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         out.lower = std::numeric_limits<double>::infinity();
         return out;
     }
-    GlpProblem owned = modelProblem(m);
+    std::vector<PeakLimit> peakLimits;
+    GlpProblem owned = relaxationProblem(m, peakLimits);
     glp_prob* lp = owned.get();
-    for (size_t i = 0; i < m.peakRows.size(); ++i)
-        if (!m.peakRows[i].empty()) addRow(lp, m.peakRows[i], GLP_UP, 0.0, limit - m.constant[i]);
+    setPeakLimits(lp, m, peakLimits, limit);
 
     glp_smcp smcp;
     glp_init_smcp(&smcp);
@@ -797,9 +854,9 @@ bool BudgetPlanner::relaxationGuides() {
         relaxationGuides_ = false;
         if (!candidates_.empty() && candidates_.size() <= options_.relaxationGuidedUpTo) {
             const MilpModel& m = milpModel();
-            size_t peakRows = 0;
-            for (const Entries& row : m.peakRows) peakRows += !row.empty();
-            relaxationGuides_ = m.columns + m.rows.size() + peakRows <= options_.relaxationGuideMaxSize;
+            size_t cloneRows = 0;
+            for (const Entries& row : m.cloneRows) cloneRows += !row.empty();
+            relaxationGuides_ = m.columns + m.rows.size() + cloneRows <= options_.relaxationGuideMaxSize;
         }
     }
     return *relaxationGuides_;
@@ -809,8 +866,8 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     const MilpModel& m = milpModel();
     const double limit = m.peakLimit(budget);
     if (m.nothingFits(limit)) return {};
-    std::vector<std::pair<size_t, int>> peakRow;
-    GlpProblem owned = relaxationProblem(m, peakRow);
+    std::vector<PeakLimit> peakLimits;
+    GlpProblem owned = relaxationProblem(m, peakLimits);
     glp_prob* lp = owned.get();
     glp_smcp smcp;
     glp_init_smcp(&smcp);
@@ -820,7 +877,7 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     // budget whose relaxation takes longer goes unguided.
     smcp.it_lim = int(options_.relaxationGuideIterations);
     auto solveAt = [&](double rowLimit) {
-        for (const auto& [i, row] : peakRow) glp_set_row_bnds(lp, row, GLP_UP, 0.0, rowLimit - m.constant[i]);
+        setPeakLimits(lp, m, peakLimits, rowLimit);
         return glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
     };
     if (!guide_) {
@@ -918,11 +975,12 @@ int64_t BudgetPlanner::milpModelActivationPeak(const RecomputeSet& set, bool ori
     glp_set_col_bnds(lp, peak, GLP_FR, 0.0, 0.0);
     glp_set_obj_coef(lp, peak, 1.0);
     double floor = 0;
-    // The first rows are the original ops' (one per check point), the clones' follow.
-    const size_t rows = originalOpsOnly ? m.checkPoints.size() : m.peakRows.size();
-    for (size_t i = 0; i < rows; ++i) {
+    // The check points' expressions (the original ops') first, the clones' after them.
+    const size_t checks = m.checkPoints.size();
+    const size_t expressions = originalOpsOnly ? checks : m.peakExpressions();
+    for (size_t i = 0; i < expressions; ++i) {
         floor = std::max(floor, m.constant[i]);
-        Entries e = m.peakRows[i];
+        Entries e = i < checks ? Entries{{uint32_t(m.firstLoadColumn + i), 1.0}} : m.cloneRows[i - checks];
         e.push_back({uint32_t(peak - 1), -1.0});
         addRow(lp, e, GLP_UP, 0.0, -m.constant[i]);
     }
@@ -941,8 +999,8 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
     const MilpModel& m = milpModel();
     std::vector<MilpOutcome> out(budgets.size());
-    std::vector<std::pair<size_t, int>> peakRow;
-    GlpProblem owned = relaxationProblem(m, peakRow);
+    std::vector<PeakLimit> peakLimits;
+    GlpProblem owned = relaxationProblem(m, peakLimits);
     glp_prob* lp = owned.get();
     glp_smcp smcp;
     glp_init_smcp(&smcp);
@@ -965,7 +1023,7 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
             o.timedOut = true;
             continue;
         }
-        for (const auto& [i, row] : peakRow) glp_set_row_bnds(lp, row, GLP_UP, 0.0, limit - m.constant[i]);
+        setPeakLimits(lp, m, peakLimits, limit);
         smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
         ++o.solves;
         int ret = glp_simplex(lp, &smcp);

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "algorithms/Layers.h"
@@ -436,7 +437,7 @@ private slots:
         opts.exactBelow = 0;
         BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, opts);
         const std::vector<BudgetPlan> exact = planner.certifiedFrontier(12, ExactOptions{20});
-        int proven = 0, provenWithCost = 0, withinOnePercent = 0;
+        int proven = 0, provenWithCost = 0, withinOnePercent = 0, belowHeuristicFloor = 0;
         double worstGap = 0, worstExcess = 0;
         for (const BudgetPlan& e : exact) {
             QVERIFY(e.bound.has_value());
@@ -446,8 +447,15 @@ private slots:
             if (!e.bound->optimal) continue;
             ++proven;
             provenWithCost += e.recomputeCost > 0;
-            // The heuristic's answer at the exact point's peak (a function of the budget).
-            const double best = planner.planForBudget(e.activationPeakBytes).recomputeCost;
+            // The heuristic's answer at the exact point's peak (a function of the budget); the
+            // MILP may go below the heuristic's floor, where it has none.
+            double best = std::numeric_limits<double>::infinity();
+            try {
+                best = planner.planForBudget(e.activationPeakBytes).recomputeCost;
+            } catch (const rx::Error&) {
+                ++belowHeuristicFloor;
+                continue;
+            }
             QVERIFY2(best >= e.recomputeCost * (1 - 1e-9),
                      qPrintable(QString("heuristic %1 below the proven optimum %2 at %3 bytes").arg(best)
                                     .arg(e.recomputeCost).arg(e.activationPeakBytes)));
@@ -456,13 +464,15 @@ private slots:
             worstExcess = std::max(worstExcess, excess);
         }
         qInfo("%d of %zu certified frontier points proven optimal (%zu candidate ops), largest gap %.1f%%; the "
-              "heuristic within 1%% of %d of them, at most %.1f%% above", proven, exact.size(),
-              planner.candidateOpCount(), 100 * worstGap, withinOnePercent, 100 * worstExcess);
-        // Measured at a load of 5-11 on 2 cores: 7-9 of 10 proven, the heuristic within 1% of 4,
-        // 2.3x dearer at worst (the time-indexed model; before it, 4 of 10, the cheap end). How
-        // many the time limit proves depends on the machine's speed, so no share is asserted:
-        // only that the MILP proves some point that costs anything (the free one needs no proof).
+              "heuristic within 1%% of %d of them, at most %.1f%% above; %d below the heuristic's floor", proven,
+              exact.size(), planner.candidateOpCount(), 100 * worstGap, withinOnePercent, 100 * worstExcess,
+              belowHeuristicFloor);
+        // How many the time limit proves depends on the machine's speed (at a load of ~2 on 2
+        // cores, with the cumulative peak rows: 17 of 17; with the dense ones 7-9 of 10), so no
+        // share is asserted: that the MILP proves some point that costs anything (the free one
+        // needs no proof), and that at every proven point the heuristic reaches it is within 1%.
         QVERIFY2(provenWithCost >= 1, "no point with a recompute cost proven optimal");
+        QVERIFY2(worstExcess <= 0.01, qPrintable(QString("the heuristic %1% above a proven optimum").arg(100 * worstExcess)));
     }
 
     void warmStartedRelaxationEqualsFreshSolves() {

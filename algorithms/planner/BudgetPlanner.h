@@ -24,6 +24,7 @@
 #include <future>
 #include <map>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,6 +111,11 @@ struct ExactOptions {
     // boundFrontier's wall clock, a safety net only (the work limits end it first): where it
     // fires, a point gets no bound rather than a smaller one, and boundFrontier counts it.
     double boundSafetySeconds = 300;
+    // The search below the lowest frontier point (for a plan with a smaller peak, or the proof
+    // that none exists) gives up after this many sets the model admits and the replay rejects:
+    // the model undercounts between ops, so below the floor it can admit sets one after the
+    // other (transformer_layer.aten: 105 in its whole minute, every point long proven).
+    size_t floorRejectedSets = 12;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
     std::function<bool()> stop;
@@ -389,8 +395,10 @@ private:
         int solves = 0;
         bool timedOut = false;  // lpOnly: the LP stopped on `seconds` (lower is then 0)
     };
+    // `maxRejected`: give up (nothing found, nothing proven) after that many sets the model
+    // admits and the replay rejects (each one only cut off by itself).
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
-                          const ExactOptions& limits);
+                          const ExactOptions& limits, size_t maxRejected = std::numeric_limits<size_t>::max());
     // The LP relaxation alone at each budget (as solveMilp(..., lpOnly)), on one problem: only
     // the peak rows' bounds differ between budgets, so after the first solve each one starts
     // from the last optimal basis (dual simplex, largest budget first). Same values, a

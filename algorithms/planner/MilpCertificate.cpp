@@ -719,7 +719,7 @@ void trackTreeBound(glp_tree* tree, void* info) {
 }  // namespace
 
 BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
-                                                    const ExactOptions& limits) {
+                                                    const ExactOptions& limits, size_t maxRejected) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
     const MilpModel& m = milpModel();
@@ -781,11 +781,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         addRow(lp, costRow, GLP_UP, 0.0,
                granule > 0 ? (incumbentCost - 0.5 * granule) / m.costScale : incumbentCost / m.costScale * (1 - 1e-9) - 1e-12);
     }
+    size_t rejected = 0;
     while (secondsLeft() > 0) {
         glp_iocp iocp;
         glp_init_iocp(&iocp);
         iocp.msg_lev = GLP_MSG_OFF;
         iocp.presolve = GLP_ON;
+        // Branching by pseudocosts: Driebeck-Tomlin's (GLPK's default) scans the tableau's
+        // rows, dense in the cumulative form; on the 4-layer transformer it explored 8 nodes in
+        // 20 s where pseudocosts explored 856 (in pareto --exact, 17 points proven of 23, 16).
+        iocp.br_tech = GLP_BR_PCH;
         iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
         TreeBound treeBound;
         if (costGranule() > 0)
@@ -824,7 +829,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             out.found = std::move(set);
             return out;
         }
-        if (timedOut) return out;
+        if (timedOut || ++rejected >= maxRejected) return out;
         // Its real peak misses the budget: cut the set (and its normalised form) off.
         for (const RecomputeSet* cut : std::initializer_list<const RecomputeSet*>{&raw, &set}) {
             if (cut == &set && set == raw) continue;
@@ -1202,7 +1207,8 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
             // GLPK's tolerances are relative (1e-7): a set a few bytes over the budget can pass
             // its rows, so the proof is for peaks a millionth below the lowest point.
             const int64_t below = lowest->activationPeakBytes - std::max<int64_t>(1, lowest->activationPeakBytes / 1000000);
-            const MilpOutcome o = solveMilp(below, std::numeric_limits<double>::infinity(), left, false, exact);
+            const MilpOutcome o =
+                solveMilp(below, std::numeric_limits<double>::infinity(), left, false, exact, exact.floorRejectedSets);
             if (o.proven && !o.found) {
                 for (BudgetPlan& p : plans)
                     if (p.activationPeakBytes == lowest->activationPeakBytes && p.bound) p.bound->lowestPeak = true;

@@ -300,11 +300,17 @@ private slots:
     void torchJointFrontiersCertified_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<double>("maxSeconds");
+        QTest::addColumn<bool>("floorProven");
         // The MLP: one point proven and a gap of 84% before the time-indexed model. The
         // attention layer (108 candidates, split/combine aliases): 5 of 15 points proven while
         // the model counted aliased storage per value; 17 of 17 and the floor, buffer by buffer.
-        QTest::newRow("mlp.prim") << "mlp.prim" << 20.0;
-        QTest::newRow("transformer_layer.prim") << "transformer_layer.prim" << 60.0;
+        // Its aten form (64 candidates): every point, but not the floor (below it the model
+        // admits set after set that the replay rejects; the search gives up after
+        // ExactOptions::floorRejectedSets, in a few seconds, where it took the whole minute).
+        // (mlp.aten has 8 candidates: enumerated, test_budget.)
+        QTest::newRow("mlp.prim") << "mlp.prim" << 20.0 << true;
+        QTest::newRow("transformer_layer.prim") << "transformer_layer.prim" << 60.0 << true;
+        QTest::newRow("transformer_layer.aten") << "transformer_layer.aten" << 60.0 << false;
     }
 
     void torchJointFrontiersCertified() {
@@ -312,6 +318,7 @@ private slots:
         // optimal and the lowest proven the family's lowest peak, within the time limit.
         QFETCH(QString, name);
         QFETCH(double, maxSeconds);
+        QFETCH(bool, floorProven);
         const auto [program, spec] = test::torchJointProgram(name.toStdString());
         BudgetPlanner planner(program, spec);
         QVERIFY(planner.candidateOpCount() > PlannerOptions{}.maxExactOps);
@@ -326,8 +333,9 @@ private slots:
             const MemoryProfile real = profileMemory(*planner.rewrite(p), spec.inputs, spec.fwdOpEndIdx);
             QCOMPARE(real.peakBytes - real.residentBytes, p.activationPeakBytes);
         }
-        QVERIFY(plans.back().bound->lowestPeak);
-        qInfo("%s: %zu points proven, the lowest peak too, in %.1f s", qPrintable(name), plans.size(), seconds);
+        if (floorProven) QVERIFY(plans.back().bound->lowestPeak);
+        qInfo("%s: %zu points proven, the lowest peak %s, in %.1f s", qPrintable(name), plans.size(),
+              plans.back().bound->lowestPeak ? "too" : "not", seconds);
     }
 };
 

@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -116,6 +117,9 @@ struct ExactOptions {
     // the model undercounts between ops, so below the floor it can admit sets one after the
     // other (transformer_layer.aten: 105 in its whole minute, every point long proven).
     size_t floorRejectedSets = 12;
+    // Frontier points certified at once, each MILP on a thread of its own (GLPK is reentrant,
+    // one problem per thread); 0: one per hardware thread.
+    unsigned threads = 0;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
     std::function<bool()> stop;
@@ -486,6 +490,8 @@ private:
 
     // Memos of pure functions; node-based maps keep Evaluated addresses stable.
     std::unordered_map<RecomputeSet, Evaluated, SetHash> measured_;  // set -> figures
+    // Held where the exact mode's point threads measure sets or assemble plans (the memos above).
+    std::unique_ptr<std::mutex> memoMutex_ = std::make_unique<std::mutex>();
     std::map<double, const Evaluated*> lambdaPlans_;                  // λ -> its cut's set
     std::vector<double> gridLambdas_;                                 // ascending
     std::optional<Pool> basePool_;

@@ -114,9 +114,10 @@ std::string randomRecomputeNote(const BudgetPlanner& planner) {
 // Exact mode within `seconds` (the MILP's time limit; the bounds stop on work, not time, and
 // do not read it); above 1000 candidate ops the full model (candidates × live ranges) costs
 // more than the frontier itself, so plans there carry the lazy relaxation's bound instead.
-ExactOptions exactOptions(double seconds) {
+ExactOptions exactOptions(double seconds, unsigned threads = 0) {
     ExactOptions o;
     o.timeLimitSeconds = seconds;
+    o.threads = threads;
     o.lpMaxCandidates = 1000;
     return o;
 }
@@ -128,6 +129,7 @@ struct ParetoArgs {
     bool exact = false;
     bool sets = false;
     double exactSeconds = 60;
+    unsigned exactThreads = 0;  // 0: one per hardware thread
 };
 
 int runPareto(const ParetoArgs& a) {
@@ -149,7 +151,7 @@ int runPareto(const ParetoArgs& a) {
     const BudgetPlanner::ReferencePlans& refs = planner.referencePlans();
     if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
     const std::vector<BudgetPlan>& references = refs.plans;
-    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds)) : planner.frontier(points);
+    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds, a.exactThreads)) : planner.frontier(points);
     if (!a.exact) {  // the LP relaxation's gap on every point
         const ExactOptions bounds = exactOptions(10);
         if (const size_t cut = planner.boundFrontier(plans, bounds))
@@ -240,6 +242,10 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                                      "(default: per-plan summaries with their sizes)");
                         app.add_option("--exact-seconds", a->exactSeconds, "exact mode's time limit (default 60)")
                             ->check(CLI::Range(0.0, 86400.0));
+                        app.add_option("--exact-threads", a->exactThreads,
+                                       "frontier points the exact mode certifies at once, one MILP per thread "
+                                       "(default: one per hardware thread)")
+                            ->check(CLI::Range(1u, 1024u));
                         addRecomputeRandomOption(app, a->recomputeRandom);
                         return [a] { return runPareto(*a); };
                     });

@@ -297,6 +297,30 @@ private slots:
         QVERIFY2(tight >= 3, qPrintable(QString("%1 points with a tight relaxation").arg(tight)));
     }
 
+    void pointsCertifiedOnSeveralThreads() {
+        // The frontier's points certified one at a time and four at once (each MILP on a
+        // thread of its own, the replay's memo shared under a lock): every point proven
+        // either way, at the same costs (an optimum is unique), and the plans' peaks the
+        // rewritten programs'.
+        const auto [program, spec] = test::torchJointProgram("transformer_layer.prim");
+        std::vector<std::vector<double>> costs;
+        for (unsigned threads : {1u, 4u}) {
+            BudgetPlanner planner(program, spec);
+            ExactOptions exact{60};
+            exact.threads = threads;
+            const std::vector<BudgetPlan> plans = planner.certifiedFrontier(20, exact);
+            costs.emplace_back();
+            for (const BudgetPlan& p : plans) {
+                QVERIFY2(p.bound && p.bound->optimal, qPrintable(QString("%1 threads: a point not proven").arg(threads)));
+                const MemoryProfile real = profileMemory(*planner.rewrite(p), spec.inputs, spec.fwdOpEndIdx);
+                QCOMPARE(real.peakBytes - real.residentBytes, p.activationPeakBytes);
+                costs.back().push_back(p.recomputeCost);
+            }
+        }
+        QCOMPARE(costs[1], costs[0]);
+        QVERIFY(costs[0].size() >= 10);
+    }
+
     void torchJointFrontiersCertified_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<double>("maxSeconds");

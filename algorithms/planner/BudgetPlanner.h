@@ -120,6 +120,9 @@ struct ExactOptions {
     // Frontier points certified at once, each MILP on a thread of its own (GLPK is reentrant,
     // one problem per thread); 0: one per hardware thread.
     unsigned threads = 0;
+    // Before each branch-and-bound: the relaxation's optimum rounded and improved by the local
+    // search at that budget; a cheaper fitting set becomes the incumbent (a tighter cut-off).
+    bool roundRelaxation = true;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
     std::function<bool()> stop;
@@ -156,6 +159,11 @@ struct PlannerOptions {
     // Off (the default, as the seed) none; Mask: dropout outputs, rebuilt from their saved
     // masks; Seed: ops that carry a fixed seed, run again.
     RandomRecompute randomRecompute = RandomRecompute::Off;
+};
+
+// A basis of the exact mode's LP relaxation: GLPK's row and column statuses (1-based).
+struct LpBasis {
+    std::vector<int> rowStat, colStat;
 };
 
 class BudgetPlanner {
@@ -231,6 +239,10 @@ public:
     // The full model's LP relaxation bound at each budget (infinity: nothing fits; NaN: the
     // safety clock stopped it; 0 where the work limit did), warm-started on one problem as boundFrontier does, or (false)
     // a fresh problem per budget; for tests that the two agree.
+    // The exact mode's primal heuristic alone at `budget` (solveMilp's first step): the full
+    // model's relaxation solved, its optimum rounded and improved by the local search; the
+    // cheapest fitting plan that gives, if any.
+    std::optional<BudgetPlan> relaxationRoundedPlan(int64_t budget, const ExactOptions& limits = {});
     std::vector<double> lpRelaxationLowerBounds(const std::vector<int64_t>& budgets, bool warmStart,
                                                 const ExactOptions& limits = {});
     // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
@@ -398,11 +410,14 @@ private:
         double lower = 0;
         int solves = 0;
         bool timedOut = false;  // lpOnly: the LP stopped on `seconds` (lower is then 0)
+        std::shared_ptr<const LpBasis> basis;  // lpRelaxations: the relaxation's optimal basis here
     };
     // `maxRejected`: give up (nothing found, nothing proven) after that many sets the model
-    // admits and the replay rejects (each one only cut off by itself).
+    // admits and the replay rejects (each one only cut off by itself). `warm`: a basis of the
+    // relaxation to start its simplex from (lpRelaxations' at this budget: no iterations).
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
-                          const ExactOptions& limits, size_t maxRejected = std::numeric_limits<size_t>::max());
+                          const ExactOptions& limits, size_t maxRejected = std::numeric_limits<size_t>::max(),
+                          const LpBasis* warm = nullptr);
     // The LP relaxation alone at each budget (as solveMilp(..., lpOnly)), on one problem: only
     // the peak rows' bounds differ between budgets, so after the first solve each one starts
     // from the last optimal basis (dual simplex, largest budget first). Same values, a
@@ -415,7 +430,12 @@ private:
     bool replayMatchesRewrite(const RecomputeSet& inR);
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
-    BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits);
+    // From the relaxation's optimum `relaxed` (by candidate): its roundings at a few
+    // thresholds, each improved by the local search at `budget`; the cheapest fitting set
+    // cheaper than `cheaperThan` whose rewrite the replay matches, if any. Takes the memo lock.
+    std::optional<RecomputeSet> roundedRelaxation(const std::vector<double>& relaxed, int64_t budget, double cheaperThan);
+    BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits,
+                       const LpBasis* warm = nullptr);
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;
@@ -507,8 +527,7 @@ private:
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
     // The LP relaxation the local search is guided by (built on first use; MilpCertificate.cpp).
-    struct GuideRelaxation;
-    std::shared_ptr<GuideRelaxation> guide_;
+    std::shared_ptr<const LpBasis> guide_;  // relaxationRoundings' start (empty: the all-slack basis)
     int64_t guideReferenceFloor_ = 0;  // set by basePool() before the relaxation is first asked
     // The relaxation's optimum at `budget` rounded at a few thresholds (none where nothing fits
     // or the simplex stops on its work limit): the same sets whatever was asked before, since

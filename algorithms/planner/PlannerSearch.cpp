@@ -34,13 +34,25 @@ const BudgetPlanner::Pool& BudgetPlanner::basePool() {
         for (int k = -options_.gridSteps; k <= options_.gridSteps; k += step)
             gridLambdas_.push_back(lambdaScale_ * std::ldexp(1.0, k));
         for (double lambda : gridLambdas_) pool.add(evaluateLambda(lambda));
-        // --recompute-random: the default mode's grid too (random ops banned), so the option
-        // never answers worse than the default where recomputing them does not pay.
-        if (options_.randomRecompute != RandomRecompute::Off) {
-            std::vector<uint8_t> randomBanned(candidates_.size(), 0);
-            for (uint32_t k = 0; k < candidates_.size(); ++k)
-                randomBanned[k] = hasOpTrait(program_->opName(candidates_[k]), OpTrait::Random);
-            for (double lambda : gridLambdas_) pool.add(evaluate(cutRecomputeSet(lambda, &randomBanned, nullptr)));
+        // --recompute-random: the default mode's whole base pool too (its grid, descent and
+        // relaxation-guided floor; every set of it is in this family), so the option never
+        // answers worse than the default where recomputing random ops does not pay, nor
+        // stops above the default's floor (the grid alone did not ensure that once the
+        // relaxation guided the default's descent lower). Without random candidates the two
+        // modes are one planner.
+        const bool randomCandidates = std::any_of(candidates_.begin(), candidates_.end(), [&](OpId op) {
+            return hasOpTrait(program_->opName(op), OpTrait::Random);
+        });
+        if (options_.randomRecompute != RandomRecompute::Off && randomCandidates) {
+            PlannerOptions defaultMode = options_;
+            defaultMode.randomRecompute = RandomRecompute::Off;
+            BudgetPlanner off(program_, spec_, config_, costs_, defaultMode);
+            for (const Evaluated* e : off.basePool().order) {
+                RecomputeSet inR(candidates_.size(), 0);
+                for (uint32_t k = 0; k < off.candidates_.size(); ++k)
+                    if (e->inR[k]) inR[candidateIndex_[off.candidates_[k]]] = 1;
+                pool.add(evaluate(normalise(inR)));
+            }
         }
     }
     // The reference plans: the search is never above them at equal or lower cost.

@@ -422,7 +422,9 @@ private:
     // the peak rows' bounds differ between budgets, so after the first solve each one starts
     // from the last optimal basis (dual simplex, largest budget first). Same values, a
     // fraction of the iterations.
-    std::vector<MilpOutcome> lpRelaxations(const std::vector<int64_t>& budgets, double seconds, const ExactOptions& limits);
+    // `keepBases`: each outcome keeps its optimal basis (for the MILP at that budget to start from).
+    std::vector<MilpOutcome> lpRelaxations(const std::vector<int64_t>& budgets, double seconds, const ExactOptions& limits,
+                                           bool keepBases = false);
     // `plan` with the bound an outcome proves (`lpOnly`: the relaxation's; a time-out: none).
     BudgetPlan withBound(BudgetPlan plan, const MilpOutcome& o, bool lpOnly);
     // Whether the MILP's answer is what the replay says of it: the rewritten program's

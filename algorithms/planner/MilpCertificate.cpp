@@ -1114,7 +1114,7 @@ int64_t BudgetPlanner::milpModelActivationPeak(const RecomputeSet& set, bool ori
 }
 
 std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::vector<int64_t>& budgets, double seconds,
-                                                                     const ExactOptions& limits) {
+                                                                     const ExactOptions& limits, bool keepBases) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
@@ -1166,7 +1166,7 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
         const bool optimal = ret == 0 && status == GLP_OPT;
         if (optimal) {
             o.lower = roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale));
-            o.basis = basisOf(lp);
+            if (keepBases) o.basis = basisOf(lp);
         } else {
             glp_std_basis(lp);  // the next budget starts over, whatever this one left
         }
@@ -1318,7 +1318,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     if (!lpOnly) {
         std::vector<int64_t> peaks;
         for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
-        relaxed = lpRelaxations(peaks, exact.boundSafetySeconds, exact);
+        relaxed = lpRelaxations(peaks, exact.boundSafetySeconds, exact, true);
     }
     // Cheapest first: each point proven the cheapest plan at its own activation peak, in even
     // shares of the time; then the time the easy points left over goes to the points still

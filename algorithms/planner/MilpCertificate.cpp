@@ -765,6 +765,28 @@ bool restoreBasis(glp_prob* lp, const LpBasis* basis) {
     return true;
 }
 
+// The simplex settings of every relaxation solve: quiet, the dual simplex (every cost is
+// non-negative, so the all-slack basis is dual feasible: on a 58k-row model 0.2 s where the
+// primal, with or without presolve, took 12-25 s; it falls back to the primal by itself
+// where it is not), and at most `lpIterationsPerRowAndColumn` iterations per row and column,
+// so that a bound is the same at any load.
+glp_smcp relaxationSimplex(glp_prob* lp, const ExactOptions& limits) {
+    glp_smcp smcp;
+    glp_init_smcp(&smcp);
+    smcp.msg_lev = GLP_MSG_OFF;
+    smcp.meth = GLP_DUALP;
+    smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
+                                 1.0, 2e9));
+    return smcp;
+}
+
+// The relaxation's recompute values r_k, by candidate.
+std::vector<double> relaxedRecomputeValues(glp_prob* lp, size_t candidates) {
+    std::vector<double> x(candidates);
+    for (size_t k = 0; k < candidates; ++k) x[k] = glp_get_col_prim(lp, int(k) + 1);
+    return x;
+}
+
 // The model with its peak rows, their limits left for each budget to set.
 GlpProblem relaxationProblem(const auto& m, std::vector<PeakLimit>& limits) {
     GlpProblem owned = modelProblem(m);
@@ -839,19 +861,11 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     glp_prob* lp = owned.get();
     setPeakLimits(lp, m, peakLimits, limit);
 
-    glp_smcp smcp;
-    glp_init_smcp(&smcp);
-    smcp.msg_lev = GLP_MSG_OFF;
-    // Every cost is non-negative, so the all-slack basis is dual feasible: the dual simplex
-    // starts there (on a 58k-row model 0.2 s where the primal, with or without presolve, took
-    // 12-25 s); it falls back to the primal by itself where it is not.
-    smcp.meth = GLP_DUALP;
+    glp_smcp smcp = relaxationSimplex(lp, limits);
     auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
     // The LP relaxation's bound first (cheap, and the fallback when the MILP runs out of time),
     // within a number of iterations (so the same at any load); the clock a safety net.
     smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
-    smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
-                                 1.0, 2e9));
     // From the relaxation's optimal basis at this budget where the caller has one: a
     // 331-candidate LSTM point's LP took 8.8 s of its share from the all-slack basis.
     restoreBasis(lp, warm);
@@ -879,9 +893,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // (Not below the frontier, where no plan is known: the local search there would spend its
     // whole work cap failing to reach the budget.)
     if (limits.roundRelaxation && std::isfinite(incumbentCost) && lpRet == 0 && glp_get_status(lp) == GLP_OPT) {
-        std::vector<double> x(nc);
-        for (uint32_t k = 0; k < nc; ++k) x[k] = glp_get_col_prim(lp, int(k) + 1);
-        rounded = roundedRelaxation(x, budget, incumbentCost);
+        rounded = roundedRelaxation(relaxedRecomputeValues(lp, nc), budget, incumbentCost);
         if (rounded) {
             std::lock_guard memo(*memoMutex_);
             incumbentCost = evaluate(*rounded).cost;
@@ -1123,12 +1135,7 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
     std::vector<PeakLimit> peakLimits;
     GlpProblem owned = relaxationProblem(m, peakLimits);
     glp_prob* lp = owned.get();
-    glp_smcp smcp;
-    glp_init_smcp(&smcp);
-    smcp.msg_lev = GLP_MSG_OFF;
-    smcp.meth = GLP_DUALP;  // see solveMilp; after the first budget, from the last optimal basis
-    smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
-                                 1.0, 2e9));
+    glp_smcp smcp = relaxationSimplex(lp, limits);  // after the first budget, from the last optimal basis
     std::vector<size_t> order(budgets.size());
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return budgets[a] > budgets[b]; });
@@ -1212,16 +1219,10 @@ std::optional<BudgetPlan> BudgetPlanner::relaxationRoundedPlan(int64_t budget, c
     GlpProblem owned = relaxationProblem(m, peakLimits);
     glp_prob* lp = owned.get();
     setPeakLimits(lp, m, peakLimits, limit);
-    glp_smcp smcp;
-    glp_init_smcp(&smcp);
-    smcp.msg_lev = GLP_MSG_OFF;
-    smcp.meth = GLP_DUALP;
-    smcp.it_lim = int(std::clamp(limits.lpIterationsPerRowAndColumn * double(glp_get_num_rows(lp) + glp_get_num_cols(lp)),
-                                 1.0, 2e9));
+    glp_smcp smcp = relaxationSimplex(lp, limits);
     if (glp_simplex(lp, &smcp) != 0 || glp_get_status(lp) != GLP_OPT) return std::nullopt;
-    std::vector<double> x(m.candidates);
-    for (uint32_t k = 0; k < m.candidates; ++k) x[k] = glp_get_col_prim(lp, int(k) + 1);
-    const auto set = roundedRelaxation(x, budget, std::numeric_limits<double>::infinity());
+    const auto set = roundedRelaxation(relaxedRecomputeValues(lp, m.candidates), budget,
+                                       std::numeric_limits<double>::infinity());
     if (!set) return std::nullopt;
     std::lock_guard memo(*memoMutex_);
     return makePlan(*set, "exact");

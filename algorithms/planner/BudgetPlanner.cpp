@@ -549,11 +549,17 @@ const BudgetPlanner::Evaluated& BudgetPlanner::evaluate(const RecomputeSet& inR)
     if (auto it = measured_.find(inR); it != measured_.end()) return it->second;
     Evaluated e;
     e.inR = inR;
-    for (uint32_t k = 0; k < candidates_.size(); ++k)
-        if (inR[k]) e.cost += costs_.cost(candidates_[k]);
+    e.cost = recomputeCostOf(inR);
     e.peak = simulatePeak(inR, &e.peakPositions);
     e.activation = e.peak == std::numeric_limits<int64_t>::max() ? e.peak : e.peak - original_.residentBytes;
     return measured_.emplace(inR, std::move(e)).first->second;
+}
+
+double BudgetPlanner::recomputeCostOf(const RecomputeSet& inR) const {
+    double cost = 0;
+    for (uint32_t k = 0; k < candidates_.size(); ++k)
+        if (inR[k]) cost += costs_.cost(candidates_[k]);
+    return cost;
 }
 
 std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::candidateSet(const BudgetPlan& plan) const {

@@ -327,6 +327,8 @@ private:
     RecomputeSet normalise(const RecomputeSet& wanted) const;
     // The set's measured figures (memoised: a pure function of the set).
     const Evaluated& evaluate(const RecomputeSet& inR);
+    // Its recompute cost alone (evaluate's, without the replay).
+    double recomputeCostOf(const RecomputeSet& inR) const;
     // Peak of the rewritten program by the liveness model without building it: the
     // rewriter's placement and redirection replayed on positions (equal to
     // profileMemory(partitionJointGraph(...)); tests check it).

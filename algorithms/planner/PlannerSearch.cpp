@@ -149,7 +149,9 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
     // op more or one less) and cones (an op with its producers); where none helps, pairs of
     // flips (drop a recomputed op and flip another: a cheaper op recomputed instead of a
     // dearer one, or two dropped at once), which the min cut's proxy (saved bytes, not the
-    // peak) often leaves on the table. Programs up to options.thoroughSearchUpTo candidates
+    // peak) often leaves on the table, then swaps (a recomputed op the backward reads dropped,
+    // a cone cloned instead); at a local optimum, on from a cheaper fitting plan the pool
+    // holds. Programs up to options.thoroughSearchUpTo candidates
     // try every move each round within a work cap; bigger ones only the costliest recomputed
     // ops, once.
     const Evaluated* start = bestFitting(pool, budget);
@@ -191,6 +193,35 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
         for (uint32_t k : ks) wanted[k] = !wanted[k];
         return measure(wanted);
     };
+    // Calls visit(base with op k and its producers not in base up to 1, 2, 3, then any
+    // steps back), each distinct set once and never k alone (the single flip), while visit
+    // returns true. (One step back is an LSTM cell's c = f·c' + i·g recomputed from its
+    // saved gates: without it the plans stood up to 30% above the optimum.)
+    std::vector<uint32_t> depthOf(nc, kNoId), ring;
+    auto forEachCone = [&](const RecomputeSet& base, uint32_t k, auto&& visit) {
+        RecomputeSet wanted = base;
+        std::fill(depthOf.begin(), depthOf.end(), kNoId);
+        depthOf[k] = 0;
+        wanted[k] = 1;
+        ring.assign(1, k);
+        bool unvisited = false;  // wanted grew since the last visit
+        for (uint32_t depth = 1; !ring.empty(); ++depth) {
+            std::vector<uint32_t> next;
+            for (uint32_t f : ring)
+                for (uint32_t i = operandCandidateOff_[f]; i < operandCandidateOff_[f + 1]; ++i) {
+                    const uint32_t d = operandCandidates_[i];
+                    if (depthOf[d] != kNoId || base[d]) continue;
+                    depthOf[d] = depth;
+                    wanted[d] = 1;
+                    next.push_back(d);
+                }
+            ring = std::move(next);
+            unvisited = unvisited || !ring.empty();
+            if (!unvisited || (depth > 3 && !ring.empty())) continue;  // deeper: the whole cone only
+            unvisited = false;
+            if (!visit(wanted)) return;
+        }
+    };
     for (int round = 0; round < (thorough ? int(4 * nc + 64) : 1); ++round) {
         std::vector<uint32_t> order;
         for (uint32_t k = 0; k < nc; ++k)
@@ -202,8 +233,27 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
             order.resize(std::min<size_t>(order.size(), 6));
         }
         const Evaluated* bestMove = nullptr;
+        // While the plan fits, only dropping a recomputed op can make it cheaper by one flip
+        // (adding recomputes, a cone too, only adds cost): those first, the rest of the scan
+        // only where none helps. A descent of many drops otherwise spent its work cap on
+        // scans that could not help (a 4-layer transformer's plan kept five ops that each
+        // fitted without, 4.7% above the optimum).
+        const bool dropsFirst = thorough && fits(*current, budget);
+        if (dropsFirst) {
+            for (uint32_t k : order) {
+                if (evaluationsLeft == 0) break;
+                if (!current->inR[k]) continue;
+                const Evaluated& e = flip({k});
+                if (improves(e, bestMove ? *bestMove : *current)) bestMove = &e;
+            }
+            if (bestMove) {
+                current = bestMove;
+                continue;
+            }
+        }
         for (uint32_t k : order) {
             if (thorough && evaluationsLeft == 0) break;
+            if (dropsFirst && current->inR[k]) continue;  // measured above
             const Evaluated& e = flip({k});
             if (improves(e, bestMove ? *bestMove : *current)) {
                 bestMove = &e;
@@ -211,32 +261,16 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
             }
         }
         if (thorough) {
-            // Cone moves: recompute op k with its producers up to 2, 3 or any steps back, so
+            // Cone moves: recompute op k with its producers up to 1, 2, 3 or any steps back, so
             // that a chain is cloned from values already held (no single flip frees memory
             // when each link alone only trades one saved value for another).
-            std::vector<uint32_t> depthOf(nc, kNoId), ring;
             for (uint32_t k = 0; k < nc && evaluationsLeft > 0; ++k) {
                 if (current->inR[k]) continue;
-                RecomputeSet wanted = current->inR;
-                std::fill(depthOf.begin(), depthOf.end(), kNoId);
-                depthOf[k] = 0;
-                wanted[k] = 1;
-                ring.assign(1, k);
-                for (uint32_t depth = 1; !ring.empty(); ++depth) {
-                    std::vector<uint32_t> next;
-                    for (uint32_t f : ring)
-                        for (uint32_t i = operandCandidateOff_[f]; i < operandCandidateOff_[f + 1]; ++i) {
-                            const uint32_t d = operandCandidates_[i];
-                            if (depthOf[d] != kNoId || current->inR[d]) continue;
-                            depthOf[d] = depth;
-                            wanted[d] = 1;
-                            next.push_back(d);
-                        }
-                    ring = std::move(next);
-                    if (depth == 1 || (depth > 3 && !ring.empty())) continue;  // depth 1: the single flip
+                forEachCone(current->inR, k, [&](const RecomputeSet& wanted) {
                     const Evaluated& e = measure(wanted);
                     if (improves(e, bestMove ? *bestMove : *current)) bestMove = &e;
-                }
+                    return true;
+                });
             }
         }
         if (!bestMove && thorough && evaluationsLeft > 0) {
@@ -261,7 +295,41 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool) {
                 }
             }
         }
-        if (!bestMove) break;
+        if (!bestMove && thorough && evaluationsLeft > 0 && fits(*current, budget)) {
+            // Swaps, first improvement: drop a recomputed op the backward reads (normalising
+            // drops the producers only it needed) and clone a cone in its place, one that is
+            // cheaper before it is measured. Parallel branches (an attention's key and value
+            // projections) trade places only so: a LLaMA layer's plan stood 1.6% above the
+            // optimum, 16 ops recomputed where 4 others did.
+            std::vector<uint32_t> roots;
+            for (uint32_t k = 0; k < nc; ++k)
+                if (current->inR[k] && cloneNeeded_[k]) roots.push_back(k);
+            std::stable_sort(roots.begin(), roots.end(), [&](uint32_t x, uint32_t y) {
+                return costs_.cost(candidates_[x]) > costs_.cost(candidates_[y]);
+            });
+            for (size_t i = 0; i < roots.size() && !bestMove && evaluationsLeft > 0; ++i) {
+                RecomputeSet base = current->inR;
+                base[roots[i]] = 0;
+                base = normalise(base);
+                for (uint32_t k = 0; k < nc && !bestMove && evaluationsLeft > 0; ++k) {
+                    if (base[k] || k == roots[i] || !cloneNeeded_[k]) continue;
+                    forEachCone(base, k, [&](const RecomputeSet& wanted) {
+                        if (recomputeCostOf(normalise(wanted)) >= current->cost) return true;
+                        const Evaluated& e = measure(wanted);
+                        if (improves(e, *current)) bestMove = &e;
+                        return !bestMove && evaluationsLeft > 0;
+                    });
+                }
+            }
+        }
+        if (!bestMove) {
+            // A local optimum. The pool may hold a cheaper fitting plan than it, measured on the
+            // way (while the descent still reached for the budget, it followed the lowest peak,
+            // not the cheapest plan): go on from there, as no move from it was tried.
+            const Evaluated* cheapest = thorough && fits(*current, budget) ? bestFitting(pool, budget) : nullptr;
+            if (!cheapest || cheapest->cost >= current->cost) break;
+            bestMove = cheapest;
+        }
         current = bestMove;
     }
 }

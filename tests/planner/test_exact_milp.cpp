@@ -331,17 +331,18 @@ private slots:
     void roundedRelaxationBeatsTheHeuristicWhereItIsWeak() {
         // The exact mode's primal heuristic (the relaxation's optimum rounded, then the local
         // search): on a small 2-layer LSTM, whose relaxation is too large to guide the default
-        // search, it finds plans far cheaper than the heuristic's at the low points, where
+        // search, it found plans far cheaper than the heuristic's at the low points, where
         // GLPK's branch-and-bound found none in its time (generated --layers 2 --seq 8: a
-        // 275.3 KFLOP point became 12.5 KFLOP).
+        // 275.3 KFLOP point became 12.5 KFLOP). The thorough local search now reaches those
+        // plans too (its one-step cones), so the heuristic is made weak here as it is past
+        // thoroughSearchUpTo candidates: the λ grid's cuts and one pass over the dearest ops.
         const zoo::GeneratedProgram g = test::smallTransformer(2, "lstm");
-        BudgetPlanner planner(g.program, g.spec);
+        PlannerOptions weak;
+        weak.thoroughSearchUpTo = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, weak);
         std::vector<BudgetPlan> plans = planner.frontier(12);
         std::sort(plans.begin(), plans.end(),
                   [](const BudgetPlan& a, const BudgetPlan& b) { return a.activationPeakBytes > b.activationPeakBytes; });
-        // All but the lowest four points, whose relaxations take ~30 s each from scratch; the
-        // heuristic's 2624, 2048 and 1088 FLOP points become 2432, 1664 and 896.
-        plans.resize(plans.size() > 4 ? plans.size() - 4 : 0);
         int cheaper = 0;
         double best = 1;
         for (const BudgetPlan& p : plans) {
@@ -354,8 +355,9 @@ private slots:
                 best = std::min(best, rounded->recomputeCost / p.recomputeCost);
             }
         }
+        // Measured: cheaper at 5 of the 6 points, down to 14.2% of the weak heuristic's cost.
         qInfo("cheaper at %d of %zu points, down to %.1f%% of the heuristic's cost", cheaper, plans.size(), 100 * best);
-        QVERIFY2(cheaper >= 2, qPrintable(QString("%1 points cheaper").arg(cheaper)));
+        QVERIFY2(cheaper >= 3, qPrintable(QString("%1 points cheaper").arg(cheaper)));
     }
 
     void pointsCertifiedOnSeveralThreads() {

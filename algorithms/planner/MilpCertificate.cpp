@@ -1359,7 +1359,6 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
                     const double share = std::max(0.0, left) * std::min(1.0, double(threads) / unstarted);
                     const size_t i = open[n];
                     const int64_t peak = plans[i].activationPeakBytes;
-                    const auto dbgT = Clock::now();
                     const LpBasis* warm = i < relaxed.size() ? relaxed[i].basis.get() : nullptr;
                     plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, exact, warm);
                     searched[n] = 1;

@@ -236,13 +236,13 @@ public:
         int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
     };
     ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
-    // The full model's LP relaxation bound at each budget (infinity: nothing fits; NaN: the
-    // safety clock stopped it; 0 where the work limit did), warm-started on one problem as boundFrontier does, or (false)
-    // a fresh problem per budget; for tests that the two agree.
     // The exact mode's primal heuristic alone at `budget` (solveMilp's first step): the full
     // model's relaxation solved, its optimum rounded and improved by the local search; the
     // cheapest fitting plan that gives, if any.
     std::optional<BudgetPlan> relaxationRoundedPlan(int64_t budget, const ExactOptions& limits = {});
+    // The full model's LP relaxation bound at each budget (infinity: nothing fits; NaN: the
+    // safety clock stopped it; 0 where the work limit did), warm-started on one problem as boundFrontier does, or (false)
+    // a fresh problem per budget; for tests that the two agree.
     std::vector<double> lpRelaxationLowerBounds(const std::vector<int64_t>& budgets, bool warmStart,
                                                 const ExactOptions& limits = {});
     // By budget, a lower bound on the cost of every plan whose activation peak fits it, from a
@@ -432,12 +432,12 @@ private:
     // Whether the MILP's answer is what the replay says of it: the rewritten program's
     // activation and whole peaks by the memory model equal the replay's.
     bool replayMatchesRewrite(const RecomputeSet& inR);
-    // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
-    // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     // From the relaxation's optimum `relaxed` (by candidate): its roundings at a few
     // thresholds, each improved by the local search at `budget`; the cheapest fitting set
     // cheaper than `cheaperThan` whose rewrite the replay matches, if any. Takes the memo lock.
     std::optional<RecomputeSet> roundedRelaxation(const std::vector<double>& relaxed, int64_t budget, double cheaperThan);
+    // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
+    // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits,
                        const LpBasis* warm = nullptr);
 

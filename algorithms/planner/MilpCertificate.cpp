@@ -45,8 +45,8 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -787,6 +787,18 @@ std::vector<double> relaxedRecomputeValues(glp_prob* lp, size_t candidates) {
     return x;
 }
 
+// The relaxation's recompute values rounded up from a few thresholds, each distinct set once:
+// the starts of the guided search and of the exact mode's primal heuristic.
+std::vector<std::vector<uint8_t>> relaxationRoundingsOf(const std::vector<double>& relaxed) {
+    std::vector<std::vector<uint8_t>> out;
+    for (const double threshold : {0.5, 0.25, 0.75, 1e-6}) {
+        std::vector<uint8_t> rounded(relaxed.size(), 0);
+        for (size_t k = 0; k < relaxed.size(); ++k) rounded[k] = relaxed[k] >= threshold;
+        if (std::find(out.begin(), out.end(), rounded) == out.end()) out.push_back(std::move(rounded));
+    }
+    return out;
+}
+
 // The model with its peak rows, their limits left for each budget to set.
 GlpProblem relaxationProblem(const auto& m, std::vector<PeakLimit>& limits) {
     GlpProblem owned = modelProblem(m);
@@ -1033,14 +1045,7 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     // Every budget from the same basis: the same vertex whatever was asked before.
     if (!restoreBasis(lp, guide_.get())) glp_std_basis(lp);
     if (!solveAt(limit)) return {};
-    const size_t nc = m.candidates;
-    std::vector<RecomputeSet> out;
-    for (const double threshold : {0.5, 0.25, 0.75, 1e-6}) {
-        RecomputeSet rounded(nc, 0);
-        for (uint32_t k = 0; k < nc; ++k) rounded[k] = glp_get_col_prim(lp, int(k) + 1) >= threshold;
-        if (std::find(out.begin(), out.end(), rounded) == out.end()) out.push_back(std::move(rounded));
-    }
-    return out;
+    return relaxationRoundingsOf(relaxedRecomputeValues(lp, m.candidates));
 }
 
 double BudgetPlanner::costGranule() {
@@ -1200,11 +1205,7 @@ std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::roundedRelaxation(cons
                                                                            int64_t budget, double cheaperThan) {
     std::lock_guard memo(*memoMutex_);
     Pool pool;
-    for (const double threshold : {0.5, 0.25, 0.75, 1e-6}) {
-        RecomputeSet r(candidates_.size(), 0);
-        for (uint32_t k = 0; k < candidates_.size(); ++k) r[k] = relaxed[k] >= threshold;
-        pool.add(evaluate(normalise(r)));
-    }
+    for (const RecomputeSet& rounded : relaxationRoundingsOf(relaxed)) pool.add(evaluate(normalise(rounded)));
     improveGreedy(budget, pool);
     const Evaluated* best = bestFitting(pool, budget);
     if (!best || !(best->cost < cheaperThan) || !replayMatchesRewrite(best->inR)) return std::nullopt;

@@ -48,6 +48,13 @@ std::vector<int64_t> probeBudgets(BudgetPlanner& exact) {
     return points;
 }
 
+// The plans' activation peaks, in order (the budgets their bounds are asked at).
+std::vector<int64_t> activationPeaks(const std::vector<BudgetPlan>& plans) {
+    std::vector<int64_t> peaks;
+    for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
+    return peaks;
+}
+
 PlannerOptions milpOnly() {
     PlannerOptions o;
     o.maxExactOps = 0;
@@ -256,9 +263,7 @@ private slots:
         BudgetPlanner planner(program, spec);
         QVERIFY(planner.candidateOpCount() > 16);  // not enumerated
         const std::vector<BudgetPlan> plans = planner.certifiedFrontier(12, ExactOptions{1e-3});
-        std::vector<int64_t> peaks;
-        for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
-        const std::vector<double> lp = planner.lpRelaxationLowerBounds(peaks, true);
+        const std::vector<double> lp = planner.lpRelaxationLowerBounds(activationPeaks(plans), true);
         int positive = 0;
         for (size_t i = 0; i < plans.size(); ++i) {
             QVERIFY2(plans[i].bound, qPrintable(QString("point %1 has no bound").arg(i)));
@@ -280,9 +285,7 @@ private slots:
         BudgetPlanner planner(program, spec);
         QVERIFY(planner.candidateOpCount() > 16);
         const std::vector<BudgetPlan> plans = planner.frontier(24);
-        std::vector<int64_t> peaks;
-        for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
-        const std::vector<double> lp = planner.lpRelaxationLowerBounds(peaks, false);
+        const std::vector<double> lp = planner.lpRelaxationLowerBounds(activationPeaks(plans), false);
         int tight = 0;
         for (size_t i = 0; i < plans.size(); ++i) {
             if (!std::isfinite(lp[i]) || lp[i] < plans[i].recomputeCost) continue;
@@ -318,9 +321,7 @@ private slots:
         BudgetPlanner planner(g.program, g.spec);
         QVERIFY(planner.candidateOpCount() > 16);
         const std::vector<BudgetPlan> plans = planner.frontier(12);
-        std::vector<int64_t> peaks;
-        for (const BudgetPlan& p : plans) peaks.push_back(p.activationPeakBytes);
-        const std::vector<double> lp = planner.lpRelaxationLowerBounds(peaks, true);
+        const std::vector<double> lp = planner.lpRelaxationLowerBounds(activationPeaks(plans), true);
         double worst = 1;
         for (size_t i = 0; i < plans.size(); ++i)
             if (plans[i].recomputeCost > 0) worst = std::min(worst, lp[i] / plans[i].recomputeCost);

@@ -59,6 +59,9 @@ public:
     void cancel();  // stops after the point being solved
     // What a click on point `index` does: the document's config gets that knob value (undoable).
     void applyPoint(size_t index);
+    // The one worker thread the sweep runs on. Tests occupy it to hold a sweep before its first
+    // value, so that a cancel lands while the sweep is certainly unfinished.
+    QThreadPool& workerPool() { return pool_; }
 
 Q_SIGNALS:
     void finished();

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QSemaphore>
 #include <QThread>
 #include <QElapsedTimer>
 #include <QUndoStack>
@@ -613,10 +614,19 @@ private Q_SLOTS:
         pressUndo();
         QTRY_COMPARE(double(doc()->config().maxDistFromBw), current);
         waitSolved();
-        // Cancel stops a sweep between points.
+        // Cancel stops a sweep between points. The worker is held busy until the cancel is in:
+        // a fast machine could otherwise solve every value between the two clicks.
         knob->setCurrentIndex(knob->findText("minimum_weight"));
+        QSemaphore workerHeld, release;
+        sweep->workerPool().start([&] {
+            workerHeld.release();
+            release.acquire();
+        });
+        QVERIFY(workerHeld.tryAcquire(1, 10000));
         QTest::mouseClick(sweep->runButton(), Qt::LeftButton);
+        QVERIFY(sweep->running());
         QTest::mouseClick(sweep->cancelButton(), Qt::LeftButton);
+        release.release();
         QTRY_VERIFY_WITH_TIMEOUT(!sweep->running(), 60000);
         QVERIFY(sweep->canceled());
         QVERIFY(sweep->points().size() < sweepValues(SweepKnob::MinimumWeight).size());

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PACKAGES=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-base-dev-tools qt6-svg-dev qt6-charts-dev
           libqt6opengl6-dev libgraphviz-dev liblemon-dev libbenchmark-dev xvfb xauth python3 python3-networkx
-          rapidjson-dev libcli11-dev libboost-dev libopenblas-dev libglpk-dev ccache imagemagick
+          rapidjson-dev libcli11-dev libboost-dev libopenblas-dev libglpk-dev coinor-libcbc-dev ccache imagemagick
           clang libclang-rt-14-dev)  # clang + libFuzzer: the fuzz targets (fuzz/run.sh)
 missing=()
 for p in "${PACKAGES[@]}"; do

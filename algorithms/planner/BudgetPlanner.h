@@ -123,9 +123,12 @@ struct ExactOptions {
     // Before each branch-and-bound: the relaxation's optimum rounded and improved by the local
     // search at that budget; a cheaper fitting set becomes the incumbent (a tighter cut-off).
     bool roundRelaxation = true;
+    // Each point's branch-and-bound: GLPK's for this part of its time, then CBC's
+    // (BranchAndBound.h: they close different points).
+    double glpkShare = 0.25;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
-    std::function<bool()> stop;
+    std::function<bool()> stop = {};
 };
 
 struct PlannerOptions {

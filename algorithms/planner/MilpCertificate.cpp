@@ -1,13 +1,12 @@
-// Exact mode past enumeration: a MILP over the recompute sets (GLPK) whose liveness rows give
-// every set's activation peak at each original op exactly (and a lower bound between them,
-// where clones sit), with no-good cuts for sets the simulation rejects; its optimum, or its
-// LP relaxation, or its branch-and-bound's bound, bounds the cost of every plan that fits.
+// Exact mode past enumeration: a MILP over the recompute sets whose liveness rows give every
+// set's activation peak at each original op exactly (and a lower bound between them, where
+// clones sit), with no-good cuts for sets the simulation rejects; its optimum, or its LP
+// relaxation, or its branch-and-bound's bound, bounds the cost of every plan that fits.
 //
-// Why GLPK rather than CBC (both are Debian packages): the models are a few hundred binaries
-// and a few thousand rows; GLPK's C API (one library, libglpk-dev) builds, solves and
-// re-solves them with a time limit and hands back the LP relaxation's bound directly, while
-// CBC needs the CoinUtils/Osi/Clp C++ stack (or its less stable C interface) for speed these
-// models do not need. The model (by original op index i), as replayLiveRanges places clones:
+// GLPK builds the model and solves its relaxations (from a kept basis, within an iteration
+// limit: the same bound at any load); the branch-and-bound is GLPK's, then CBC's
+// (BranchAndBound.h: they close different points). The model (by original op index i), as
+// replayLiveRanges places clones:
 //   r_k ∈ {0,1}: candidate k is cloned into the backward.
 //   y_{k,t} (t an anchor k can have below its own first backward use fbu(k)): k is cloned
 //   and anchored at or before op t; anchor(k) = min(fbu(k), anchor(c) of recomputed
@@ -30,6 +29,7 @@
 //   fits, the cut-off row (cost below the incumbent's) makes it infeasible (the incumbent is
 //   optimal), or time runs out (the best bound so far is the gap).
 #include "algorithms/planner/BudgetPlanner.h"
+#include "algorithms/planner/BranchAndBound.h"
 #include "algorithms/planner/PlannerInternal.h"
 
 #include <glpk.h>
@@ -39,7 +39,6 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
-#include <functional>
 #include <limits>
 #include <map>
 #include <initializer_list>
@@ -806,31 +805,6 @@ GlpProblem relaxationProblem(const auto& m, std::vector<PeakLimit>& limits) {
     return owned;
 }
 
-// The branch-and-bound's global bound (its best active node's), kept for a solve that runs
-// out of time: every set of the model costs at least this much. With whole-number costs the
-// search also stops as soon as that bound, rounded up to a granule of cost, reaches the
-// incumbent: no cheaper set can exist, and GLPK would otherwise spend the rest of its time
-// closing a gap smaller than a granule (a 285-candidate point: found in 2 s, closed in 45 s).
-struct TreeBound {
-    double best = -std::numeric_limits<double>::infinity();
-    std::function<bool(double bound, double incumbent)> provesIncumbent;
-    bool incumbentProven = false;
-};
-
-void trackTreeBound(glp_tree* tree, void* info) {
-    auto* tracked = static_cast<TreeBound*>(info);
-    const int reason = glp_ios_reason(tree);
-    if (reason != GLP_ISELECT && reason != GLP_IBINGO && reason != GLP_IPREPRO) return;
-    if (const int node = glp_ios_best_node(tree))
-        tracked->best = std::max(tracked->best, glp_ios_node_bound(tree, node));
-    glp_prob* searched = glp_ios_get_prob(tree);
-    if (tracked->provesIncumbent && std::isfinite(tracked->best) && glp_mip_status(searched) == GLP_FEAS &&
-        tracked->provesIncumbent(tracked->best, glp_mip_obj_val(searched))) {
-        tracked->incumbentProven = true;
-        glp_ios_terminate(tree);
-    }
-}
-
 // Reduced-cost fixing at the root: with the relaxation's optimum z and r_k non-basic at 0
 // with reduced cost d_k, every solution with r_k = 1 costs at least z + d_k (LP duality; the
 // other non-basic terms only add), so where that exceeds the cut-off no set the search still
@@ -921,73 +895,85 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         return finish();
     }
     // Cut-off: only sets cheaper than the incumbent (a relative margin for rounding); with
-    // integral costs, cheaper by a whole granule of cost (half a one's margin).
+    // integral costs, cheaper by a whole granule of cost (half a one's margin). Lowered when a
+    // search finds a cheaper fitting set.
+    const double granule = costGranule();
+    double cutoff = std::numeric_limits<double>::infinity();
+    auto setCutoff = [&](double incumbent) {
+        cutoff = granule > 0 ? (incumbent - 0.5 * granule) / m.costScale : incumbent / m.costScale * (1 - 1e-9) - 1e-12;
+    };
     if (std::isfinite(incumbentCost)) {
-        std::vector<std::pair<uint32_t, double>> costRow;
-        for (uint32_t k = 0; k < nc; ++k)
-            if (m.cost[k] > 0) costRow.push_back({k, m.cost[k]});
-        if (costRow.empty()) {  // nothing costs anything: nothing is cheaper
-            out.proven = true;
+        if (std::none_of(m.cost.begin(), m.cost.end(), [](double c) { return c > 0; })) {
+            out.proven = true;  // nothing costs anything: nothing is cheaper
             out.lower = incumbentCost;
             return finish();
         }
-        const double granule = costGranule();
-        const double cutoff =
-            granule > 0 ? (incumbentCost - 0.5 * granule) / m.costScale : incumbentCost / m.costScale * (1 - 1e-9) - 1e-12;
+        setCutoff(incumbentCost);
         if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);  // on the relaxation's optimum
-        addRow(lp, costRow, GLP_UP, 0.0, cutoff);
     }
+    // GLPK's search for the first part of the time, CBC's for the rest: they close different
+    // points (BranchAndBound.h); what the first finds tightens the cut-off for the second.
+    const double glpkShare = cbcAvailable() ? limits.glpkShare : 1.0;  // without CBC, GLPK's alone
+    const auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);
+    bool cbcPhase = glpkShare <= 0;
     size_t rejected = 0;
     while (secondsLeft() > 0) {
-        glp_iocp iocp;
-        glp_init_iocp(&iocp);
-        iocp.msg_lev = GLP_MSG_OFF;
-        iocp.presolve = GLP_ON;
-        // Branching by pseudocosts: Driebeck-Tomlin's (GLPK's default) scans the tableau's
-        // rows, dense in the cumulative form; on the 4-layer transformer it explored 8 nodes in
-        // 20 s where pseudocosts explored 856 (in pareto --exact, 17 points proven of 23, 16).
-        iocp.br_tech = GLP_BR_PCH;
-        iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
-        TreeBound treeBound;
-        if (costGranule() > 0)
-            treeBound.provesIncumbent = [&](double bound, double incumbent) {
-                return provesIncumbent(roundUpToCostGranule(bound * m.costScale), incumbent * m.costScale);
-            };
-        iocp.cb_func = trackTreeBound;
-        iocp.cb_info = &treeBound;
+        const double glpkLeft = std::chrono::duration<double>(glpkDeadline - Clock::now()).count();
+        if (glpkLeft <= 0) cbcPhase = true;
+        SearchLimits search;
+        search.seconds = cbcPhase ? secondsLeft() : glpkLeft;
+        search.cutoff = cutoff;
+        // With whole-number costs, proven once no set is cheaper by a whole granule: closing
+        // the last fraction of one can take most of a point's time (a 285-candidate point:
+        // found in 2 s, closed in 45 s).
+        search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
         ++out.solves;
-        const int ret = glp_intopt(lp, &iocp);
-        const int status = glp_mip_status(lp);
-        if (ret == GLP_ENOPFS || ret == GLP_ENODFS || (ret == 0 && status == GLP_NOFEAS)) {
+        const MilpSearch s = cbcPhase ? searchWithCbc(lp, search) : searchWithGlpk(lp, search);
+        if (s.status == MilpSearch::Status::NoneBelowCutoff) {
             out.proven = true;  // no set cheaper than the incumbent fits
             out.lower = std::isfinite(incumbentCost) ? incumbentCost : std::numeric_limits<double>::infinity();
             return finish();
         }
-        const bool optimal = (ret == 0 && status == GLP_OPT) || (ret == GLP_ESTOP && treeBound.incumbentProven && status == GLP_FEAS);
-        const bool timedOut = ret == GLP_ETMLIM;
-        if (timedOut && std::isfinite(treeBound.best))
-            out.lower = std::max(out.lower, roundUpToCostGranule(treeBound.best * m.costScale));
-        if (!optimal && !(timedOut && status == GLP_FEAS)) return finish();  // a failure, or out of time with nothing found
-        if (optimal) out.lower = std::max(out.lower, roundUpToCostGranule(glp_mip_obj_val(lp) * m.costScale));
+        const bool optimal = s.status == MilpSearch::Status::Optimal;
+        if (s.status != MilpSearch::Status::Failed && std::isfinite(s.bound))
+            out.lower = std::max(out.lower, roundUpToCostGranule(s.bound * m.costScale));
+        // The search ends where the last engine does.
+        auto nextPhase = [&] {
+            if (cbcPhase) return false;
+            cbcPhase = true;
+            return true;
+        };
+        if (s.columns.empty()) {  // a failure, or out of time with nothing found
+            if (nextPhase()) continue;
+            return finish();
+        }
         RecomputeSet raw(nc, 0);
-        for (uint32_t k = 0; k < nc; ++k) raw[k] = glp_mip_col_val(lp, int(k) + 1) > 0.5;
+        for (uint32_t k = 0; k < nc; ++k) raw[k] = s.columns[k] > 0.5;
         RecomputeSet set = normalise(raw);
         std::unique_lock memo(*memoMutex_);
         const Evaluated& e = evaluate(set);
         // The replay's figures are checked on the rewritten program (a guard: the MILP seeks
         // out the sets where a storage rule differs, README "Exact mode"); such a set is cut off.
         const bool fitting = fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set);
+        const double cost = e.cost;
         memo.unlock();
         if (fitting) {
             // Optimal: a subset of the MILP's optimum, no dearer than the bound. Out of time: the
-            // best set the search had, cheaper than the incumbent, proven when the tree's bound
-            // reaches it (to a granule).
-            out.proven = optimal || provesIncumbent(out.lower, e.cost);
-            out.lower = out.proven ? e.cost : std::min(out.lower, e.cost);
+            // best set the search had, cheaper than the incumbent, proven when the bound
+            // reaches it (to a granule); else the next engine searches below it.
             out.found = std::move(set);
+            if (optimal || provesIncumbent(out.lower, cost)) {
+                out.proven = true;
+                out.lower = cost;
+                return finish();
+            }
+            out.lower = std::min(out.lower, cost);
+            incumbentCost = cost;
+            setCutoff(cost);
+            if (nextPhase()) continue;
             return finish();
         }
-        if (timedOut || ++rejected >= maxRejected) return finish();
+        if (++rejected >= maxRejected) return finish();
         // Its real peak misses the budget: cut the set (and its normalised form) off.
         for (const RecomputeSet* cut : std::initializer_list<const RecomputeSet*>{&raw, &set}) {
             if (cut == &set && set == raw) continue;
@@ -999,6 +985,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             }
             addRow(lp, e2, GLP_LO, 1.0 - ones, 0.0);
         }
+        if (!optimal && !nextPhase()) return finish();  // out of time
     }
     return finish();
 }

@@ -236,7 +236,7 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                         (void)pts;
                         app.add_flag("--exact", a->exact,
                                      "certified frontier: exhaustive up to 16 candidate ops, else each point proven "
-                                     "optimal by a MILP (GLPK) or given its gap to the LP relaxation's bound");
+                                     "optimal by a MILP (GLPK, CBC) or given its gap to the LP relaxation's bound");
                         app.add_flag("--sets", a->sets,
                                      "report every plan's saved, recomputed and changed values and recomputed ops "
                                      "(default: per-plan summaries with their sizes)");

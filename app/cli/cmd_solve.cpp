@@ -222,7 +222,7 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                             "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range")->check(cli::kNonEmpty);
                              app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)")->check(cli::kNonEmpty)
                                  ->needs(budget);
-                             app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a GLPK MILP proves it "
+                             app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
                                           "optimal or bounds its gap)")->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
                              return [a] { return runSolve(*a); };

@@ -1,0 +1,382 @@
+// The exact mode's branch-and-bound engines (GLPK's and CBC's) on one MILP built with GLPK's API.
+//
+// Why both (README "Exact mode"): they close different points. GLPK's search runs many cheap
+// nodes; CBC's strong branching closes in a few nodes points GLPK leaves a granule of cost short
+// (a 331-candidate LSTM point: 2 nodes), but its root work can take a whole share. GLPK keeps
+// the LP relaxations: its dual simplex warm-starts from a basis and stops on an iteration
+// count, so the bounds are the same at any load.
+#include "algorithms/planner/BranchAndBound.h"
+
+#include <glpk.h>
+
+#include <Cbc_C_Interface.h>
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cfloat>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+namespace rx::planner {
+
+namespace {
+
+// libCbcSolver's C interface, opened on the first search (CMakeLists: no other command loads
+// the COIN-OR stack and the LAPACK behind it); null members where it cannot be loaded.
+struct CbcLibrary {
+    decltype(&Cbc_newModel) newModel = nullptr;
+    decltype(&Cbc_deleteModel) deleteModel = nullptr;
+    decltype(&Cbc_loadProblem) loadProblem = nullptr;
+    decltype(&Cbc_setObjSense) setObjSense = nullptr;
+    decltype(&Cbc_addRow) addRow = nullptr;
+    decltype(&Cbc_setInteger) setInteger = nullptr;
+    decltype(&Cbc_setLogLevel) setLogLevel = nullptr;
+    decltype(&Cbc_setParameter) setParameter = nullptr;
+    decltype(&Cbc_setCutoff) setCutoff = nullptr;
+    decltype(&Cbc_setAllowableGap) setAllowableGap = nullptr;
+    decltype(&Cbc_solve) solve = nullptr;
+    decltype(&Cbc_bestSolution) bestSolution = nullptr;
+    decltype(&Cbc_getObjValue) getObjValue = nullptr;
+    decltype(&Cbc_getBestPossibleObjValue) getBestPossibleObjValue = nullptr;
+    decltype(&Cbc_isAbandoned) isAbandoned = nullptr;
+    decltype(&Cbc_isProvenInfeasible) isProvenInfeasible = nullptr;
+    decltype(&Cbc_status) status = nullptr;
+    decltype(&Cbc_isSecondsLimitReached) isSecondsLimitReached = nullptr;
+    bool loaded = false;
+};
+
+const CbcLibrary& cbcLibrary() {
+    static const CbcLibrary lib = [] {
+        CbcLibrary l;
+        void* handle = ::dlopen(RX_CBC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (!handle) return l;
+        auto bind = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle, name));
+            return fn != nullptr;
+        };
+        l.loaded = bind(l.newModel, "Cbc_newModel") && bind(l.deleteModel, "Cbc_deleteModel") &&
+                   bind(l.loadProblem, "Cbc_loadProblem") && bind(l.setObjSense, "Cbc_setObjSense") &&
+                   bind(l.addRow, "Cbc_addRow") && bind(l.setInteger, "Cbc_setInteger") &&
+                   bind(l.setLogLevel, "Cbc_setLogLevel") && bind(l.setParameter, "Cbc_setParameter") &&
+                   bind(l.setCutoff, "Cbc_setCutoff") && bind(l.setAllowableGap, "Cbc_setAllowableGap") &&
+                   bind(l.solve, "Cbc_solve") && bind(l.bestSolution, "Cbc_bestSolution") &&
+                   bind(l.getObjValue, "Cbc_getObjValue") &&
+                   bind(l.getBestPossibleObjValue, "Cbc_getBestPossibleObjValue") &&
+                   bind(l.isAbandoned, "Cbc_isAbandoned") && bind(l.isProvenInfeasible, "Cbc_isProvenInfeasible") &&
+                   bind(l.status, "Cbc_status") && bind(l.isSecondsLimitReached, "Cbc_isSecondsLimitReached");
+        return l;
+    }();
+    return lib;
+}
+
+struct CbcModelDeleter {
+    void operator()(Cbc_Model* m) const { cbcLibrary().deleteModel(m); }
+};
+
+// GLPK's bounds of a row or column as CBC's (±DBL_MAX where GLPK has none).
+std::pair<double, double> boundsOf(int type, double lo, double hi) {
+    switch (type) {
+        case GLP_FR: return {-DBL_MAX, DBL_MAX};
+        case GLP_LO: return {lo, DBL_MAX};
+        case GLP_UP: return {-DBL_MAX, hi};
+        case GLP_FX: return {lo, lo};
+        default: return {lo, hi};  // GLP_DB
+    }
+}
+
+std::string secondsText(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", std::max(0.001, s));
+    return buf;
+}
+
+// GLPK's tree: its global bound (its best active node's), kept for a search that runs out of
+// time; with a gap, the search stops as soon as the bound is that close to its best solution.
+struct TreeBound {
+    double best = -std::numeric_limits<double>::infinity();
+    double absoluteGap = 0;
+    bool closedToGap = false;
+};
+
+void trackTreeBound(glp_tree* tree, void* info) {
+    auto* tracked = static_cast<TreeBound*>(info);
+    const int reason = glp_ios_reason(tree);
+    if (reason != GLP_ISELECT && reason != GLP_IBINGO && reason != GLP_IPREPRO) return;
+    if (const int node = glp_ios_best_node(tree))
+        tracked->best = std::max(tracked->best, glp_ios_node_bound(tree, node));
+    glp_prob* searched = glp_ios_get_prob(tree);
+    if (tracked->absoluteGap > 0 && std::isfinite(tracked->best) && glp_mip_status(searched) == GLP_FEAS &&
+        glp_mip_obj_val(searched) - tracked->best < tracked->absoluteGap) {
+        tracked->closedToGap = true;
+        glp_ios_terminate(tree);
+    }
+}
+
+// The objective as a row, at most `cutoff` (none where it is infinite); its index, or 0.
+int addCutoffRow(glp_prob* lp, double cutoff) {
+    if (!std::isfinite(cutoff)) return 0;
+    const int cols = glp_get_num_cols(lp);
+    std::vector<int> ind{0};
+    std::vector<double> val{0.0};
+    for (int j = 1; j <= cols; ++j)
+        if (const double c = glp_get_obj_coef(lp, j); c != 0) {
+            ind.push_back(j);
+            val.push_back(c);
+        }
+    const int row = glp_add_rows(lp, 1);
+    glp_set_mat_row(lp, row, int(ind.size()) - 1, ind.data(), val.data());
+    glp_set_row_bnds(lp, row, GLP_UP, 0.0, cutoff - glp_get_obj_coef(lp, 0));
+    return row;
+}
+
+}  // namespace
+
+MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
+    MilpSearch out;
+    glp_iocp iocp;
+    glp_init_iocp(&iocp);
+    iocp.msg_lev = GLP_MSG_OFF;
+    iocp.presolve = GLP_ON;
+    // Branching by pseudocosts: Driebeck-Tomlin's (GLPK's default) scans the tableau's rows,
+    // dense in the cumulative form; on the 4-layer transformer it explored 8 nodes in 20 s
+    // where pseudocosts explored 856.
+    iocp.br_tech = GLP_BR_PCH;
+    iocp.tm_lim = int(std::clamp(limits.seconds, 0.001, 1e6) * 1000);
+    TreeBound tree;
+    tree.absoluteGap = limits.absoluteGap;
+    iocp.cb_func = trackTreeBound;
+    iocp.cb_info = &tree;
+    const int cutoffRow = addCutoffRow(lp, limits.cutoff);
+    const int ret = glp_intopt(lp, &iocp);
+    const int status = glp_mip_status(lp);
+    const struct RemoveCutoffRow {
+        glp_prob* lp;
+        int row;
+        ~RemoveCutoffRow() {
+            if (!row) return;
+            const int rows[2] = {0, row};
+            glp_del_rows(lp, 1, rows);
+        }
+    } removeCutoffRow{lp, cutoffRow};
+    if (ret == GLP_ENOPFS || ret == GLP_ENODFS || (ret == 0 && status == GLP_NOFEAS)) {
+        out.status = MilpSearch::Status::NoneBelowCutoff;
+        out.bound = limits.cutoff;
+        return out;
+    }
+    const bool found = status == GLP_FEAS || status == GLP_OPT;
+    if (found) {
+        out.objective = glp_mip_obj_val(lp);
+        const int cols = glp_get_num_cols(lp);
+        out.columns.resize(size_t(cols));
+        for (int j = 1; j <= cols; ++j) out.columns[size_t(j - 1)] = glp_mip_col_val(lp, j);
+    }
+    if (std::isfinite(tree.best)) out.bound = tree.best;
+    if ((ret == 0 && status == GLP_OPT) || (ret == GLP_ESTOP && tree.closedToGap && found)) {
+        out.status = MilpSearch::Status::Optimal;
+        out.bound = std::max(out.bound, out.objective - limits.absoluteGap);
+    } else if (ret == GLP_ETMLIM) {
+        out.status = MilpSearch::Status::TimedOut;
+    } else {
+        out.status = MilpSearch::Status::Failed;
+    }
+    return out;
+}
+
+bool cbcAvailable() { return cbcLibrary().loaded; }
+
+namespace {
+
+// A GLPK problem as CBC takes it: the matrix by columns, bounds as ±DBL_MAX.
+struct CbcInput {
+    int rows = 0, cols = 0;
+    double objConstant = 0;
+    std::vector<int> start{0}, index;
+    std::vector<double> value, colLo, colHi, obj, rowLo, rowHi;
+    std::vector<int> integer;  // CBC's column indices
+};
+
+CbcInput cbcInputOf(glp_prob* lp) {
+    CbcInput in;
+    in.rows = glp_get_num_rows(lp);
+    in.cols = glp_get_num_cols(lp);
+    in.objConstant = glp_get_obj_coef(lp, 0);
+    in.colLo.resize(size_t(in.cols));
+    in.colHi.resize(size_t(in.cols));
+    in.obj.resize(size_t(in.cols));
+    in.rowLo.resize(size_t(in.rows));
+    in.rowHi.resize(size_t(in.rows));
+    std::vector<int> ind(size_t(in.rows) + 1);
+    std::vector<double> val(ind.size());
+    for (int j = 1; j <= in.cols; ++j) {
+        const int len = glp_get_mat_col(lp, j, ind.data(), val.data());
+        for (int t = 1; t <= len; ++t) {
+            in.index.push_back(ind[size_t(t)] - 1);
+            in.value.push_back(val[size_t(t)]);
+        }
+        in.start.push_back(int(in.index.size()));
+        std::tie(in.colLo[size_t(j - 1)], in.colHi[size_t(j - 1)]) =
+            boundsOf(glp_get_col_type(lp, j), glp_get_col_lb(lp, j), glp_get_col_ub(lp, j));
+        in.obj[size_t(j - 1)] = glp_get_obj_coef(lp, j);
+        if (glp_get_col_kind(lp, j) != GLP_CV) in.integer.push_back(j - 1);
+    }
+    for (int i = 1; i <= in.rows; ++i)
+        std::tie(in.rowLo[size_t(i - 1)], in.rowHi[size_t(i - 1)]) =
+            boundsOf(glp_get_row_type(lp, i), glp_get_row_lb(lp, i), glp_get_row_ub(lp, i));
+    return in;
+}
+
+// The search itself, in this process.
+MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits& limits) {
+    MilpSearch out;
+    std::unique_ptr<Cbc_Model, CbcModelDeleter> owned(cbc.newModel());
+    Cbc_Model* model = owned.get();
+    cbc.loadProblem(model, in.cols, in.rows, in.start.data(), in.index.data(), in.value.data(), in.colLo.data(),
+                    in.colHi.data(), in.obj.data(), in.rowLo.data(), in.rowHi.data());
+    cbc.setObjSense(model, 1.0);
+    if (std::isfinite(limits.cutoff)) {  // the objective as a row as well as CBC's own cut-off
+        std::vector<int> cutCols;
+        std::vector<double> cutCoefs;
+        for (int j = 0; j < in.cols; ++j)
+            if (in.obj[size_t(j)] != 0) {
+                cutCols.push_back(j);
+                cutCoefs.push_back(in.obj[size_t(j)]);
+            }
+        cbc.addRow(model, "cutoff", int(cutCols.size()), cutCols.data(), cutCoefs.data(), 'L', limits.cutoff - in.objConstant);
+    }
+    for (int j : in.integer) cbc.setInteger(model, j);
+    cbc.setLogLevel(model, 0);
+    cbc.setParameter(model, "log", "0");
+    cbc.setParameter(model, "slogLevel", "0");
+    cbc.setParameter(model, "timeMode", "elapsed");  // the limit is wall clock, as the caller's share
+    cbc.setParameter(model, "seconds", secondsText(limits.seconds).c_str());
+    // Its feasibility pump spent 69 of 97 s on one LSTM point finding nothing below the
+    // cut-off: the incumbent comes from the planner's own search (or GLPK's).
+    cbc.setParameter(model, "heuristicsOnOff", "off");
+    if (std::isfinite(limits.cutoff)) cbc.setCutoff(model, limits.cutoff - in.objConstant);
+    if (limits.absoluteGap > 0) cbc.setAllowableGap(model, limits.absoluteGap);
+
+    cbc.solve(model);
+
+    const double* best = cbc.bestSolution(model);
+    if (best) {
+        out.columns.assign(best, best + in.cols);
+        out.objective = cbc.getObjValue(model) + in.objConstant;
+    }
+    const double bound = cbc.getBestPossibleObjValue(model);
+    if (std::isfinite(bound) && std::abs(bound) < 1e300) out.bound = bound + in.objConstant;
+    if (cbc.isAbandoned(model)) {
+        out.status = MilpSearch::Status::Failed;
+    } else if (cbc.isProvenInfeasible(model) && !best) {
+        out.status = MilpSearch::Status::NoneBelowCutoff;
+        out.bound = std::isfinite(limits.cutoff) ? limits.cutoff : std::numeric_limits<double>::infinity();
+    } else if (cbc.status(model) == 0 && best) {
+        out.status = MilpSearch::Status::Optimal;
+        out.bound = std::max(out.bound, out.objective - limits.absoluteGap);
+    } else if (cbc.isSecondsLimitReached(model) || cbc.status(model) == 1) {
+        out.status = MilpSearch::Status::TimedOut;
+    } else {
+        out.status = MilpSearch::Status::Failed;
+    }
+    return out;
+}
+
+bool writeAll(int fd, const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        const ssize_t n = ::write(fd, p, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= size_t(n);
+    }
+    return true;
+}
+
+// What the child sends: status, objective, bound, the number of columns, the columns.
+struct ResultHeader {
+    int32_t status;
+    double objective, bound;
+    int64_t columns;
+};
+
+}  // namespace
+
+MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
+    const CbcLibrary& cbc = cbcLibrary();
+    if (!cbc.loaded) return {};  // Failed
+    const CbcInput in = cbcInputOf(lp);
+    // In a child process: CBC 2.10 dies of a segmentation fault in its preprocessor's
+    // postProcess on some of these models (the 4-layer transformer's 846.88 KiB point, every
+    // run), which in this process would take the CLI or the explorer with it. The child
+    // shares the input copy-on-write, sends the result down a pipe and exits; a crash, or a
+    // child past its time, is a failed search.
+    int fds[2];
+    if (::pipe(fds) != 0) return {};
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return {};
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        const MilpSearch r = runCbc(cbc, in, limits);
+        const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
+        const bool sent = writeAll(fds[1], &h, sizeof h) &&
+                          writeAll(fds[1], r.columns.data(), r.columns.size() * sizeof(double));
+        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
+    }
+    ::close(fds[1]);
+    std::vector<char> received;
+    using Clock = std::chrono::steady_clock;
+    // CBC checks its clock between nodes; a node can overrun it, a hung child cannot.
+    const auto deadline = Clock::now() + std::chrono::duration<double>(limits.seconds * 1.25 + 10);
+    bool killed = false;
+    for (;;) {
+        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) break;
+        if (ready == 0) continue;
+        char buf[65536];
+        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // end of the child's output
+        received.insert(received.end(), buf, buf + n);
+    }
+    ::close(fds[0]);
+    int wstatus = 0;
+    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    MilpSearch out;
+    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || received.size() < sizeof(ResultHeader)) return out;
+    ResultHeader h;
+    std::memcpy(&h, received.data(), sizeof h);
+    if (h.columns < 0 || received.size() != sizeof h + size_t(h.columns) * sizeof(double)) return out;
+    out.status = MilpSearch::Status(h.status);
+    out.objective = h.objective;
+    out.bound = h.bound;
+    out.columns.resize(size_t(h.columns));
+    std::memcpy(out.columns.data(), received.data() + sizeof h, size_t(h.columns) * sizeof(double));
+    return out;
+}
+
+}  // namespace rx::planner

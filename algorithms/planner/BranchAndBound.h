@@ -1,0 +1,50 @@
+// The exact mode's branch-and-bound engines (GLPK's and CBC's) on one MILP built with GLPK's API.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+struct glp_prob;
+
+namespace rx::planner {
+
+struct SearchLimits {
+    double seconds = 60;  // wall clock
+    // Only solutions costing less than this are wanted (infinity: any): the engine adds the
+    // objective as a row bounded by it (both prune on it, and it proves "none cheaper").
+    double cutoff = std::numeric_limits<double>::infinity();
+    // The search may stop once its best solution is within this of its bound (absolute, the
+    // objective's units): with whole-number costs, just under one granule of cost.
+    double absoluteGap = 0;
+};
+
+struct MilpSearch {
+    enum class Status {
+        Optimal,          // `columns` is optimal (to absoluteGap)
+        NoneBelowCutoff,  // proven: no solution costs less than the cut-off
+        TimedOut,         // `columns` the best found, if any; `bound` the search's
+        Failed,           // numerical trouble, or the engine refused the model
+    };
+    Status status = Status::Failed;
+    std::vector<double> columns;  // the best solution, by GLPK column − 1 (empty: none)
+    double objective = std::numeric_limits<double>::infinity();
+    // Every solution below the cut-off costs at least this (Optimal: the objective less the gap).
+    double bound = -std::numeric_limits<double>::infinity();
+};
+
+// GLPK's branch-and-bound (its presolver, pseudocost branching): many cheap nodes. It finds
+// plans where CBC's root work takes a point's whole share (a LLaMA layer's floor point).
+// Solves `lp` in place (its MIP solution is GLPK's to keep); the cut-off's row is added for
+// the search and removed after it.
+MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
+
+// CBC's (COIN-OR): its preprocessing, cuts and strong branching, without its primal
+// heuristics (the planner brings the incumbent as the cut-off): few, well-chosen nodes. It
+// closes points GLPK's search leaves a granule of cost short (a 331-candidate LSTM point: 2
+// nodes). `lp` is read, never changed; one CBC model per call, so calls on several threads
+// do not share one.
+// Failed at once where libCbcSolver cannot be loaded (it is opened on the first call).
+MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits);
+bool cbcAvailable();
+
+}  // namespace rx::planner

@@ -40,7 +40,6 @@ struct CbcLibrary {
     decltype(&Cbc_deleteModel) deleteModel = nullptr;
     decltype(&Cbc_loadProblem) loadProblem = nullptr;
     decltype(&Cbc_setObjSense) setObjSense = nullptr;
-    decltype(&Cbc_addRow) addRow = nullptr;
     decltype(&Cbc_setInteger) setInteger = nullptr;
     decltype(&Cbc_setLogLevel) setLogLevel = nullptr;
     decltype(&Cbc_setParameter) setParameter = nullptr;
@@ -68,7 +67,7 @@ const CbcLibrary& cbcLibrary() {
         };
         l.loaded = bind(l.newModel, "Cbc_newModel") && bind(l.deleteModel, "Cbc_deleteModel") &&
                    bind(l.loadProblem, "Cbc_loadProblem") && bind(l.setObjSense, "Cbc_setObjSense") &&
-                   bind(l.addRow, "Cbc_addRow") && bind(l.setInteger, "Cbc_setInteger") &&
+                   bind(l.setInteger, "Cbc_setInteger") &&
                    bind(l.setLogLevel, "Cbc_setLogLevel") && bind(l.setParameter, "Cbc_setParameter") &&
                    bind(l.setCutoff, "Cbc_setCutoff") && bind(l.setAllowableGap, "Cbc_setAllowableGap") &&
                    bind(l.solve, "Cbc_solve") && bind(l.bestSolution, "Cbc_bestSolution") &&
@@ -141,6 +140,24 @@ int addCutoffRow(glp_prob* lp, double cutoff) {
     return row;
 }
 
+// The cut-off's row for one search, on either engine: added on construction, removed on
+// destruction (the caller's problem is left as it was).
+class CutoffRow {
+public:
+    CutoffRow(glp_prob* lp, double cutoff) : lp_(lp), row_(addCutoffRow(lp, cutoff)) {}
+    ~CutoffRow() {
+        if (!row_) return;
+        const int rows[2] = {0, row_};
+        glp_del_rows(lp_, 1, rows);
+    }
+    CutoffRow(const CutoffRow&) = delete;
+    CutoffRow& operator=(const CutoffRow&) = delete;
+
+private:
+    glp_prob* lp_;
+    int row_;
+};
+
 }  // namespace
 
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
@@ -158,18 +175,9 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     tree.absoluteGap = limits.absoluteGap;
     iocp.cb_func = trackTreeBound;
     iocp.cb_info = &tree;
-    const int cutoffRow = addCutoffRow(lp, limits.cutoff);
+    const CutoffRow cutoffRow(lp, limits.cutoff);
     const int ret = glp_intopt(lp, &iocp);
     const int status = glp_mip_status(lp);
-    const struct RemoveCutoffRow {
-        glp_prob* lp;
-        int row;
-        ~RemoveCutoffRow() {
-            if (!row) return;
-            const int rows[2] = {0, row};
-            glp_del_rows(lp, 1, rows);
-        }
-    } removeCutoffRow{lp, cutoffRow};
     if (ret == GLP_ENOPFS || ret == GLP_ENODFS || (ret == 0 && status == GLP_NOFEAS)) {
         out.status = MilpSearch::Status::NoneBelowCutoff;
         out.bound = limits.cutoff;
@@ -239,22 +247,13 @@ CbcInput cbcInputOf(glp_prob* lp) {
 
 // The search itself, in this process.
 MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits& limits) {
+    const auto started = std::chrono::steady_clock::now();
     MilpSearch out;
     std::unique_ptr<Cbc_Model, CbcModelDeleter> owned(cbc.newModel());
     Cbc_Model* model = owned.get();
     cbc.loadProblem(model, in.cols, in.rows, in.start.data(), in.index.data(), in.value.data(), in.colLo.data(),
                     in.colHi.data(), in.obj.data(), in.rowLo.data(), in.rowHi.data());
     cbc.setObjSense(model, 1.0);
-    if (std::isfinite(limits.cutoff)) {  // the objective as a row as well as CBC's own cut-off
-        std::vector<int> cutCols;
-        std::vector<double> cutCoefs;
-        for (int j = 0; j < in.cols; ++j)
-            if (in.obj[size_t(j)] != 0) {
-                cutCols.push_back(j);
-                cutCoefs.push_back(in.obj[size_t(j)]);
-            }
-        cbc.addRow(model, "cutoff", int(cutCols.size()), cutCols.data(), cutCoefs.data(), 'L', limits.cutoff - in.objConstant);
-    }
     for (int j : in.integer) cbc.setInteger(model, j);
     cbc.setLogLevel(model, 0);
     cbc.setParameter(model, "log", "0");
@@ -264,6 +263,10 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     // Its feasibility pump spent 69 of 97 s on one LSTM point finding nothing below the
     // cut-off: the incumbent comes from the planner's own search (or GLPK's).
     cbc.setParameter(model, "heuristicsOnOff", "off");
+    // Its preprocessor (CglPreProcess), stopped by the time limit, reports the model
+    // infeasible: a 2-layer LLaMA point with no cut-off at all came back "proven infeasible"
+    // with any limit from 0.6 to 1.6 s (README "Exact mode"); it is also where it segfaults.
+    cbc.setParameter(model, "preprocess", "off");
     if (std::isfinite(limits.cutoff)) cbc.setCutoff(model, limits.cutoff - in.objConstant);
     if (limits.absoluteGap > 0) cbc.setAllowableGap(model, limits.absoluteGap);
 
@@ -276,8 +279,16 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     }
     const double bound = cbc.getBestPossibleObjValue(model);
     if (std::isfinite(bound) && std::abs(bound) < 1e300) out.bound = bound + in.objConstant;
+    // A proof that ends past the limit is one the limit may have cut short (above): CBC's clock
+    // starts after `started` (this process's CPU time or the wall clock), so a stop on time
+    // lands at or past the limit here; small margin for the clocks' granularity.
+    const bool pastLimit = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >=
+                           0.95 * limits.seconds;
     if (cbc.isAbandoned(model)) {
         out.status = MilpSearch::Status::Failed;
+    } else if (pastLimit && (cbc.isProvenInfeasible(model) || cbc.status(model) == 0)) {
+        out.status = MilpSearch::Status::TimedOut;
+        out.bound = -std::numeric_limits<double>::infinity();  // its bound is the claim's
     } else if (cbc.isProvenInfeasible(model) && !best) {
         out.status = MilpSearch::Status::NoneBelowCutoff;
         out.bound = std::isfinite(limits.cutoff) ? limits.cutoff : std::numeric_limits<double>::infinity();
@@ -316,7 +327,10 @@ struct ResultHeader {
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     const CbcLibrary& cbc = cbcLibrary();
     if (!cbc.loaded) return {};  // Failed
-    const CbcInput in = cbcInputOf(lp);
+    const CbcInput in = [&] {
+        const CutoffRow cutoffRow(lp, limits.cutoff);  // in the model as well as CBC's own cut-off
+        return cbcInputOf(lp);
+    }();
     // In a child process: CBC 2.10 dies of a segmentation fault in its preprocessor's
     // postProcess on some of these models (the 4-layer transformer's 846.88 KiB point, every
     // run), which in this process would take the CLI or the explorer with it. The child

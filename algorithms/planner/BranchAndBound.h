@@ -38,11 +38,12 @@ struct MilpSearch {
 // the search and removed after it.
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
 
-// CBC's (COIN-OR): its preprocessing, cuts and strong branching, without its primal
-// heuristics (the planner brings the incumbent as the cut-off): few, well-chosen nodes. It
+// CBC's (COIN-OR): its cuts and strong branching, without its primal heuristics (the planner
+// brings the incumbent as the cut-off) and its preprocessor (stopped on time it reports the
+// model infeasible; a proof that ends past the limit is not taken): few, well-chosen nodes. It
 // closes points GLPK's search leaves a granule of cost short (a 331-candidate LSTM point: 2
-// nodes). `lp` is read, never changed; one CBC model per call, so calls on several threads
-// do not share one.
+// nodes). `lp` is left as it was (the cut-off's row is added for the copy CBC gets); each
+// search in a process of its own, so calls on several threads share nothing of CBC's.
 // Failed at once where libCbcSolver cannot be loaded (it is opened on the first call).
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits);
 bool cbcAvailable();

@@ -33,12 +33,16 @@
 #include "algorithms/planner/PlannerInternal.h"
 
 #include <glpk.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <initializer_list>
@@ -53,6 +57,7 @@
 #include "algorithms/MemoryModel.h"
 #include "algorithms/Rewriter.h"
 #include "model/Diagnostic.h"
+#include "model/FileIO.h"
 
 namespace rx::planner {
 
@@ -989,6 +994,34 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     }
     return finish();
 }
+
+std::string BudgetPlanner::milpAsMps(int64_t budgetBytes) {
+    const MilpModel& m = milpModel();
+    std::vector<PeakLimit> peakLimits;
+    GlpProblem owned = relaxationProblem(m, peakLimits);
+    glp_prob* lp = owned.get();
+    setPeakLimits(lp, m, peakLimits, m.peakLimit(budgetBytes));
+    glp_set_prob_name(lp, "recompute");
+    glp_set_obj_name(lp, "cost");
+    for (uint32_t k = 0; k < m.candidates; ++k)
+        glp_set_col_name(lp, int(k) + 1, ("r" + std::to_string(candidates_[k])).c_str());
+    // GLPK writes to a file name only: a private temporary file, read back and removed.
+    std::string path = (std::filesystem::temp_directory_path() / "rx-milp-XXXXXX").string();
+    const int fd = ::mkstemp(path.data());
+    if (fd < 0) throw Error("cannot create a temporary file for the MILP: " + std::string(std::strerror(errno)));
+    ::close(fd);
+    const struct RemoveFile {
+        const std::string& path;
+        ~RemoveFile() { ::unlink(path.c_str()); }
+    } remove{path};
+    const int terminal = glp_term_out(GLP_OFF);  // GLPK reports the write on stdout
+    const int written = glp_write_mps(lp, GLP_MPS_FILE, nullptr, path.c_str());
+    glp_term_out(terminal);
+    if (written != 0) throw Error("GLPK could not write the MILP as MPS");
+    return readFile(path);
+}
+
+double BudgetPlanner::milpCostScale() { return milpModel().costScale; }
 
 bool BudgetPlanner::relaxationGuides() {
     if (!relaxationGuides_) {

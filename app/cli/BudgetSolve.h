@@ -20,7 +20,7 @@ struct BudgetSolveArgs {
     std::string program;
     std::string budget;                    // bytes with a unit, or a fraction 0-1 (planner::parseBudget)
     std::string spec, config, costs;       // empty: absent
-    std::string report, rewritten;         // outputs; empty: not written
+    std::string report, rewritten, milp;   // outputs; empty: not written (milp: MPS)
     bool exact = false;                    // exhaustive search (small programs)
     std::string recomputeRandom;           // --recompute-random mask|seed|off; empty: off
 };

@@ -309,10 +309,14 @@ SolvedForRuns solveForRuns(const std::string& path, std::shared_ptr<const Progra
 int runBudgetSolve(const BudgetSolveArgs& a) {
     const std::string& path = a.program;
     const BudgetSpec budget = parseBudget(a.budget);
-    checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}, {"--rewritten", a.rewritten}});
+    checkPaths(path, a.spec, a.config, a.costs, {{"--report", a.report}, {"--rewritten", a.rewritten}, {"--milp", a.milp}});
     Loaded l = load(path, a.spec, a.config, a.costs, a.recomputeRandom);
     BudgetPlanner& planner = *l.planner;
     const int64_t bytes = budget.isFraction ? planner.budgetFromFraction(budget.fraction) : budget.bytes;
+    if (!a.milp.empty() && planner.candidateOpCount() > ExactOptions{}.lpMaxCandidates)
+        throw Error(path + ": --milp: " + std::to_string(planner.candidateOpCount()) +
+                    " candidate ops; the exact mode models programs of up to " +
+                    std::to_string(ExactOptions{}.lpMaxCandidates));
     BudgetPlan plan;
     try {
         plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(60)) : planner.planForBudget(bytes);
@@ -336,7 +340,13 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
         reportFile->write(budgetSolveJson(planner, plan, seed, ctx));
         reportFile->finish();
     }
-    commitAll({rewrittenFile.get(), reportFile.get()});
+    std::unique_ptr<AtomicFile> milpFile;
+    if (!a.milp.empty()) {
+        milpFile = std::make_unique<AtomicFile>(a.milp);
+        milpFile->write(planner.milpAsMps(bytes));
+        milpFile->finish();
+    }
+    commitAll({rewrittenFile.get(), reportFile.get(), milpFile.get()});
     const double total = planner.totalFlops();
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << "\n";
     std::cout << "  budget: " << humanBytes(bytes) << " (" << bytes << " bytes"
@@ -350,6 +360,8 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     if (planner.costs().measured()) std::cout << ", " << plan.recomputeCost << " ms measured";
     std::cout << "\n  costs: " << (planner.costs().measured() ? planner.costs().source() + " (ms)" : std::string("by types (FLOPs)"))
               << "\n";
+    if (!a.milp.empty())
+        std::cout << "  milp: " << a.milp << " (MPS; objective: recompute cost / " << planner.milpCostScale() << ")\n";
     if (plan.bound)
         std::cout << "  optimality: " << (plan.bound->optimal ? "proven optimal" : "gap " + pct(plan.bound->gap, 1.0))
                   << " (" << plan.bound->method << ", cost lower bound " << plan.bound->costLowerBound << ")\n";

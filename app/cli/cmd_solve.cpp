@@ -29,6 +29,7 @@ using namespace rx;
 struct SolveArgs {
     std::string program, spec, config, report, rewritten, network;
     std::string budget, costs;  // --budget selects the budget planner (cmd_pareto.cpp)
+    std::string milp;           // with --budget: the exact mode's MILP at the budget (MPS)
     bool unreduced = false, exact = false;
     std::string recomputeRandom;  // with --budget: mask | seed | off
 };
@@ -37,7 +38,7 @@ struct SolveArgs {
 int runBudget(const SolveArgs& a) {
     if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
     if (a.unreduced) throw Error("--unreduced is not available with --budget");
-    return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.exact,
+    return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.milp, a.exact,
                                  a.recomputeRandom});
 }
 
@@ -224,6 +225,8 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                  ->needs(budget);
                              app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
                                           "optimal or bounds its gap)")->needs(budget);
+                             app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (free MPS, "
+                                            "for any MILP solver; binaries r<op>: op recomputed)")->check(cli::kNonEmpty)->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
                              return [a] { return runSolve(*a); };
                          });

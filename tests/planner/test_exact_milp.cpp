@@ -3,6 +3,8 @@
 // optimum, its certified plans are the optimum, at many budgets; corpus programs certify.
 #include <QtTest>
 
+#include <glpk.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <random>
 
 #include "algorithms/MemoryModel.h"
+#include "algorithms/planner/BranchAndBound.h"
 #include "algorithms/planner/BudgetPlanner.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -383,6 +386,48 @@ private slots:
         }
         QCOMPARE(costs[1], costs[0]);
         QVERIFY(costs[0].size() >= 10);
+    }
+
+    void cbcNeverClaimsAProofItsTimeLimitCut() {
+        // CBC's preprocessor, stopped by its time limit, reported a generated 2-layer LLaMA's
+        // MILP infeasible (status finished, "linear relaxation infeasible"), with no cut-off at
+        // all, for any limit from 0.6 to 1.6 s; the exact mode took that for a proof. The model
+        // at the frontier's low points, where a plan is known to fit, under limits across
+        // that window: never "none below the cut-off", never a bound above a fitting plan's cost.
+        if (!cbcAvailable()) QSKIP("libCbcSolver is not installed");
+        zoo::ZooOptions o;
+        o.model = "llama";
+        o.layers = 2;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        BudgetPlanner planner(g.program, g.spec);
+        std::vector<BudgetPlan> plans = planner.frontier(20);
+        std::sort(plans.begin(), plans.end(),
+                  [](const BudgetPlan& a, const BudgetPlan& b) { return a.activationPeakBytes < b.activationPeakBytes; });
+        QVERIFY(plans.size() >= 8);
+        QTemporaryDir dir;
+        for (size_t i : {size_t(3), size_t(5)}) {
+            const BudgetPlan& fitting = plans[i];
+            const QString path = dir.filePath(QString("point%1.mps").arg(i));
+            {
+                QFile f(path);
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                const std::string mps = planner.milpAsMps(fitting.activationPeakBytes);
+                f.write(mps.data(), qint64(mps.size()));
+            }
+            const std::unique_ptr<glp_prob, void (*)(glp_prob*)> lp(glp_create_prob(), glp_delete_prob);
+            glp_term_out(GLP_OFF);
+            QCOMPARE(glp_read_mps(lp.get(), GLP_MPS_FILE, nullptr, path.toLocal8Bit().constData()), 0);
+            const double cost = fitting.recomputeCost / planner.milpCostScale();
+            for (double seconds : {0.3, 0.6, 0.9, 1.2, 1.5}) {
+                SearchLimits limits;
+                limits.seconds = seconds;
+                const MilpSearch s = searchWithCbc(lp.get(), limits);
+                const QString where = QString("point %1 (%2 bytes), %3 s").arg(i).arg(fitting.activationPeakBytes).arg(seconds);
+                QVERIFY2(s.status != MilpSearch::Status::NoneBelowCutoff, qPrintable(where + ": claimed infeasible"));
+                QVERIFY2(s.bound <= cost * (1 + 1e-6) + 1e-9,
+                         qPrintable(where + QString(": bound %1 above a fitting plan's cost %2").arg(s.bound).arg(cost)));
+            }
+        }
     }
 
     void torchJointFrontiersCertified_data() {

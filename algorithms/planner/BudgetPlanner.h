@@ -227,10 +227,11 @@ public:
     size_t boundFrontier(std::vector<BudgetPlan>& plans, const ExactOptions& exact = {});
     // One budget's certified plan (the same method).
     BudgetPlan certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact = {});
-    // The exact mode's MILP at `budgetBytes` as free MPS text, for any MILP solver: binary
-    // columns r<op> (op recomputed), continuous ones for anchors, aliveness and loads, the
-    // objective the recompute cost divided by milpCostScale(). Its optimum bounds the cost of
-    // every plan that fits (MilpCertificate.cpp). Throws rx::Error where GLPK cannot write it.
+    // The exact mode's MILP at `budgetBytes` as MPS text for any MILP solver (fixed format:
+    // CBC 2.10 rejects GLPK's free one): binary columns r<op> (op recomputed), continuous ones
+    // for anchors, aliveness and loads, the objective the recompute cost divided by
+    // milpCostScale(). Its optimum bounds the cost of every plan that fits
+    // (MilpCertificate.cpp). Throws rx::Error where GLPK cannot write it.
     std::string milpAsMps(int64_t budgetBytes);
     double milpCostScale();
     // The exact mode's model of `plan`'s activation peak (its rows with the plan's recompute

@@ -1015,7 +1015,7 @@ std::string BudgetPlanner::milpAsMps(int64_t budgetBytes) {
         ~RemoveFile() { ::unlink(path.c_str()); }
     } remove{path};
     const int terminal = glp_term_out(GLP_OFF);  // GLPK reports the write on stdout
-    const int written = glp_write_mps(lp, GLP_MPS_FILE, nullptr, path.c_str());
+    const int written = glp_write_mps(lp, GLP_MPS_DECK, nullptr, path.c_str());
     glp_term_out(terminal);
     if (written != 0) throw Error("GLPK could not write the MILP as MPS");
     return readFile(path);

@@ -225,7 +225,7 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                  ->needs(budget);
                              app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
                                           "optimal or bounds its gap)")->needs(budget);
-                             app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (free MPS, "
+                             app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (MPS, "
                                             "for any MILP solver; binaries r<op>: op recomputed)")->check(cli::kNonEmpty)->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);
                              return [a] { return runSolve(*a); };

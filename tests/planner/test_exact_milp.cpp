@@ -416,7 +416,7 @@ private slots:
             }
             const std::unique_ptr<glp_prob, void (*)(glp_prob*)> lp(glp_create_prob(), glp_delete_prob);
             glp_term_out(GLP_OFF);
-            QCOMPARE(glp_read_mps(lp.get(), GLP_MPS_FILE, nullptr, path.toLocal8Bit().constData()), 0);
+            QCOMPARE(glp_read_mps(lp.get(), GLP_MPS_DECK, nullptr, path.toLocal8Bit().constData()), 0);
             const double cost = fitting.recomputeCost / planner.milpCostScale();
             for (double seconds : {0.3, 0.6, 0.9, 1.2, 1.5}) {
                 SearchLimits limits;

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -338,6 +339,7 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     // child past its time, is a failed search.
     int fds[2];
     if (::pipe(fds) != 0) return {};
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         ::close(fds[0]);
@@ -345,6 +347,9 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
         return {};
     }
     if (pid == 0) {
+        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);  // it died before the line above
         ::close(fds[0]);
         const MilpSearch r = runCbc(cbc, in, limits);
         const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};

@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -332,11 +332,13 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
         const CutoffRow cutoffRow(lp, limits.cutoff);  // in the model as well as CBC's own cut-off
         return cbcInputOf(lp);
     }();
-    // In a child process: CBC 2.10 dies of a segmentation fault in its preprocessor's
-    // postProcess on some of these models (the 4-layer transformer's 846.88 KiB point, every
-    // run), which in this process would take the CLI or the explorer with it. The child
-    // shares the input copy-on-write, sends the result down a pipe and exits; a crash, or a
-    // child past its time, is a failed search.
+    // In a child process: CBC 2.10 has crashed on these models (a segmentation fault in its
+    // preprocessor, on the 4-layer transformer's 846.88 KiB point, every run), which in this
+    // process would take the CLI or the explorer with it; and its C interface runs its
+    // command-line driver, whose state is the process's: a second search in one process
+    // reported a model infeasible in 0.9 s that a fresh one could not bound in 14 s (README
+    // "Exact mode", session 20). The child shares the input copy-on-write, sends the result
+    // down a pipe and exits; a crash, or a child past its time, is a failed search.
     int fds[2];
     if (::pipe(fds) != 0) return {};
     const pid_t parent = ::getpid();

@@ -921,6 +921,12 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     const double glpkShare = cbcAvailable() ? limits.glpkShare : 1.0;  // without CBC, GLPK's alone
     const auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);
     bool cbcPhase = glpkShare <= 0;
+    // The search ends where the last engine does.
+    auto nextPhase = [&] {
+        if (cbcPhase) return false;
+        cbcPhase = true;
+        return true;
+    };
     size_t rejected = 0;
     while (secondsLeft() > 0) {
         const double glpkLeft = std::chrono::duration<double>(glpkDeadline - Clock::now()).count();
@@ -942,12 +948,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         const bool optimal = s.status == MilpSearch::Status::Optimal;
         if (s.status != MilpSearch::Status::Failed && std::isfinite(s.bound))
             out.lower = std::max(out.lower, roundUpToCostGranule(s.bound * m.costScale));
-        // The search ends where the last engine does.
-        auto nextPhase = [&] {
-            if (cbcPhase) return false;
-            cbcPhase = true;
-            return true;
-        };
         if (s.columns.empty()) {  // a failure, or out of time with nothing found
             if (nextPhase()) continue;
             return finish();

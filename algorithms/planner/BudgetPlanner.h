@@ -126,6 +126,12 @@ struct ExactOptions {
     // Each point's branch-and-bound: GLPK's for this part of its time, then CBC's
     // (BranchAndBound.h: they close different points).
     double glpkShare = 0.25;
+    // Before each branch-and-bound: cost-level rounding cuts (addCostLevelCuts), within this
+    // part of the point's time.
+    bool costLevelCuts = true;
+    double costLevelCutShare = 0.2;
+    // false: no branch-and-bound, each point's bound its relaxation's (with the cuts above).
+    bool branchAndBound = true;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
     std::function<bool()> stop = {};

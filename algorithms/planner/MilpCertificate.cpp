@@ -866,6 +866,110 @@ void fixByReducedCost(glp_prob* lp, size_t candidates, double cutoff) {
     }
 }
 
+// Cost-level rounding cuts (Chvátal-Gomory cuts on the cut-off's row set): with integer
+// weights w_k = ⌊cost_k / u⌋ for a cost level u, every set cheaper than the cut-off has
+// Σ w·r ≥ ⌈v⌉, v the relaxation's least Σ w·r under the cut-off (Σ w·r is a whole number on
+// sets). The relaxation spreads its recomputation over interchangeable expensive ops (a LLaMA
+// point's: 1.59 of its 14 costliest, blended across the layers' twin matmuls, where every
+// plan needs two; the branch-and-bound's bound then moves only once all are branched on:
+// 97 CBC nodes left it at the root's). Adds each cut that the relaxation's optimum violates
+// as a row (valid for every later, lower cut-off) and re-solves the relaxation from its basis;
+// levels from the dearest, those above the cut-off or far below the gap skipped, each solve
+// within the time given. The relaxation is left solved again (`resolve`, from its basis: its
+// optimum's values are what reduced-cost fixing reads next).
+struct CostLevelCuts {
+    int added = 0;
+    int simplexReturn = 0;  // the relaxation's re-solve (0 where it was left as it was)
+};
+CostLevelCuts addCostLevelCuts(glp_prob* lp, const std::vector<double>& cost, double cutoff, double seconds,
+                               const glp_smcp& resolve) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
+    auto secondsLeft = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
+    if (secondsLeft() <= 0) return {};
+    const size_t nc = cost.size();
+    const double z = glp_get_obj_val(lp);
+    if (!(cutoff > z)) return {};
+    std::vector<double> x = relaxedRecomputeValues(lp, nc);
+    std::vector<double> levels;
+    for (size_t k = 0; k < nc; ++k)
+        if (cost[k] <= cutoff && cost[k] >= 0.05 * (cutoff - z) && glp_get_col_type(lp, int(k) + 1) != GLP_FX)
+            levels.push_back(cost[k]);
+    std::sort(levels.rbegin(), levels.rend());
+    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+    if (levels.size() > 3) levels.resize(3);
+    // Only levels whose sum at the optimum has a fraction to round up.
+    std::vector<std::vector<std::pair<int, double>>> weights;
+    std::vector<double> atOptimum;
+    for (const double u : levels) {
+        std::vector<std::pair<int, double>> w;
+        double sum = 0;
+        for (size_t k = 0; k < nc; ++k)
+            if (const double wk = std::floor(cost[k] / u * (1 + 1e-9)); wk > 0) {
+                w.push_back({int(k) + 1, wk});
+                sum += wk * x[k];
+            }
+        if (sum - std::floor(sum + 1e-6) < 0.05) continue;
+        weights.push_back(std::move(w));
+        atOptimum.push_back(sum);
+    }
+    if (weights.empty()) return {};
+    struct Cut {
+        std::vector<int> index{0};
+        std::vector<double> weight{0.0};
+        double atLeast;
+    };
+    std::vector<Cut> cuts;
+    // The cost-optimal basis, restored (with the cuts' rows basic) for the dual simplex after.
+    const int rows = glp_get_num_rows(lp), columns = glp_get_num_cols(lp);
+    std::vector<int> rowStat(size_t(rows) + 1), colStat(size_t(columns) + 1);
+    for (int r = 1; r <= rows; ++r) rowStat[size_t(r)] = glp_get_row_stat(lp, r);
+    for (int c = 1; c <= columns; ++c) colStat[size_t(c)] = glp_get_col_stat(lp, c);
+    {
+        std::vector<int> index{0};
+        std::vector<double> value{0.0};
+        for (size_t k = 0; k < nc; ++k)
+            if (cost[k] != 0) {
+                index.push_back(int(k) + 1);
+                value.push_back(cost[k]);
+            }
+        const int costRow = glp_add_rows(lp, 1);  // basic: the optimum is below the cut-off
+        glp_set_mat_row(lp, costRow, int(index.size()) - 1, index.data(), value.data());
+        glp_set_row_bnds(lp, costRow, GLP_UP, 0.0, cutoff);
+        for (size_t level = 0; level < weights.size() && secondsLeft() > 0; ++level) {
+            Cut cut;
+            for (const auto& [column, w] : weights[level]) {
+                cut.index.push_back(column);
+                cut.weight.push_back(w);
+            }
+            for (int c = 1; c <= columns; ++c) glp_set_obj_coef(lp, c, 0.0);
+            for (size_t i = 1; i < cut.index.size(); ++i) glp_set_obj_coef(lp, cut.index[i], cut.weight[i]);
+            glp_smcp smcp;  // from a primal feasible basis (the last optimum, the cost row basic)
+            glp_init_smcp(&smcp);
+            smcp.msg_lev = GLP_MSG_OFF;
+            smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+            if (glp_simplex(lp, &smcp) != 0 || glp_get_status(lp) != GLP_OPT) continue;
+            cut.atLeast = std::ceil(glp_get_obj_val(lp) - 1e-6);
+            if (cut.atLeast > atOptimum[level] + 1e-6) cuts.push_back(std::move(cut));
+        }
+        const int del[2] = {0, costRow};
+        glp_del_rows(lp, 1, del);
+    }
+    for (size_t k = 0; k < nc; ++k) glp_set_obj_coef(lp, int(k) + 1, cost[k]);
+    for (int c = int(nc) + 1; c <= columns; ++c) glp_set_obj_coef(lp, c, 0.0);
+    for (int r = 1; r <= rows; ++r) glp_set_row_stat(lp, r, rowStat[size_t(r)]);
+    for (int c = 1; c <= columns; ++c) glp_set_col_stat(lp, c, colStat[size_t(c)]);
+    for (const Cut& cut : cuts) {
+        const int row = glp_add_rows(lp, 1);
+        glp_set_mat_row(lp, row, int(cut.index.size()) - 1, cut.index.data(), cut.weight.data());
+        glp_set_row_bnds(lp, row, GLP_LO, cut.atLeast, 0.0);
+        glp_set_row_stat(lp, row, GLP_BS);
+    }
+    glp_smcp smcp = resolve;
+    smcp.tm_lim = int(std::clamp(secondsLeft(), 1.0, 1e6) * 1000);  // from an optimal basis: at most a few pivots
+    return {int(cuts.size()), glp_simplex(lp, &smcp)};
+}
+
 }  // namespace
 
 BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
@@ -949,8 +1053,41 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             return finish();
         }
         setCutoff(incumbentCost);
-        if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);  // on the relaxation's optimum
+        // On the relaxation's optimum as solved from its basis: a re-solve after the cuts'
+        // searches may land on another (degenerate) optimum whose reduced costs fix fewer.
+        if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);
+        // Cost-level rounding cuts (a part of the time: the relaxation's blend of twin
+        // expensive ops is what holds the branch-and-bound's bound at the root's), then the
+        // stronger relaxation's bound, which may prove the incumbent by itself.
+        // A few rounds: each stronger relaxation's optimum may blend ops of another level.
+        bool cutsAdded = false;
+        const auto cutsDeadline = Clock::now() + std::chrono::duration<double>(limits.costLevelCutShare * secondsLeft());
+        for (int round = 0; round < 4 && limits.costLevelCuts && glp_get_status(lp) == GLP_OPT; ++round) {
+            const double cutSeconds = std::chrono::duration<double>(cutsDeadline - Clock::now()).count();
+            const CostLevelCuts cuts = addCostLevelCuts(lp, m.cost, cutoff, cutSeconds, relaxationSimplex(lp, limits));
+            if (cuts.added == 0) break;
+            cutsAdded = true;
+            ++out.solves;
+            const int ret = cuts.simplexReturn;
+            // The cuts hold for sets below the cut-off only: the others cost the incumbent or more.
+            if (ret == GLP_ENOPFS || (ret == 0 && glp_get_status(lp) == GLP_NOFEAS)) {
+                out.proven = true;
+                out.lower = incumbentCost;
+                return finish();
+            }
+            if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
+                const double withCuts = roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale));
+                out.lower = std::max(out.lower, std::min(withCuts, incumbentCost));
+                if (provesIncumbent(out.lower, incumbentCost)) {
+                    out.proven = true;
+                    out.lower = incumbentCost;
+                    return finish();
+                }
+            }
+        }
+        if (cutsAdded && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);  // and on the stronger one's
     }
+    if (!limits.branchAndBound) return finish();
     // GLPK's search for the first part of the time, CBC's for the rest: they close different
     // points (BranchAndBound.h); what the first finds tightens the cut-off for the second.
     const double glpkShare = cbcAvailable() ? limits.glpkShare : 1.0;  // without CBC, GLPK's alone

@@ -388,6 +388,48 @@ private slots:
         QVERIFY(costs[0].size() >= 10);
     }
 
+    void costLevelCutsLiftTheBoundWhereTwinOpsBlend() {
+        // A generated 2-layer LLaMA's low frontier points: the relaxation recomputes 1.59 of
+        // its costliest matmuls, blended over the layers' twins, where every plan needs two,
+        // and the branch-and-bound's bound stays at the root's (97 CBC nodes in a minute). The
+        // cost-level rounding cuts (Σ over a cost level ≥ ⌈its least sum under the cut-off⌉)
+        // lift it: with no branch-and-bound (whose bound depends on its time), the bound with
+        // the cuts must stand above the relaxation's, and neither may pass a plan's cost.
+        zoo::ZooOptions o;
+        o.model = "llama";
+        o.layers = 2;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        BudgetPlanner planner(g.program, g.spec);
+        std::vector<BudgetPlan> plans = planner.frontier(20);
+        std::sort(plans.begin(), plans.end(),
+                  [](const BudgetPlan& a, const BudgetPlan& b) { return a.activationPeakBytes < b.activationPeakBytes; });
+        QVERIFY(plans.size() >= 8);
+        int lifted = 0;
+        for (size_t i : {size_t(0), size_t(3)}) {
+            const int64_t budget = plans[i].activationPeakBytes;
+            ExactOptions without{30};
+            without.costLevelCuts = false;
+            without.branchAndBound = false;
+            ExactOptions with = without;
+            with.costLevelCuts = true;
+            with.costLevelCutShare = 1.0;  // the cuts may take the whole time: the test is theirs
+            const BudgetPlan a = planner.certifiedPlanForBudget(budget, without);
+            const BudgetPlan b = planner.certifiedPlanForBudget(budget, with);
+            QVERIFY(a.bound && b.bound);
+            QVERIFY(a.activationPeakBytes <= budget && b.activationPeakBytes <= budget);
+            QVERIFY(a.bound->costLowerBound <= a.recomputeCost * (1 + 1e-9));
+            QVERIFY(b.bound->costLowerBound <= b.recomputeCost * (1 + 1e-9));
+            // Each bound holds for every plan: neither above the other's plan.
+            QVERIFY(b.bound->costLowerBound <= a.recomputeCost * (1 + 1e-9));
+            QVERIFY(a.bound->costLowerBound <= b.recomputeCost * (1 + 1e-9));
+            qInfo("point %zu (%lld bytes): bound %.0f without the cuts, %.0f with (plans %.0f, %.0f)", i,
+                  static_cast<long long>(budget), a.bound->costLowerBound, b.bound->costLowerBound, a.recomputeCost,
+                  b.recomputeCost);
+            lifted += b.bound->costLowerBound >= 1.03 * a.bound->costLowerBound;
+        }
+        QVERIFY2(lifted >= 1, "the cuts lifted no point's bound by 3%");
+    }
+
     void enginesNeverClaimAProofTheirTimeLimitCut() {
         // CBC's preprocessor, stopped by its time limit, reported a generated 2-layer LLaMA's
         // MILP infeasible (status finished, "linear relaxation infeasible"), with no cut-off at

@@ -49,7 +49,6 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -83,7 +82,7 @@ struct BudgetPlanner::MilpModel {
         double lo, hi;
     };
     std::vector<Row> rows;               // every row but the peak rows (those depend on the budget)
-    std::vector<uint32_t> checkPoints;  // ops where a live range starts (the peak is at one), and anchors
+    std::vector<uint32_t> checkPoints;  // ops where a live range starts (the peak is at one)
     // The peak expressions, by check point, then one per (clone, anchor): the bytes alive
     // there are constant[e] + the expression. In cumulative form: check point i's is a load
     // column L_i (the last columns), defined by a row L_i = L_{i−1} + Σ bytes·column of the
@@ -95,7 +94,6 @@ struct BudgetPlanner::MilpModel {
     uint32_t firstLoadColumn = 0;      // L_i is column firstLoadColumn + i
     std::vector<Entries> cloneRows;     // by clone position: Σ coef·column, load columns included
     size_t peakExpressions() const { return checkPoints.size() + cloneRows.size(); }
-    size_t alivePartColumns = 0;       // after the loads: what a clone position's row reads (free)
     bool isLoadColumn(size_t column) const { return column >= firstLoadColumn; }
     std::vector<double> cost;           // by candidate, scaled by costScale
     double costScale = 1;
@@ -546,17 +544,6 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         coupleCopies(b, constEnd, ownerCandidate, originalSegments, cloneSegments);
     }
     for (const auto& t : m->terms) starts.push_back(t.from);
-    // Every anchor is a check point too (its load bound is implied by the start before it):
-    // a clone position's row then reads the load at its anchor in one entry instead of that
-    // of the start before it less every range ending in between (on a 2-layer LSTM, 331
-    // candidates, 424k of the model's 708k non-zeros, which every branch-and-bound node
-    // re-solved).
-    std::vector<uint32_t> anchorsAll;
-    for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
-    std::sort(anchorsAll.begin(), anchorsAll.end());
-    anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
-    for (const uint32_t t : anchorsAll)
-        if (t > 0 && t < n) starts.push_back(t);
     std::sort(starts.begin(), starts.end());
     starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
     m->checkPoints = starts;
@@ -600,9 +587,13 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     // before t, or of a candidate before k — and k's results, and the operands k reads
     // (counted only when no range of theirs covers t, so that nothing counts twice).
     // Row per (k, t): those ranges + extra(k)·[anchor(k) = t] ≤ budget. The ranges alive at t
-    // are those of its check point (L_t); of them all are started before the clone (an
-    // original's variable part starts after its op) but the clone results anchored at t of
-    // candidates from k on.
+    // are those at the check point c at or before it (L_c) but the ones ending between; of
+    // them all are started before the clone (an original's variable part starts after its op)
+    // but the clone results anchored at t of candidates from k on.
+    std::vector<uint32_t> anchorsAll;
+    for (uint32_t k = 0; k < nc; ++k) anchorsAll.insert(anchorsAll.end(), possible[k].begin(), possible[k].end());
+    std::sort(anchorsAll.begin(), anchorsAll.end());
+    anchorsAll.erase(std::unique(anchorsAll.begin(), anchorsAll.end()), anchorsAll.end());
     std::vector<std::vector<uint32_t>> termsByValue(nv);
     for (uint32_t t = 0; t < m->terms.size(); ++t) termsByValue[termValue[t]].push_back(t);
     std::vector<std::vector<uint32_t>> constRangesByValue(nv);
@@ -614,30 +605,28 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             if (m->terms[i].from <= t && m->terms[i].to >= t) return true;
         return false;
     };
-    // The rows of one anchor share its load and differ by the results of the clones anchored
-    // there from k on: a column per row holds that difference cumulatively, the candidates
-    // taken from the last one down (S_k = S_next − results of [k, next)), so each result
-    // range enters once per anchor rather than once per clone after it (LSTM above: 6006
-    // rows of 67 entries on average, 2-3 now). Past a budget of entries the rest of the
-    // anchors are left out (fewer rows, still a relaxation): large programs' LP bounds stay
-    // cheap.
+    // Each row repeats what is alive at t: past a budget of entries the rest are left out
+    // (fewer rows, still a relaxation), so that large programs' LP bounds stay cheap.
     size_t cloneRowEntries = 0;
     for (const uint32_t t : anchorsAll) {
         if (t == 0 || cloneRowEntries > MilpModel::kMaxCloneRowEntries) continue;
-        const size_t past = pastLastCheck(t);  // t is a check point: past − 1 is t's
+        const size_t past = pastLastCheck(t);
+        Entries alive;                                            // the ranges alive at t
         std::vector<std::pair<uint32_t, uint32_t>> groupResults;  // (candidate, term): anchored at t
-        if (past > 0)
-            for (uint32_t i = 0; i < m->terms.size(); ++i)
-                if (termClone[i] != kNoId && m->terms[i].from == t) groupResults.push_back({termClone[i], i});
+        if (past > 0) {
+            const uint32_t c = m->checkPoints[past - 1];
+            alive.push_back({loadColumn(past - 1), 1.0});
+            for (uint32_t i = 0; i < m->terms.size(); ++i) {
+                const auto& term = m->terms[i];
+                if (term.from > c || term.to < c) continue;
+                if (term.to < t) alive.push_back({term.var, -term.bytes});
+                else if (termClone[i] != kNoId && term.from == t) groupResults.push_back({termClone[i], i});
+            }
+        }
         std::sort(groupResults.begin(), groupResults.end());
         double constBefore = 0;
         for (const ConstRange& c : constRanges)
             if (c.from < t && c.to >= t) constBefore += c.bytes;
-        struct Position {
-            uint32_t candidate;
-            double extra;  // its results and the operands no range covers, in kUnit
-        };
-        std::vector<Position> positions;  // ascending candidates
         for (uint32_t k = 0; k < nc; ++k) {
             if (!std::binary_search(possible[k].begin(), possible[k].end(), t)) continue;
             double extra = 0;
@@ -653,34 +642,10 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             for (ValueId x : operands)
                 if (defIndex_[x] != kNoId && !resident_[x] && ownedBytes_[x] > 0 && !covered(x, t))
                     extra += double(ownedBytes_[x]) / MilpModel::kUnit;
-            if (extra > 0) positions.push_back({k, extra});
-        }
-        // What is alive before each position's clone, from the last position down.
-        std::vector<Entries> before(positions.size());
-        std::optional<uint32_t> suffix;
-        if (past > 0) suffix = loadColumn(past - 1);
-        size_t g = groupResults.size();
-        for (size_t p = positions.size(); p-- > 0;) {
-            Entries leaving;
-            for (; g > 0 && groupResults[g - 1].first >= positions[p].candidate; --g) {
-                const auto& term = m->terms[groupResults[g - 1].second];
-                leaving.push_back({term.var, -term.bytes});
-            }
-            if (!leaving.empty()) {  // S = suffix − leaving
-                const uint32_t column = uint32_t(m->columns++);
-                ++m->alivePartColumns;
-                leaving = negated(std::move(leaving));
-                leaving.push_back({column, 1.0});
-                leaving.push_back({*suffix, -1.0});
-                cloneRowEntries += leaving.size();
-                add(std::move(leaving), GLP_FX, 0.0, 0.0);
-                suffix = column;
-            }
-            if (suffix) before[p].push_back({*suffix, 1.0});
-        }
-        for (size_t p = 0; p < positions.size(); ++p) {
-            const auto [k, extra] = positions[p];
-            Entries row = std::move(before[p]);
+            if (extra <= 0) continue;
+            Entries row = alive;
+            for (const auto& [j, i] : groupResults)
+                if (j >= k) row.push_back({m->terms[i].var, -m->terms[i].bytes});
             for (const auto& e : anchoredBy(k, t, false)) row.push_back({e.first, extra * e.second});
             for (const auto& e : anchoredBy(k, t - 1, true)) row.push_back({e.first, -extra * e.second});
             cloneRowEntries += row.size();
@@ -1202,9 +1167,7 @@ bool BudgetPlanner::relaxationGuides() {
             const MilpModel& m = milpModel();
             size_t cloneRows = 0;
             for (const Entries& row : m.cloneRows) cloneRows += !row.empty();
-            // Counted as before the clone rows shared their parts (the guide's limit was set so).
-            relaxationGuides_ = m.columns - m.alivePartColumns + m.rows.size() - m.alivePartColumns + cloneRows <=
-                                options_.relaxationGuideMaxSize;
+            relaxationGuides_ = m.columns + m.rows.size() + cloneRows <= options_.relaxationGuideMaxSize;
         }
     }
     return *relaxationGuides_;

@@ -126,8 +126,8 @@ struct ExactOptions {
     // Each point's branch-and-bound: GLPK's for this part of its time, then CBC's
     // (BranchAndBound.h: they close different points).
     double glpkShare = 0.25;
-    // Before each branch-and-bound: cost-level rounding cuts (addCostLevelCuts), within this
-    // part of the point's time.
+    // Once per point, between GLPK's search and CBC's: cost-level rounding cuts
+    // (addCostLevelCuts), within this part of the time left.
     bool costLevelCuts = true;
     double costLevelCutShare = 0.2;
     // false: no branch-and-bound, each point's bound its relaxation's (with the cuts above).

@@ -1018,27 +1018,37 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             return finish();
         }
         setCutoff(incumbentCost);
-        // On the relaxation's optimum as solved from its basis: a re-solve after the cuts'
-        // searches may land on another (degenerate) optimum whose reduced costs fix fewer.
+        // On the relaxation's optimum as solved from its basis (and again after the cuts below:
+        // the re-solve after their searches may land on a degenerate optimum that fixes fewer).
         if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);
-        // Cost-level rounding cuts (a part of the time: the relaxation's blend of twin
-        // expensive ops is what holds the branch-and-bound's bound at the root's), then the
-        // stronger relaxation's bound, which may prove the incumbent by itself.
-        // A few rounds: each stronger relaxation's optimum may blend ops of another level.
-        bool cutsAdded = false;
+    }
+    // Cost-level rounding cuts (a part of the time: the relaxation's blend of twin expensive
+    // ops is what holds the branch-and-bound's bound at the root's), then the stronger
+    // relaxation's bound, which may prove the incumbent by itself. Tried once, after GLPK's
+    // search (before CBC's): points GLPK proves pay nothing for them (on the 2-layer LSTM,
+    // cuts first cost ~2 s a point and 2-3 points proven in 60 s).
+    bool cutsTried = false;
+    auto provenByCuts = [&]() -> bool {
+        cutsTried = true;
+        if (!limits.costLevelCuts || !std::isfinite(cutoff) || secondsLeft() <= 0) return false;
+        glp_smcp again = relaxationSimplex(lp, limits);  // from the kept basis: a check, ~0 pivots
+        again.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+        if (glp_simplex(lp, &again) != 0 || glp_get_status(lp) != GLP_OPT) return false;
+        bool added = false;
         const auto cutsDeadline = Clock::now() + std::chrono::duration<double>(limits.costLevelCutShare * secondsLeft());
-        for (int round = 0; round < 4 && limits.costLevelCuts && glp_get_status(lp) == GLP_OPT; ++round) {
+        // A few rounds: each stronger relaxation's optimum may blend ops of another level.
+        for (int round = 0; round < 4 && glp_get_status(lp) == GLP_OPT; ++round) {
             const double cutSeconds = std::chrono::duration<double>(cutsDeadline - Clock::now()).count();
             const CostLevelCuts cuts = addCostLevelCuts(lp, m.cost, cutoff, cutSeconds, relaxationSimplex(lp, limits));
             if (cuts.added == 0) break;
-            cutsAdded = true;
+            added = true;
             ++out.solves;
             const int ret = cuts.simplexReturn;
             // The cuts hold for sets below the cut-off only: the others cost the incumbent or more.
             if (ret == GLP_ENOPFS || (ret == 0 && glp_get_status(lp) == GLP_NOFEAS)) {
                 out.proven = true;
                 out.lower = incumbentCost;
-                return finish();
+                return true;
             }
             if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
                 const double withCuts = roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale));
@@ -1046,18 +1056,23 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
                 if (provesIncumbent(out.lower, incumbentCost)) {
                     out.proven = true;
                     out.lower = incumbentCost;
-                    return finish();
+                    return true;
                 }
             }
         }
-        if (cutsAdded && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);  // and on the stronger one's
+        if (added && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);  // on the stronger optimum
+        return false;
+    };
+    if (!limits.branchAndBound) {
+        provenByCuts();
+        return finish();
     }
-    if (!limits.branchAndBound) return finish();
     // GLPK's search for the first part of the time, CBC's for the rest: they close different
     // points (BranchAndBound.h); what the first finds tightens the cut-off for the second.
     const double glpkShare = cbcAvailable() ? limits.glpkShare : 1.0;  // without CBC, GLPK's alone
     const auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);
     bool cbcPhase = glpkShare <= 0;
+    if (glpkShare >= 1 && provenByCuts()) return finish();  // GLPK's search alone: the cuts first
     // The search ends where the last engine does.
     auto nextPhase = [&] {
         if (cbcPhase) return false;
@@ -1068,6 +1083,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     while (secondsLeft() > 0) {
         const double glpkLeft = std::chrono::duration<double>(glpkDeadline - Clock::now()).count();
         if (glpkLeft <= 0) cbcPhase = true;
+        if (cbcPhase && !cutsTried && provenByCuts()) return finish();
         SearchLimits search;
         search.seconds = cbcPhase ? secondsLeft() : glpkLeft;
         search.cutoff = cutoff;

@@ -141,25 +141,15 @@ int addCutoffRow(glp_prob* lp, double cutoff) {
     return row;
 }
 
-// The cut-off's row for one search, on either engine: added on construction, removed on
-// destruction (the caller's problem is left as it was).
-class CutoffRow {
-public:
-    CutoffRow(glp_prob* lp, double cutoff) : lp_(lp), row_(addCutoffRow(lp, cutoff)) {}
-    ~CutoffRow() {
-        if (!row_) return;
-        const int rows[2] = {0, row_};
-        glp_del_rows(lp_, 1, rows);
-    }
-    CutoffRow(const CutoffRow&) = delete;
-    CutoffRow& operator=(const CutoffRow&) = delete;
-
-private:
-    glp_prob* lp_;
-    int row_;
-};
-
 }  // namespace
+
+CutoffRow::CutoffRow(glp_prob* lp, double cutoff) : lp_(lp), row_(addCutoffRow(lp, cutoff)) {}
+
+CutoffRow::~CutoffRow() {
+    if (!row_) return;
+    const int rows[2] = {0, row_};
+    glp_del_rows(lp_, 1, rows);
+}
 
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     MilpSearch out;

@@ -32,6 +32,21 @@ struct MilpSearch {
     double bound = -std::numeric_limits<double>::infinity();
 };
 
+// The objective as a row at most `cutoff` (none where it is infinite), for one search (either
+// engine) or one relaxation: added on construction, removed on destruction (the caller's
+// problem is left as it was). Read the objective before changing it.
+class CutoffRow {
+public:
+    CutoffRow(glp_prob* lp, double cutoff);
+    ~CutoffRow();
+    CutoffRow(const CutoffRow&) = delete;
+    CutoffRow& operator=(const CutoffRow&) = delete;
+
+private:
+    glp_prob* lp_;
+    int row_;
+};
+
 // GLPK's branch-and-bound (its presolver, pseudocost branching): many cheap nodes. It finds
 // plans where CBC's root work takes a point's whole share (a LLaMA layer's floor point).
 // Solves `lp` in place (its MIP solution is GLPK's to keep); the cut-off's row is added for

@@ -863,50 +863,31 @@ CostLevelCuts addCostLevelCuts(glp_prob* lp, const std::vector<double>& cost, do
     std::sort(levels.rbegin(), levels.rend());
     levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
     if (levels.size() > 3) levels.resize(3);
-    // Only levels whose sum at the optimum has a fraction to round up.
-    std::vector<std::vector<std::pair<int, double>>> weights;
-    std::vector<double> atOptimum;
-    for (const double u : levels) {
-        std::vector<std::pair<int, double>> w;
-        double sum = 0;
-        for (size_t k = 0; k < nc; ++k)
-            if (const double wk = std::floor(cost[k] / u * (1 + 1e-9)); wk > 0) {
-                w.push_back({int(k) + 1, wk});
-                sum += wk * x[k];
-            }
-        if (sum - std::floor(sum + 1e-6) < 0.05) continue;
-        weights.push_back(std::move(w));
-        atOptimum.push_back(sum);
-    }
-    if (weights.empty()) return {};
+    // Each level's cut, where its sum at the optimum has a fraction to round up.
     struct Cut {
-        std::vector<int> index{0};
+        std::vector<int> index{0};  // GLPK's 1-based arrays
         std::vector<double> weight{0.0};
-        double atLeast;
+        double atOptimum = 0, atLeast = 0;
     };
-    std::vector<Cut> cuts;
-    // The cost-optimal basis, restored (with the cuts' rows basic) for the dual simplex after.
-    const int rows = glp_get_num_rows(lp), columns = glp_get_num_cols(lp);
-    std::vector<int> rowStat(size_t(rows) + 1), colStat(size_t(columns) + 1);
-    for (int r = 1; r <= rows; ++r) rowStat[size_t(r)] = glp_get_row_stat(lp, r);
-    for (int c = 1; c <= columns; ++c) colStat[size_t(c)] = glp_get_col_stat(lp, c);
-    {
-        std::vector<int> index{0};
-        std::vector<double> value{0.0};
+    std::vector<Cut> candidates, cuts;
+    for (const double u : levels) {
+        Cut cut;
         for (size_t k = 0; k < nc; ++k)
-            if (cost[k] != 0) {
-                index.push_back(int(k) + 1);
-                value.push_back(cost[k]);
-            }
-        const int costRow = glp_add_rows(lp, 1);  // basic: the optimum is below the cut-off
-        glp_set_mat_row(lp, costRow, int(index.size()) - 1, index.data(), value.data());
-        glp_set_row_bnds(lp, costRow, GLP_UP, 0.0, cutoff);
-        for (size_t level = 0; level < weights.size() && secondsLeft() > 0; ++level) {
-            Cut cut;
-            for (const auto& [column, w] : weights[level]) {
-                cut.index.push_back(column);
+            if (const double w = std::floor(cost[k] / u * (1 + 1e-9)); w > 0) {
+                cut.index.push_back(int(k) + 1);
                 cut.weight.push_back(w);
+                cut.atOptimum += w * x[k];
             }
+        if (cut.atOptimum - std::floor(cut.atOptimum + 1e-6) >= 0.05) candidates.push_back(std::move(cut));
+    }
+    if (candidates.empty()) return {};
+    // The cost-optimal basis, restored (with the cuts' rows basic) for the re-solve after.
+    const std::shared_ptr<const LpBasis> optimal = basisOf(lp);
+    const int columns = glp_get_num_cols(lp);
+    {
+        const CutoffRow underCutoff(lp, cutoff);  // basic: the optimum is below the cut-off
+        for (Cut& cut : candidates) {
+            if (secondsLeft() <= 0) break;
             for (int c = 1; c <= columns; ++c) glp_set_obj_coef(lp, c, 0.0);
             for (size_t i = 1; i < cut.index.size(); ++i) glp_set_obj_coef(lp, cut.index[i], cut.weight[i]);
             glp_smcp smcp;  // from a primal feasible basis (the last optimum, the cost row basic)
@@ -915,20 +896,15 @@ CostLevelCuts addCostLevelCuts(glp_prob* lp, const std::vector<double>& cost, do
             smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
             if (glp_simplex(lp, &smcp) != 0 || glp_get_status(lp) != GLP_OPT) continue;
             cut.atLeast = std::ceil(glp_get_obj_val(lp) - 1e-6);
-            if (cut.atLeast > atOptimum[level] + 1e-6) cuts.push_back(std::move(cut));
+            if (cut.atLeast > cut.atOptimum + 1e-6) cuts.push_back(std::move(cut));
         }
-        const int del[2] = {0, costRow};
-        glp_del_rows(lp, 1, del);
     }
-    for (size_t k = 0; k < nc; ++k) glp_set_obj_coef(lp, int(k) + 1, cost[k]);
-    for (int c = int(nc) + 1; c <= columns; ++c) glp_set_obj_coef(lp, c, 0.0);
-    for (int r = 1; r <= rows; ++r) glp_set_row_stat(lp, r, rowStat[size_t(r)]);
-    for (int c = 1; c <= columns; ++c) glp_set_col_stat(lp, c, colStat[size_t(c)]);
+    for (int c = 1; c <= columns; ++c) glp_set_obj_coef(lp, c, c <= int(nc) ? cost[size_t(c - 1)] : 0.0);
+    restoreBasis(lp, optimal.get());
     for (const Cut& cut : cuts) {
-        const int row = glp_add_rows(lp, 1);
+        const int row = glp_add_rows(lp, 1);  // basic, as a new row is
         glp_set_mat_row(lp, row, int(cut.index.size()) - 1, cut.index.data(), cut.weight.data());
         glp_set_row_bnds(lp, row, GLP_LO, cut.atLeast, 0.0);
-        glp_set_row_stat(lp, row, GLP_BS);
     }
     glp_smcp smcp = resolve;
     smcp.tm_lim = int(std::clamp(secondsLeft(), 1.0, 1e6) * 1000);  // from an optimal basis: at most a few pivots

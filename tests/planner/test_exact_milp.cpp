@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 
 #include "algorithms/MemoryModel.h"
@@ -65,10 +66,36 @@ PlannerOptions milpOnly() {
     return o;
 }
 
+// A generated 2-layer LLaMA (200 candidates) and its default frontier, lowest peak first: the
+// program whose low points the exact mode's searches and cuts are tested on.
+struct LlamaFrontier {
+    zoo::GeneratedProgram generated;
+    std::unique_ptr<BudgetPlanner> planner;  // reads `generated`, which therefore stays put
+    std::vector<BudgetPlan> byPeak;
+};
+
 }  // namespace
 
 class TestExactMilp : public QObject {
     Q_OBJECT
+    std::unique_ptr<LlamaFrontier> llama_;
+    // Built once for the tests that need it (planning is a function of its inputs, so they
+    // may share one planner).
+    LlamaFrontier& llamaFrontier() {
+        if (!llama_) {
+            llama_ = std::make_unique<LlamaFrontier>();
+            zoo::ZooOptions o;
+            o.model = "llama";
+            o.layers = 2;
+            llama_->generated = zoo::generateModel(o);
+            llama_->planner = std::make_unique<BudgetPlanner>(llama_->generated.program, llama_->generated.spec);
+            llama_->byPeak = llama_->planner->frontier(20);
+            std::sort(llama_->byPeak.begin(), llama_->byPeak.end(), [](const BudgetPlan& a, const BudgetPlan& b) {
+                return a.activationPeakBytes < b.activationPeakBytes;
+            });
+        }
+        return *llama_;
+    }
 private slots:
     void modelPeakIsTheRealPeakAtOriginalOps() {
         // Every normalised recompute set of small programs: the model's peak (its rows with
@@ -395,14 +422,9 @@ private slots:
         // cost-level rounding cuts (Σ over a cost level ≥ ⌈its least sum under the cut-off⌉)
         // lift it: with no branch-and-bound (whose bound depends on its time), the bound with
         // the cuts must stand above the relaxation's, and neither may pass a plan's cost.
-        zoo::ZooOptions o;
-        o.model = "llama";
-        o.layers = 2;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        BudgetPlanner planner(g.program, g.spec);
-        std::vector<BudgetPlan> plans = planner.frontier(20);
-        std::sort(plans.begin(), plans.end(),
-                  [](const BudgetPlan& a, const BudgetPlan& b) { return a.activationPeakBytes < b.activationPeakBytes; });
+        LlamaFrontier& llama = llamaFrontier();
+        BudgetPlanner& planner = *llama.planner;
+        const std::vector<BudgetPlan>& plans = llama.byPeak;
         QVERIFY(plans.size() >= 8);
         int lifted = 0;
         for (size_t i : {size_t(0), size_t(3)}) {
@@ -437,14 +459,9 @@ private slots:
         // at the frontier's low points, where a plan is known to fit, under limits across
         // that window: never "none below the cut-off", never a bound above a fitting plan's cost.
         // GLPK's search (its presolver has no clock) under the same limits, the same checks.
-        zoo::ZooOptions o;
-        o.model = "llama";
-        o.layers = 2;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        BudgetPlanner planner(g.program, g.spec);
-        std::vector<BudgetPlan> plans = planner.frontier(20);
-        std::sort(plans.begin(), plans.end(),
-                  [](const BudgetPlan& a, const BudgetPlan& b) { return a.activationPeakBytes < b.activationPeakBytes; });
+        LlamaFrontier& llama = llamaFrontier();
+        BudgetPlanner& planner = *llama.planner;
+        const std::vector<BudgetPlan>& plans = llama.byPeak;
         QVERIFY(plans.size() >= 8);
         QTemporaryDir dir;
         for (size_t i : {size_t(3), size_t(5)}) {

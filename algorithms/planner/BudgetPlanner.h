@@ -152,6 +152,12 @@ struct PlannerOptions {
     // has a frontier point within 1% above it as cheap as its own answer); more points, so
     // off by default (the LP bounds of the default frontier share a fixed time).
     double frontierResolution = 0;
+    // Up to thoroughSearchUpTo candidate ops, planForBudget(b) answers no dearer than any plan
+    // of the frontier of this many points (frontier(answerGridPoints)'s searches) that fits b:
+    // a budget solve or the dock's slider never costs more than a frontier point at a lower
+    // peak (the local search alone once gave 116.7 KFLOP at a budget where a lower-peak
+    // frontier point cost 59.4). 0: each budget's own search alone.
+    int answerGridPoints = 20;
     // Up to this many candidate ops (0: never) each budget's local search also starts from
     // the LP relaxation's optimum at that budget, its recompute values rounded at a few
     // thresholds: a descent that the min cut's plans do not reach (a 4-layer transformer at
@@ -207,8 +213,9 @@ public:
     // Bytes for a fraction 0-1 between minimumActivationPeak() and the original's.
     int64_t budgetFromFraction(double fraction);
 
-    // The cheapest plan found whose activation peak fits `budgetBytes`. Throws rx::Error when
-    // no plan fits, giving the smallest feasible activation peak.
+    // The cheapest plan found whose activation peak fits `budgetBytes`: its own search's and
+    // the answer grid's (options.answerGridPoints). Throws rx::Error when no plan fits, giving
+    // the smallest feasible activation peak.
     BudgetPlan planForBudget(int64_t budgetBytes);
     // The same by exhaustive enumeration of recompute sets (programs with at most
     // options.maxExactOps candidate ops; rx::Error otherwise).
@@ -368,6 +375,21 @@ private:
     // planForBudget's search: the cheapest fitting set of the base pool, refined and improved
     // around `budget`; null when none fits.
     const Evaluated* searchBudget(int64_t budget);
+    // One budget's answer: searchBudget's and the answer grid's cheapest that fits (the grid
+    // alone past thoroughSearchUpTo or with answerGridPoints 0); null when none fits.
+    const Evaluated* answerBudget(int64_t budget);
+    struct FrontierAnswer {
+        const Evaluated* set;
+        int64_t budget;
+    };
+    // frontier(points)'s budgets, descending: `points` evenly spaced from the floor to the
+    // original's activation peak, and the reference plans' peaks between.
+    std::vector<int64_t> frontierBudgets(int points);
+    // Each budget's answer by `answerOf`, then (frontierResolution) the bisections between.
+    std::vector<FrontierAnswer> searchFrontier(const std::vector<int64_t>& budgets, int points,
+                                               const std::function<const Evaluated*(int64_t)>& answerOf);
+    // searchFrontier of answerGridPoints by searchBudget alone (built once).
+    const std::vector<FrontierAnswer>& answerGrid();
     void improveGreedy(int64_t budget, Pool& pool);
     // The cheapest fitting plan of `pool`; ties by lower activation, then by the set.
     const Evaluated* bestFitting(const Pool& pool, int64_t budget) const;
@@ -535,6 +557,8 @@ private:
     std::map<double, const Evaluated*> lambdaPlans_;                  // λ -> its cut's set
     std::vector<double> gridLambdas_;                                 // ascending
     std::optional<Pool> basePool_;
+    std::map<int64_t, const Evaluated*> searched_;        // budget -> searchBudget's (null: none fits)
+    std::optional<std::vector<FrontierAnswer>> answerGrid_;
     std::optional<ReferencePlans> references_;
     std::future<ReferenceSets> referenceSets_;  // startReferenceSets' thread until referencePlans
     // pytorchStylePlan's budget-independent part: PyTorch's weights and aggressive bans, and

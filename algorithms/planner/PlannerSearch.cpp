@@ -355,23 +355,51 @@ int64_t BudgetPlanner::budgetFromFraction(double fraction) {
 }
 
 const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes) {
+    // A pure function of the budget: searched once (the frontier's budgets and the answer
+    // grid's are the same ones).
+    if (auto it = searched_.find(budgetBytes); it != searched_.end()) return it->second;
     // This call's pool: the shared start (a pure function of the problem) and what this
     // budget's own refinement and local search measure; nothing from earlier calls.
     Pool pool = basePool();
     refineAround(budgetBytes, pool);
     improveGreedy(budgetBytes, pool);
     const Evaluated* best = bestFitting(pool, budgetBytes);
-    if (!relaxationGuides()) return best;
-    // A second descent from the relaxation's roundings alone (in one pool with the cuts'
-    // plans the search would start from their cheapest and never see these).
-    Pool guided = roundingsPool(budgetBytes);
-    if (guided.order.empty()) return best;
-    improveGreedy(budgetBytes, guided);
-    if (const Evaluated* g = bestFitting(guided, budgetBytes)) {
-        pool.add(*g);
-        best = bestFitting(pool, budgetBytes);  // the same order as any other tie
+    if (relaxationGuides()) {
+        // A second descent from the relaxation's roundings alone (in one pool with the cuts'
+        // plans the search would start from their cheapest and never see these).
+        Pool guided = roundingsPool(budgetBytes);
+        if (!guided.order.empty()) {
+            improveGreedy(budgetBytes, guided);
+            if (const Evaluated* g = bestFitting(guided, budgetBytes)) {
+                pool.add(*g);
+                best = bestFitting(pool, budgetBytes);  // the same order as any other tie
+            }
+        }
     }
+    searched_.emplace(budgetBytes, best);
     return best;
+}
+
+const std::vector<BudgetPlanner::FrontierAnswer>& BudgetPlanner::answerGrid() {
+    if (!answerGrid_) {
+        const int points = options_.answerGridPoints;
+        answerGrid_ = points < 1 ? std::vector<FrontierAnswer>{}
+                                 : searchFrontier(frontierBudgets(points), points,
+                                                  [this](int64_t b) { return searchBudget(b); });
+    }
+    return *answerGrid_;
+}
+
+const BudgetPlanner::Evaluated* BudgetPlanner::answerBudget(int64_t budgetBytes) {
+    const Evaluated* own = searchBudget(budgetBytes);
+    if (candidates_.size() > options_.thoroughSearchUpTo || options_.answerGridPoints < 1) return own;
+    // A local search is not monotone in its budget (it descends from the plans around that
+    // budget): the grid's answers that fit compete, so that no budget is answered dearer than
+    // a frontier point below it.
+    Pool pool;
+    if (own) pool.add(*own);
+    for (const FrontierAnswer& g : answerGrid()) pool.add(*g.set);
+    return bestFitting(pool, budgetBytes);
 }
 
 BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
@@ -380,7 +408,7 @@ BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
         plan.source = "budget";
         return plan;
     }
-    const Evaluated* best = searchBudget(budgetBytes);
+    const Evaluated* best = answerBudget(budgetBytes);
     if (!best) {
         const int64_t lo = minimumActivationPeak();
         detail::throwBudgetUnmet(budgetBytes, lo);
@@ -390,8 +418,7 @@ BudgetPlan BudgetPlanner::planForBudget(int64_t budgetBytes) {
     return plan;
 }
 
-std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
-    if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
+std::vector<int64_t> BudgetPlanner::frontierBudgets(int points) {
     const int64_t lo = minimumActivationPeak(), hi = originalActivationPeak();
     std::vector<int64_t> budgets;
     for (int i = points - 1; i >= 0; --i)
@@ -400,22 +427,14 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
         if (r.activationPeakBytes >= lo && r.activationPeakBytes <= hi) budgets.push_back(r.activationPeakBytes);
     std::sort(budgets.rbegin(), budgets.rend());
     budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
-    // One answer per budget, each planForBudget's own: the frontier and a budget solve (or
-    // the dock's slider) never disagree at the same budget.
-    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
-        std::vector<BudgetPlan> answers;
-        for (int64_t b : budgets) answers.push_back(planForBudget(b));
-        return detail::paretoFront(std::move(answers));
-    }
-    // The same filter as detail::paretoFront on the searches' figures (a plan's figures are
-    // its set's, makePlan), so only the plans kept are assembled (names sorted, sets listed).
-    struct Answer {
-        const Evaluated* set;
-        int64_t budget;
-    };
-    std::vector<Answer> answers;
+    return budgets;
+}
+
+std::vector<BudgetPlanner::FrontierAnswer> BudgetPlanner::searchFrontier(
+    const std::vector<int64_t>& budgets, int points, const std::function<const Evaluated*(int64_t)>& answerOf) {
+    std::vector<FrontierAnswer> answers;
     for (int64_t b : budgets) {
-        const Evaluated* best = searchBudget(b);
+        const Evaluated* best = answerOf(b);
         if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
         answers.push_back({best, b});
     }
@@ -425,20 +444,21 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
         // that every budget b has a frontier point that much above it as cheap as b's own
         // answer (up to 3 × points more budgets, in a fixed order: a function of the problem,
         // the options and `points`).
-        std::sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) { return x.budget < y.budget; });
+        std::sort(answers.begin(), answers.end(),
+                  [](const FrontierAnswer& x, const FrontierAnswer& y) { return x.budget < y.budget; });
         size_t extra = 3 * size_t(points);
         for (bool split = true; split && extra > 0;) {
             split = false;
-            std::vector<Answer> refined;
+            std::vector<FrontierAnswer> refined;
             for (size_t i = 0; i < answers.size(); ++i) {
                 refined.push_back(answers[i]);
                 if (i + 1 == answers.size() || extra == 0) continue;
-                const Answer& lo = answers[i];
-                const Answer& hi = answers[i + 1];
+                const FrontierAnswer& lo = answers[i];
+                const FrontierAnswer& hi = answers[i + 1];
                 if (lo.set == hi.set || double(hi.budget - lo.budget) <= options_.frontierResolution * double(lo.budget))
                     continue;
                 const int64_t mid = lo.budget + (hi.budget - lo.budget) / 2;
-                const Evaluated* best = searchBudget(mid);
+                const Evaluated* best = answerOf(mid);
                 if (!best) continue;  // cannot happen above a budget that fits; keep the ends
                 refined.push_back({best, mid});
                 --extra;
@@ -447,13 +467,29 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
             answers = std::move(refined);
         }
     }
+    return answers;
+}
+
+std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
+    if (points < 1) throw Error("--points expects at least 1, found " + std::to_string(points));
+    const std::vector<int64_t> budgets = frontierBudgets(points);
+    // One answer per budget, each planForBudget's own: the frontier and a budget solve (or
+    // the dock's slider) never disagree at the same budget.
+    if (candidates_.size() <= std::min(options_.exactBelow, options_.maxExactOps)) {
+        std::vector<BudgetPlan> answers;
+        for (int64_t b : budgets) answers.push_back(planForBudget(b));
+        return detail::paretoFront(std::move(answers));
+    }
+    // The same filter as detail::paretoFront on the searches' figures (a plan's figures are
+    // its set's, makePlan), so only the plans kept are assembled (names sorted, sets listed).
+    std::vector<FrontierAnswer> answers = searchFrontier(budgets, points, [this](int64_t b) { return answerBudget(b); });
     // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
-    std::stable_sort(answers.begin(), answers.end(), [](const Answer& x, const Answer& y) {
+    std::stable_sort(answers.begin(), answers.end(), [](const FrontierAnswer& x, const FrontierAnswer& y) {
         return x.set->cost != y.set->cost ? x.set->cost < y.set->cost : x.set->activation < y.set->activation;
     });
     std::vector<BudgetPlan> out;
     int64_t last = std::numeric_limits<int64_t>::max();
-    for (const Answer& a : answers) {
+    for (const FrontierAnswer& a : answers) {
         if (!out.empty() && a.set->activation >= last) continue;
         last = a.set->activation;
         BudgetPlan plan = makePlan(a.set->inR, "budget");

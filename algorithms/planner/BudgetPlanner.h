@@ -571,11 +571,17 @@ private:
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
     // The LP relaxation the local search is guided by (built on first use; MilpCertificate.cpp).
-    std::shared_ptr<const LpBasis> guide_;  // relaxationRoundings' start (empty: the all-slack basis)
+    // relaxationRoundings' starts: the relaxation's optimal bases on a ladder of budgets,
+    // by rung (0: midway between guideReferenceFloor_ and the original activation peak, ±k:
+    // k sixteenths of that range above or below), each rung solved from the basis of its
+    // neighbour towards rung 0, rung 0 from the all-slack basis (a rung that does not solve
+    // keeps its neighbour's basis; empty: none solved). Built as budgets ask for them.
+    std::map<int, std::shared_ptr<const LpBasis>> guideRungs_;
     int64_t guideReferenceFloor_ = 0;  // set by basePool() before the relaxation is first asked
     // The relaxation's optimum at `budget` rounded at a few thresholds (none where nothing fits
     // or the simplex stops on its work limit): the same sets whatever was asked before, since
-    // every budget is solved from one fixed basis.
+    // every budget is solved from its nearest rung's basis, a function of the problem (from
+    // one basis for all, a 125-candidate LLaMA's budgets took 1000-1700 pivots each).
     std::vector<RecomputeSet> relaxationRoundings(int64_t budget);
     // Those roundings, normalised and evaluated: a pool for a local search of its own.
     Pool roundingsPool(int64_t budget);

@@ -1183,16 +1183,35 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
         setPeakLimits(lp, m, peakLimits, rowLimit);
         return glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
     };
-    if (!guide_) {
-        // The optimal basis at one fixed budget (midway between the base pool's floor before
-        // the relaxation's descent, which asks for this, and the original activation peak),
-        // solved from the all-slack basis; empty where that fails.
-        const int64_t reference = (guideReferenceFloor_ + originalActivationPeak()) / 2;
-        guide_ = !m.nothingFits(m.peakLimit(reference)) && solveAt(m.peakLimit(reference)) ? basisOf(lp)
-                                                                                            : std::make_shared<LpBasis>();
+    // The ladder: rung r at mid + r·step, from the floor's rung (-8) less another half range
+    // (-16) up to the original activation peak (+8).
+    constexpr int kRungsAbove = 8, kRungsBelow = 16;
+    const int64_t top = originalActivationPeak();
+    const int64_t mid = (guideReferenceFloor_ + top) / 2;
+    const int64_t step = std::max<int64_t>(1, (top - guideReferenceFloor_) / (2 * kRungsAbove));
+    auto rungBudget = [&](int r) { return r == kRungsAbove ? top : mid + r * step; };
+    const double offset = std::round(double(budget - mid) / double(step));
+    const int target = int(std::clamp(offset, double(-kRungsBelow), double(kRungsAbove)));
+    // The nearest rung built on the way from 0 to the target, then the rest of the way.
+    int r = 0;
+    for (int k = target; k != 0; k -= (k > 0 ? 1 : -1))
+        if (guideRungs_.count(k)) {
+            r = k;
+            break;
+        }
+    if (!guideRungs_.count(0)) {
+        glp_std_basis(lp);
+        const double limit0 = m.peakLimit(rungBudget(0));
+        guideRungs_[0] = !m.nothingFits(limit0) && solveAt(limit0) ? basisOf(lp) : std::make_shared<LpBasis>();
     }
-    // Every budget from the same basis: the same vertex whatever was asked before.
-    if (!restoreBasis(lp, guide_.get())) glp_std_basis(lp);
+    while (r != target) {
+        const std::shared_ptr<const LpBasis> from = guideRungs_.at(r);
+        r += target > r ? 1 : -1;
+        const double rungLimit = m.peakLimit(rungBudget(r));
+        const bool solved = !from->rowStat.empty() && !m.nothingFits(rungLimit) && restoreBasis(lp, from.get()) && solveAt(rungLimit);
+        guideRungs_[r] = solved ? basisOf(lp) : from;
+    }
+    if (!restoreBasis(lp, guideRungs_.at(target).get())) glp_std_basis(lp);
     if (!solveAt(limit)) return {};
     return relaxationRoundingsOf(relaxedRecomputeValues(lp, m.candidates));
 }

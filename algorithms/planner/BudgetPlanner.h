@@ -385,7 +385,8 @@ private:
     // frontier(points)'s budgets, descending: `points` evenly spaced from the floor to the
     // original's activation peak, and the reference plans' peaks between.
     std::vector<int64_t> frontierBudgets(int points);
-    // Each budget's answer by `answerOf`, then (frontierResolution) the bisections between.
+    // Each budget's answer by `answerOf` (none where it gives null), then (frontierResolution)
+    // the bisections between.
     std::vector<FrontierAnswer> searchFrontier(const std::vector<int64_t>& budgets, int points,
                                                const std::function<const Evaluated*(int64_t)>& answerOf);
     // searchFrontier of answerGridPoints by searchBudget alone (built once).

@@ -433,11 +433,8 @@ std::vector<int64_t> BudgetPlanner::frontierBudgets(int points) {
 std::vector<BudgetPlanner::FrontierAnswer> BudgetPlanner::searchFrontier(
     const std::vector<int64_t>& budgets, int points, const std::function<const Evaluated*(int64_t)>& answerOf) {
     std::vector<FrontierAnswer> answers;
-    for (int64_t b : budgets) {
-        const Evaluated* best = answerOf(b);
-        if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
-        answers.push_back({best, b});
-    }
+    for (int64_t b : budgets)
+        if (const Evaluated* best = answerOf(b)) answers.push_back({best, b});
     if (options_.frontierResolution > 0 && candidates_.size() <= options_.thoroughSearchUpTo) {
         // Between two budgets whose answers differ, the cheapest plan can step anywhere: bisect
         // such intervals until each spans at most `frontierResolution` of its lower end, so
@@ -482,7 +479,11 @@ std::vector<BudgetPlan> BudgetPlanner::frontier(int points) {
     }
     // The same filter as detail::paretoFront on the searches' figures (a plan's figures are
     // its set's, makePlan), so only the plans kept are assembled (names sorted, sets listed).
-    std::vector<FrontierAnswer> answers = searchFrontier(budgets, points, [this](int64_t b) { return answerBudget(b); });
+    std::vector<FrontierAnswer> answers = searchFrontier(budgets, points, [this](int64_t b) {
+        const Evaluated* best = answerBudget(b);
+        if (!best) detail::throwBudgetUnmet(b, minimumActivationPeak());
+        return best;
+    });
     // Keep plans whose peak strictly falls as cost rises; equal plans once (the largest budget).
     std::stable_sort(answers.begin(), answers.end(), [](const FrontierAnswer& x, const FrontierAnswer& y) {
         return x.set->cost != y.set->cost ? x.set->cost < y.set->cost : x.set->activation < y.set->activation;

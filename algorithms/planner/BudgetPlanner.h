@@ -156,7 +156,9 @@ struct PlannerOptions {
     // of the frontier of this many points (frontier(answerGridPoints)'s searches) that fits b:
     // a budget solve or the dock's slider never costs more than a frontier point at a lower
     // peak (the local search alone once gave 116.7 KFLOP at a budget where a lower-peak
-    // frontier point cost 59.4). 0: each budget's own search alone.
+    // frontier point cost 59.4). With frontierResolution above 0 the grid bisects by its own
+    // searches, which a frontier's bisection (by the answers) can split elsewhere: the
+    // guarantee is then for the grid's plans. 0: each budget's own search alone.
     int answerGridPoints = 20;
     // Up to this many candidate ops (0: never) each budget's local search also starts from
     // the LP relaxation's optimum at that budget, its recompute values rounded at a few
@@ -375,8 +377,8 @@ private:
     // planForBudget's search: the cheapest fitting set of the base pool, refined and improved
     // around `budget`; null when none fits.
     const Evaluated* searchBudget(int64_t budget);
-    // One budget's answer: searchBudget's and the answer grid's cheapest that fits (the grid
-    // alone past thoroughSearchUpTo or with answerGridPoints 0); null when none fits.
+    // One budget's answer: searchBudget's and the answer grid's cheapest that fits (its own
+    // search alone past thoroughSearchUpTo or with answerGridPoints 0); null when none fits.
     const Evaluated* answerBudget(int64_t budget);
     struct FrontierAnswer {
         const Evaluated* set;

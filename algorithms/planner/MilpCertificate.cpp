@@ -1169,9 +1169,6 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     const MilpModel& m = milpModel();
     const double limit = m.peakLimit(budget);
     if (m.nothingFits(limit)) return {};
-    std::vector<PeakLimit> peakLimits;
-    GlpProblem owned = relaxationProblem(m, peakLimits);
-    glp_prob* lp = owned.get();
     glp_smcp smcp;
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;
@@ -1179,9 +1176,18 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     // Limited by work alone (the answer must not depend on the load), and little of it: a
     // budget whose relaxation takes longer goes unguided.
     smcp.it_lim = int(options_.relaxationGuideIterations);
-    auto solveAt = [&](double rowLimit) {
+    // Every solve on a problem of its own, from a basis (null: the all-slack one): GLPK keeps
+    // a solved problem's factorisation and basis order, and these degenerate relaxations end
+    // on a vertex that depends on them, so a rung solved on after another could differ from
+    // the same rung solved from its stored basis. Null where it does not reach an optimum.
+    auto solveFrom = [&](const LpBasis* from, double rowLimit) -> GlpProblem {
+        std::vector<PeakLimit> peakLimits;
+        GlpProblem owned = relaxationProblem(m, peakLimits);
+        glp_prob* lp = owned.get();
+        if (!from || !restoreBasis(lp, from)) glp_std_basis(lp);
         setPeakLimits(lp, m, peakLimits, rowLimit);
-        return glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
+        const bool solved = glp_simplex(lp, &smcp) == 0 && glp_get_status(lp) == GLP_OPT;
+        return solved ? std::move(owned) : GlpProblem{};
     };
     // The ladder: rung r at mid + r·step, from the floor's rung (-8) less another half range
     // (-16) up to the original activation peak (+8).
@@ -1192,28 +1198,29 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
     auto rungBudget = [&](int r) { return r == kRungsAbove ? top : mid + r * step; };
     const double offset = std::round(double(budget - mid) / double(step));
     const int target = int(std::clamp(offset, double(-kRungsBelow), double(kRungsAbove)));
-    // The nearest rung built on the way from 0 to the target, then the rest of the way.
+    if (!guideRungs_.count(0)) {
+        const double limit0 = m.peakLimit(rungBudget(0));
+        GlpProblem solved = m.nothingFits(limit0) ? GlpProblem{} : solveFrom(nullptr, limit0);
+        guideRungs_[0] = solved ? basisOf(solved.get()) : std::make_shared<LpBasis>();
+    }
+    // From the nearest rung built on the way from 0 to the target, the rest of the way.
     int r = 0;
     for (int k = target; k != 0; k -= (k > 0 ? 1 : -1))
         if (guideRungs_.count(k)) {
             r = k;
             break;
         }
-    if (!guideRungs_.count(0)) {
-        glp_std_basis(lp);
-        const double limit0 = m.peakLimit(rungBudget(0));
-        guideRungs_[0] = !m.nothingFits(limit0) && solveAt(limit0) ? basisOf(lp) : std::make_shared<LpBasis>();
-    }
     while (r != target) {
         const std::shared_ptr<const LpBasis> from = guideRungs_.at(r);
         r += target > r ? 1 : -1;
         const double rungLimit = m.peakLimit(rungBudget(r));
-        const bool solved = !from->rowStat.empty() && !m.nothingFits(rungLimit) && restoreBasis(lp, from.get()) && solveAt(rungLimit);
-        guideRungs_[r] = solved ? basisOf(lp) : from;
+        GlpProblem solved = from->rowStat.empty() || m.nothingFits(rungLimit) ? GlpProblem{} : solveFrom(from.get(), rungLimit);
+        guideRungs_[r] = solved ? basisOf(solved.get()) : from;
     }
-    if (!restoreBasis(lp, guideRungs_.at(target).get())) glp_std_basis(lp);
-    if (!solveAt(limit)) return {};
-    return relaxationRoundingsOf(relaxedRecomputeValues(lp, m.candidates));
+    const LpBasis& start = *guideRungs_.at(target);
+    const GlpProblem solved = solveFrom(start.rowStat.empty() ? nullptr : &start, limit);
+    if (!solved) return {};
+    return relaxationRoundingsOf(relaxedRecomputeValues(solved.get(), m.candidates));
 }
 
 double BudgetPlanner::costGranule() {

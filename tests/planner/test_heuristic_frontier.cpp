@@ -104,7 +104,9 @@ private slots:
         BudgetPlanner cutsOnly(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, unguided);
         QCOMPARE(cutsOnly.candidateOpCount(), size_t(285));
         const BudgetPlan before = cutsOnly.planForBudget(budget);
-        BudgetPlanner planner(g.program, g.spec);
+        PlannerOptions guidedAlone;  // the relaxation's effect alone: no answer grid either
+        guidedAlone.answerGridPoints = 0;
+        BudgetPlanner planner(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, guidedAlone);
         const BudgetPlan guided = planner.planForBudget(budget);
         QVERIFY(guided.activationPeakBytes <= budget);
         QVERIFY2(guided.recomputeCost <= 0.6 * before.recomputeCost,
@@ -141,7 +143,7 @@ private slots:
                  qPrintable(QString("the search alone: %1 FLOP, the frontier below: %2 (no longer the case this test is about)")
                                 .arg(aloneCost)
                                 .arg(cheapestBelow)));
-        QCOMPARE(first.recomputeCost, cheapestBelow);
+        QVERIFY(first.recomputeCost <= cheapestBelow);
         QCOMPARE(planner.planForBudget(budget).recomputeOps, first.recomputeOps);
         // Every frontier point's peak, and a little above: never dearer than the points that fit.
         for (const BudgetPlan& f : frontier) {

@@ -118,6 +118,29 @@ void BM_GuidedFrontier(benchmark::State& state, int layers, bool guided) {
     state.counters["lowest_plan_kib"] = plans.empty() ? 0.0 : double(plans.back().activationPeakBytes) / 1024.0;
 }
 
+// One budget solve on a fresh planner up to 400 candidates: its own search, and with the
+// answer grid (the default frontier's 20 budgets searched once, so that no answer is dearer
+// than a frontier point that fits) as `solve --budget` runs.
+void BM_GuidedBudgetSolve(benchmark::State& state, int layers, int gridPoints) {
+    zoo::ZooOptions o;
+    o.layers = layers;
+    const auto g = zoo::generateModel(o);
+    planner::PlannerOptions options;
+    options.answerGridPoints = gridPoints;
+    planner::BudgetPlanner probe(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, options);
+    const int64_t budget = probe.budgetFromFraction(0.3);
+    double flops = 0;
+    for (auto _ : state) {
+        planner::BudgetPlanner p(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, options);
+        flops = p.planForBudget(budget).recomputeFlops;
+    }
+    state.counters["recompute_kflop"] = flops / 1e3;
+}
+
+BENCHMARK_CAPTURE(BM_GuidedBudgetSolve, transformer2_own_search, 2, 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GuidedBudgetSolve, transformer2_answer_grid, 2, 20)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GuidedBudgetSolve, transformer4_own_search, 4, 0)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_GuidedBudgetSolve, transformer4_answer_grid, 4, 20)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer2_guided, 2, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer2_cuts_only, 2, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_GuidedFrontier, transformer4_guided, 4, true)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -376,7 +376,8 @@ private:
     void refineAround(int64_t budget, Pool& pool);
     // planForBudget's search: the cheapest fitting set of the base pool, refined and improved
     // around `budget`; null when none fits.
-    const Evaluated* searchBudget(int64_t budget);
+    const Evaluated* searchBudget(int64_t budget);  // memoised in searched_
+    const Evaluated* searchBudgetFromScratch(int64_t budget);
     // One budget's answer: searchBudget's and the answer grid's cheapest that fits (its own
     // search alone past thoroughSearchUpTo or with answerGridPoints 0); null when none fits.
     const Evaluated* answerBudget(int64_t budget);

@@ -1217,8 +1217,7 @@ std::vector<BudgetPlanner::RecomputeSet> BudgetPlanner::relaxationRoundings(int6
         GlpProblem solved = from->rowStat.empty() || m.nothingFits(rungLimit) ? GlpProblem{} : solveFrom(from.get(), rungLimit);
         guideRungs_[r] = solved ? basisOf(solved.get()) : from;
     }
-    const LpBasis& start = *guideRungs_.at(target);
-    const GlpProblem solved = solveFrom(start.rowStat.empty() ? nullptr : &start, limit);
+    const GlpProblem solved = solveFrom(guideRungs_.at(target).get(), limit);  // empty: all-slack
     if (!solved) return {};
     return relaxationRoundingsOf(relaxedRecomputeValues(solved.get(), m.candidates));
 }

@@ -358,25 +358,28 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudget(int64_t budgetBytes)
     // A pure function of the budget: searched once (the frontier's budgets and the answer
     // grid's are the same ones).
     if (auto it = searched_.find(budgetBytes); it != searched_.end()) return it->second;
+    const Evaluated* best = searchBudgetFromScratch(budgetBytes);
+    searched_.emplace(budgetBytes, best);
+    return best;
+}
+
+const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t budgetBytes) {
     // This call's pool: the shared start (a pure function of the problem) and what this
     // budget's own refinement and local search measure; nothing from earlier calls.
     Pool pool = basePool();
     refineAround(budgetBytes, pool);
     improveGreedy(budgetBytes, pool);
     const Evaluated* best = bestFitting(pool, budgetBytes);
-    if (relaxationGuides()) {
-        // A second descent from the relaxation's roundings alone (in one pool with the cuts'
-        // plans the search would start from their cheapest and never see these).
-        Pool guided = roundingsPool(budgetBytes);
-        if (!guided.order.empty()) {
-            improveGreedy(budgetBytes, guided);
-            if (const Evaluated* g = bestFitting(guided, budgetBytes)) {
-                pool.add(*g);
-                best = bestFitting(pool, budgetBytes);  // the same order as any other tie
-            }
-        }
+    if (!relaxationGuides()) return best;
+    // A second descent from the relaxation's roundings alone (in one pool with the cuts'
+    // plans the search would start from their cheapest and never see these).
+    Pool guided = roundingsPool(budgetBytes);
+    if (guided.order.empty()) return best;
+    improveGreedy(budgetBytes, guided);
+    if (const Evaluated* g = bestFitting(guided, budgetBytes)) {
+        pool.add(*g);
+        best = bestFitting(pool, budgetBytes);  // the same order as any other tie
     }
-    searched_.emplace(budgetBytes, best);
     return best;
 }
 

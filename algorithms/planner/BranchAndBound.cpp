@@ -258,6 +258,7 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     // infeasible: a 2-layer LLaMA point with no cut-off at all came back "proven infeasible"
     // with any limit from 0.6 to 1.6 s (README "Exact mode"); it is also where it segfaults.
     cbc.setParameter(model, "preprocess", "off");
+    if (limits.threads > 1) cbc.setParameter(model, "threads", std::to_string(limits.threads).c_str());
     if (std::isfinite(limits.cutoff)) cbc.setCutoff(model, limits.cutoff - in.objConstant);
     if (limits.absoluteGap > 0) cbc.setAllowableGap(model, limits.absoluteGap);
 

@@ -16,6 +16,8 @@ struct SearchLimits {
     // The search may stop once its best solution is within this of its bound (absolute, the
     // objective's units): with whole-number costs, just under one granule of cost.
     double absoluteGap = 0;
+    // CBC's threads (its tree's nodes in parallel); GLPK's search has one.
+    unsigned threads = 1;
 };
 
 struct MilpSearch {

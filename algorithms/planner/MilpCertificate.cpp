@@ -660,6 +660,11 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
 
 namespace {
 
+// The threads the exact mode uses (ExactOptions::threads; 0: one per hardware thread).
+unsigned threadsOf(const ExactOptions& exact) {
+    return std::max(1u, exact.threads ? exact.threads : std::thread::hardware_concurrency());
+}
+
 // An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
 OptimalityBound boundFrom(double cost, double lower) {
     OptimalityBound bound;
@@ -1067,6 +1072,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         // the last fraction of one can take most of a point's time (a 285-candidate point:
         // found in 2 s, closed in 45 s).
         search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
+        search.threads = std::max(1u, limits.searchThreads);
         ++out.solves;
         const MilpSearch s = cbcPhase ? searchWithCbc(lp, search) : searchWithGlpk(lp, search);
         if (s.status == MilpSearch::Status::NoneBelowCutoff) {
@@ -1435,7 +1441,9 @@ BudgetPlan BudgetPlanner::withBound(BudgetPlan plan, const MilpOutcome& o, bool 
     return plan;
 }
 
-BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& exact) {
+BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& options) {
+    ExactOptions exact = options;  // one point: its CBC search takes every thread
+    exact.searchThreads = std::max(options.searchThreads, threadsOf(options));
     if (candidates_.size() <= options_.maxExactOps) {
         BudgetPlan plan = exactPlanForBudget(budgetBytes);
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
@@ -1517,8 +1525,12 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     // open point with its share of the time left (as many shares as threads run in it).
     milpModel();
     costGranule();  // the lazy members the threads read, built first
-    const unsigned threads = std::max(1u, exact.threads ? exact.threads : std::thread::hardware_concurrency());
+    const unsigned threads = threadsOf(exact);
     for (int round = 0; !open.empty(); ++round) {
+        // Fewer points than threads: each point's CBC search takes the threads no point has.
+        ExactOptions perPoint = exact;
+        perPoint.searchThreads =
+            std::max(exact.searchThreads, unsigned(threads / std::min<size_t>(threads, open.size())));
         std::vector<std::optional<OptimalityBound>> before(open.size());
         for (size_t n = 0; n < open.size(); ++n) before[n] = plans[open[n]].bound;
         std::vector<uint8_t> searched(open.size(), 0);
@@ -1535,7 +1547,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
                     const size_t i = open[n];
                     const int64_t peak = plans[i].activationPeakBytes;
                     const LpBasis* warm = i < relaxed.size() ? relaxed[i].basis.get() : nullptr;
-                    plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, exact, warm);
+                    plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, perPoint, warm);
                     searched[n] = 1;
                 }
             } catch (...) {
@@ -1583,6 +1595,9 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     }
     // Below the lowest point: any plan of the family with a smaller peak (the heuristic can
     // stop short of the floor), each the cheapest at its peak, until none is proven to exist.
+    // One search at a time: CBC's takes every thread.
+    ExactOptions alone = exact;
+    alone.searchThreads = std::max(exact.searchThreads, threads);
     if (!lpOnly && !plans.empty()) {
         for (;;) {
             const BudgetPlan* lowest = &plans.front();
@@ -1594,7 +1609,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
             // its rows, so the proof is for peaks a millionth below the lowest point.
             const int64_t below = lowest->activationPeakBytes - std::max<int64_t>(1, lowest->activationPeakBytes / 1000000);
             const MilpOutcome o =
-                solveMilp(below, std::numeric_limits<double>::infinity(), left, false, exact, exact.floorRejectedSets);
+                solveMilp(below, std::numeric_limits<double>::infinity(), left, false, alone, exact.floorRejectedSets);
             if (o.proven && !o.found) {
                 for (BudgetPlan& p : plans)
                     if (p.activationPeakBytes == lowest->activationPeakBytes && p.bound) p.bound->lowestPeak = true;

@@ -1,5 +1,6 @@
 // The exact mode's two branch-and-bound engines (BranchAndBound.h) against brute force on
-// small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum.
+// small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum
+// (CBC's with one thread and with two).
 #include <QtTest>
 
 #include <glpk.h>
@@ -121,6 +122,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("engine");
         QTest::newRow("glpk") << 0;
         QTest::newRow("cbc") << 1;
+        QTest::newRow("cbc, two threads") << 2;  // its tree's nodes in parallel: the same answers
     }
 
     // Each engine's optimum is brute force's; with a cut-off just below it, proven that none
@@ -139,6 +141,7 @@ private Q_SLOTS:
             SearchLimits limits;
             limits.seconds = 30;
             limits.absoluteGap = 0.999;  // whole-number costs
+            limits.threads = engine == 2 ? 2 : 1;
             const MilpSearch free = search(lp.get(), limits);
             QCOMPARE(glp_get_num_rows(lp.get()), rowsBefore);
             if (!std::isfinite(optimum)) {
@@ -172,6 +175,7 @@ private Q_SLOTS:
         Problem lp = build(none);
         SearchLimits limits;
         limits.seconds = 30;
+        limits.threads = engine == 2 ? 2 : 1;
         const MilpSearch s = search(lp.get(), limits);
         QVERIFY(s.status == MilpSearch::Status::NoneBelowCutoff);
         QVERIFY(s.columns.empty());

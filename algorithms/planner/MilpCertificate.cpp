@@ -665,6 +665,13 @@ unsigned threadsOf(const ExactOptions& exact) {
     return std::max(1u, exact.threads ? exact.threads : std::thread::hardware_concurrency());
 }
 
+// `exact` with its CBC searches on at least `threads` threads.
+ExactOptions withSearchThreads(const ExactOptions& exact, unsigned threads) {
+    ExactOptions more = exact;
+    more.searchThreads = std::max(exact.searchThreads, threads);
+    return more;
+}
+
 // An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
 OptimalityBound boundFrom(double cost, double lower) {
     OptimalityBound bound;
@@ -1442,8 +1449,7 @@ BudgetPlan BudgetPlanner::withBound(BudgetPlan plan, const MilpOutcome& o, bool 
 }
 
 BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& options) {
-    ExactOptions exact = options;  // one point: its CBC search takes every thread
-    exact.searchThreads = std::max(options.searchThreads, threadsOf(options));
+    const ExactOptions exact = withSearchThreads(options, threadsOf(options));  // one point: CBC takes every thread
     if (candidates_.size() <= options_.maxExactOps) {
         BudgetPlan plan = exactPlanForBudget(budgetBytes);
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};
@@ -1528,9 +1534,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     const unsigned threads = threadsOf(exact);
     for (int round = 0; !open.empty(); ++round) {
         // Fewer points than threads: each point's CBC search takes the threads no point has.
-        ExactOptions perPoint = exact;
-        perPoint.searchThreads =
-            std::max(exact.searchThreads, unsigned(threads / std::min<size_t>(threads, open.size())));
+        const ExactOptions perPoint = withSearchThreads(exact, unsigned(threads / std::min<size_t>(threads, open.size())));
         std::vector<std::optional<OptimalityBound>> before(open.size());
         for (size_t n = 0; n < open.size(); ++n) before[n] = plans[open[n]].bound;
         std::vector<uint8_t> searched(open.size(), 0);
@@ -1596,8 +1600,7 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     // Below the lowest point: any plan of the family with a smaller peak (the heuristic can
     // stop short of the floor), each the cheapest at its peak, until none is proven to exist.
     // One search at a time: CBC's takes every thread.
-    ExactOptions alone = exact;
-    alone.searchThreads = std::max(exact.searchThreads, threads);
+    const ExactOptions alone = withSearchThreads(exact, threads);
     if (!lpOnly && !plans.empty()) {
         for (;;) {
             const BudgetPlan* lowest = &plans.front();

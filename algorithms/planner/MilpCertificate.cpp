@@ -380,9 +380,8 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             const uint32_t s = breaks[i];
             const uint32_t e = i + 1 < breaks.size() ? breaks[i + 1] - 1 : to;
             const uint32_t col = uint32_t(m->columns++);
-            bool aliveWithoutRecompute = false;
-            for (const Form& f : forms[i]) aliveWithoutRecompute |= f.constant > 1e-9;
-            if (aliveWithoutRecompute) m->aliveWithoutRecompute.push_back(col);
+            if (std::any_of(forms[i].begin(), forms[i].end(), [](const Form& f) { return f.constant > 1e-9; }))
+                m->aliveWithoutRecompute.push_back(col);
             for (Form& f : forms[i]) {
                 Entries row = negated(std::move(f.entries));
                 row.push_back({col, 1.0});

@@ -43,10 +43,13 @@
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
 
+struct glp_prob;  // GLPK's problem (the exact mode's MILP, MilpCertificate.cpp)
 namespace rx::exec { struct Liveness; }
 namespace rx { struct SolveResult; }
 
 namespace rx::planner {
+
+struct SearchLimits;  // BranchAndBound.h
 
 // How far a plan is from the cheapest plan of the saved-set family that fits its budget.
 struct OptimalityBound {
@@ -128,6 +131,12 @@ struct ExactOptions {
     // Before each branch-and-bound: the relaxation's optimum rounded and improved by the local
     // search at that budget; a cheaper fitting set becomes the incumbent (a tighter cut-off).
     bool roundRelaxation = true;
+    // Then, where the relaxation's bound is more than `neighbourhoodGap` (a share of the
+    // incumbent's cost) below it, within this part of the point's time left: the MILP with
+    // every candidate fixed where the relaxation's optimum and the incumbent agree (RINS); a
+    // cheaper fitting set it finds becomes the incumbent. 0: none.
+    double neighbourhoodShare = 0.5;
+    double neighbourhoodGap = 0.1;
     // Each point's branch-and-bound: GLPK's for this part of its time, then CBC's
     // (BranchAndBound.h: they close different points).
     double glpkShare = 0.25;
@@ -466,7 +475,7 @@ private:
     // relaxation to start its simplex from (lpRelaxations' at this budget: no iterations).
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
                           const ExactOptions& limits, size_t maxRejected = std::numeric_limits<size_t>::max(),
-                          const LpBasis* warm = nullptr);
+                          const LpBasis* warm = nullptr, const RecomputeSet* incumbent = nullptr);
     // The LP relaxation alone at each budget (as solveMilp(..., lpOnly)), on one problem: only
     // the peak rows' bounds differ between budgets, so after the first solve each one starts
     // from the last optimal basis (dual simplex, largest budget first). Same values, a
@@ -483,6 +492,12 @@ private:
     // thresholds, each improved by the local search at `budget`; the cheapest fitting set
     // cheaper than `cheaperThan` whose rewrite the replay matches, if any. Takes the memo lock.
     std::optional<RecomputeSet> roundedRelaxation(const std::vector<double>& relaxed, int64_t budget, double cheaperThan);
+    // The MILP `lp` with every candidate whose `relaxed` value is `incumbent`'s fixed to it,
+    // searched within `search` (GLPK's branch-and-bound): the set it finds if it fits `budget`,
+    // costs less than `cheaperThan` and the replay matches its rewrite. Takes the memo lock.
+    std::optional<RecomputeSet> neighbourhoodSearch(glp_prob* lp, const std::vector<double>& relaxed,
+                                                    const RecomputeSet& incumbent, int64_t budget, double cheaperThan,
+                                                    const SearchLimits& search);
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits,

@@ -950,7 +950,8 @@ CostLevelCuts addCostLevelCuts(glp_prob* lp, const std::vector<double>& cost, do
 }  // namespace
 
 BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
-                                                    const ExactOptions& limits, size_t maxRejected, const LpBasis* warm) {
+                                                    const ExactOptions& limits, size_t maxRejected, const LpBasis* warm,
+                                                    const RecomputeSet* incumbent) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, seconds));
     const MilpModel& m = milpModel();
@@ -997,10 +998,12 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // cheaper fitting set becomes the incumbent: the cut-off below is tighter, and it is the
     // answer unless the MILP finds a cheaper one.
     std::optional<RecomputeSet> rounded;
+    const bool relaxationOptimal = lpRet == 0 && glp_get_status(lp) == GLP_OPT;
+    const std::vector<double> relaxed = relaxationOptimal ? relaxedRecomputeValues(lp, nc) : std::vector<double>{};
     // (Not below the frontier, where no plan is known: the local search there would spend its
     // whole work cap failing to reach the budget.)
-    if (limits.roundRelaxation && std::isfinite(incumbentCost) && lpRet == 0 && glp_get_status(lp) == GLP_OPT) {
-        rounded = roundedRelaxation(relaxedRecomputeValues(lp, nc), budget, incumbentCost);
+    if (limits.roundRelaxation && std::isfinite(incumbentCost) && relaxationOptimal) {
+        rounded = roundedRelaxation(relaxed, budget, incumbentCost);
         if (rounded) {
             std::lock_guard memo(*memoMutex_);
             incumbentCost = evaluate(*rounded).cost;
@@ -1032,7 +1035,37 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         setCutoff(incumbentCost);
         // On the relaxation's optimum as solved from its basis (and again after the cuts below:
         // the re-solve after their searches may land on a degenerate optimum that fixes fewer).
-        if (lpRet == 0 && glp_get_status(lp) == GLP_OPT) fixByReducedCost(lp, nc, cutoff);
+        if (relaxationOptimal) fixByReducedCost(lp, nc, cutoff);
+    }
+    // The neighbourhood where the relaxation and the incumbent agree (RINS, Danna, Rothberg
+    // and Le Pape 2005): every candidate whose relaxed value is the incumbent's is fixed to it
+    // and the small MILP over the others searched, where the relaxation leaves a wide gap (a
+    // poor incumbent, or a weak bound that the search will not close anyway). The local search
+    // moves an op or two at a time from the sets the λ cuts give; at an LSTM's low points the
+    // cheaper plans differ from those in whole gates of a time step (1-layer LSTM at 291.25
+    // KiB: 410.75 KFLOP -> 148.61 KFLOP, then proven within 0.4%).
+    const bool wideGap = std::isfinite(incumbentCost) && incumbentCost > 0 &&
+                         (incumbentCost - out.lower) > limits.neighbourhoodGap * incumbentCost;
+    if (limits.neighbourhoodShare > 0 && wideGap && relaxationOptimal && std::isfinite(cutoff) && secondsLeft() > 0) {
+        const RecomputeSet* incumbentSet = rounded ? &*rounded : incumbent;
+        if (incumbentSet) {
+            SearchLimits search;
+            search.seconds = limits.neighbourhoodShare * secondsLeft();
+            search.cutoff = cutoff;
+            search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
+            if (std::optional<RecomputeSet> better = neighbourhoodSearch(lp, relaxed, *incumbentSet, budget, incumbentCost, search)) {
+                ++out.solves;
+                std::lock_guard memo(*memoMutex_);
+                incumbentCost = evaluate(*better).cost;
+                rounded = std::move(better);
+                setCutoff(incumbentCost);
+                if (provesIncumbent(out.lower, incumbentCost)) {
+                    out.proven = true;
+                    out.lower = incumbentCost;
+                    return finish();
+                }
+            }
+        }
     }
     // Cost-level rounding cuts (a part of the time: the relaxation's blend of twin expensive
     // ops is what holds the branch-and-bound's bound at the root's), then the stronger
@@ -1413,6 +1446,29 @@ std::vector<double> BudgetPlanner::lpRelaxationLowerBounds(const std::vector<int
     return lower;
 }
 
+std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::neighbourhoodSearch(glp_prob* lp, const std::vector<double>& relaxed,
+                                                                            const RecomputeSet& incumbent, int64_t budget,
+                                                                            double cheaperThan, const SearchLimits& search) {
+    GlpProblem sub(glp_create_prob());
+    glp_copy_prob(sub.get(), lp, GLP_OFF);
+    size_t free = 0;
+    for (size_t k = 0; k < incumbent.size(); ++k) {
+        const double value = incumbent[k] ? 1.0 : 0.0;
+        if (std::abs(relaxed[k] - value) < 1e-6) glp_set_col_bnds(sub.get(), int(k) + 1, GLP_FX, value, value);
+        else ++free;
+    }
+    if (free == 0) return std::nullopt;  // the relaxation's optimum is the incumbent
+    const MilpSearch s = searchWithGlpk(sub.get(), search);
+    if (s.columns.empty()) return std::nullopt;
+    RecomputeSet raw(incumbent.size(), 0);
+    for (size_t k = 0; k < raw.size(); ++k) raw[k] = s.columns[k] > 0.5;
+    RecomputeSet set = normalise(raw);
+    std::lock_guard memo(*memoMutex_);
+    const Evaluated& e = evaluate(set);
+    if (!fits(e, budget) || !(e.cost < cheaperThan) || !replayMatchesRewrite(set)) return std::nullopt;
+    return set;
+}
+
 std::optional<BudgetPlanner::RecomputeSet> BudgetPlanner::roundedRelaxation(const std::vector<double>& relaxed,
                                                                            int64_t budget, double cheaperThan) {
     std::lock_guard memo(*memoMutex_);
@@ -1443,8 +1499,9 @@ std::optional<BudgetPlan> BudgetPlanner::relaxationRoundedPlan(int64_t budget, c
 
 BudgetPlan BudgetPlanner::certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits,
                                   const LpBasis* warm) {
+    const std::optional<RecomputeSet> incumbent = candidateSet(plan);
     const MilpOutcome o = solveMilp(budget, plan.recomputeCost, seconds, lpOnly, limits,
-                                    std::numeric_limits<size_t>::max(), warm);
+                                    std::numeric_limits<size_t>::max(), warm, incumbent ? &*incumbent : nullptr);
     std::lock_guard memo(*memoMutex_);
     return withBound(std::move(plan), o, lpOnly);
 }

@@ -278,7 +278,10 @@ public:
     // The exact mode's primal heuristic alone at `budget` (solveMilp's first step): the full
     // model's relaxation solved, its optimum rounded and improved by the local search; the
     // cheapest fitting plan that gives, if any.
-    std::optional<BudgetPlan> relaxationRoundedPlan(int64_t budget, const ExactOptions& limits = {});
+    // `from`: plans (found at other budgets) the local search also starts from, as the
+    // certified frontier's points do from the plans found at the points above them.
+    std::optional<BudgetPlan> relaxationRoundedPlan(int64_t budget, const ExactOptions& limits = {},
+                                                    std::span<const BudgetPlan> from = {});
     // The full model's LP relaxation bound at each budget (infinity: nothing fits; NaN: the
     // safety clock stopped it; 0 where the work limit did), warm-started on one problem as boundFrontier does, or (false)
     // a fresh problem per budget; for tests that the two agree.
@@ -475,7 +478,8 @@ private:
     // relaxation to start its simplex from (lpRelaxations' at this budget: no iterations).
     MilpOutcome solveMilp(int64_t budget, double incumbentCost, double seconds, bool lpOnly,
                           const ExactOptions& limits, size_t maxRejected = std::numeric_limits<size_t>::max(),
-                          const LpBasis* warm = nullptr, const RecomputeSet* incumbent = nullptr);
+                          const LpBasis* warm = nullptr, const RecomputeSet* incumbent = nullptr,
+                          std::span<const RecomputeSet> starts = {});
     // The LP relaxation alone at each budget (as solveMilp(..., lpOnly)), on one problem: only
     // the peak rows' bounds differ between budgets, so after the first solve each one starts
     // from the last optimal basis (dual simplex, largest budget first). Same values, a
@@ -491,7 +495,14 @@ private:
     // From the relaxation's optimum `relaxed` (by candidate): its roundings at a few
     // thresholds, each improved by the local search at `budget`; the cheapest fitting set
     // cheaper than `cheaperThan` whose rewrite the replay matches, if any. Takes the memo lock.
-    std::optional<RecomputeSet> roundedRelaxation(const std::vector<double>& relaxed, int64_t budget, double cheaperThan);
+    // `starts`: more sets to search from, each on its own (the plans other budgets found):
+    // the two with the lowest peaks among those cheaper than `cheaperThan`.
+    std::optional<RecomputeSet> roundedRelaxation(const std::vector<double>& relaxed, int64_t budget, double cheaperThan,
+                                                  std::span<const RecomputeSet> starts = {});
+    // The local search at `budget` from each of the two lowest `starts` cheaper than
+    // `cheaperThan` that do not fit it, on its own: the fitting plans cheaper than that it
+    // reaches. The memo lock held.
+    std::vector<const Evaluated*> descentsFrom(std::span<const RecomputeSet> starts, int64_t budget, double cheaperThan);
     // The MILP `lp` with every candidate whose `relaxed` value is `incumbent`'s fixed to it,
     // searched within `search` (GLPK's branch-and-bound): the set it finds if it fits `budget`,
     // costs less than `cheaperThan` and the replay matches its rewrite. Takes the memo lock.
@@ -501,7 +512,7 @@ private:
     // Proves `plan` the cheapest at `budget`, or replaces it by a cheaper fitting plan the
     // MILP finds, or bounds its gap; `lpOnly`: the LP relaxation's bound alone.
     BudgetPlan certify(BudgetPlan plan, int64_t budget, double seconds, bool lpOnly, const ExactOptions& limits,
-                       const LpBasis* warm = nullptr);
+                       const LpBasis* warm = nullptr, std::span<const RecomputeSet> starts = {});
 
     std::shared_ptr<const Program> program_;
     RecomputeSpec spec_;

@@ -399,6 +399,10 @@ private slots:
         // the latter (35 free candidates) holds one of 146.82 KFLOP (36%), found in ~2 s. No
         // branch-and-bound here: only the neighbourhood can go below 60%. (Should the
         // heuristic learn to find such plans, pick a point where it still does not.)
+        // Then that plan as a start for the local search one point lower, as the certified
+        // frontier takes the plans it finds down to the points below them: at 291.25 KiB it
+        // gives 281.22 KFLOP, where the heuristic gives 410.75 and the relaxation's roundings
+        // reach no plan (the neighbourhood search there needs ~17 s).
         zoo::ZooOptions o;
         o.model = "lstm";
         o.layers = 1;
@@ -418,6 +422,18 @@ private slots:
         QVERIFY2(found.recomputeCost < 0.6 * heuristic.recomputeCost,
                  qPrintable(QString("%1 FLOP certified, %2 by the heuristic").arg(found.recomputeCost).arg(heuristic.recomputeCost)));
         QVERIFY(found.bound && found.bound->costLowerBound <= found.recomputeCost);
+
+        const int64_t below = 298244;
+        const BudgetPlan heuristicBelow = planner.planForBudget(below);
+        const std::optional<BudgetPlan> fromAbove = planner.relaxationRoundedPlan(below, {}, std::span(&found, 1));
+        QVERIFY(fromAbove);
+        qInfo("one point lower: %.0f FLOP by the heuristic, %.0f from the plan above", heuristicBelow.recomputeCost,
+              fromAbove->recomputeCost);
+        QVERIFY(fromAbove->activationPeakBytes <= below);
+        QCOMPARE(planner.simulatedPeakOf(*fromAbove), fromAbove->activationPeakBytes + planner.originalMemory().residentBytes);
+        QVERIFY2(fromAbove->recomputeCost < 0.75 * heuristicBelow.recomputeCost,
+                 qPrintable(QString("%1 FLOP from the plan above, %2 by the heuristic")
+                                .arg(fromAbove->recomputeCost).arg(heuristicBelow.recomputeCost)));
     }
 
     void pointsCertifiedOnSeveralThreads() {

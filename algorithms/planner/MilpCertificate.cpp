@@ -1734,14 +1734,17 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     // The plans found cheaper, taken down to the budgets below them, largest first: two
     // neighbouring points are certified at once, so the lower one started without the plan
     // the upper one found (1-layer LSTM, 60 s: 291.25 KiB 410.75 -> 281.22 KFLOP). A point's
-    // bound holds for any plan that fits its budget.
+    // bound holds for any plan that fits its budget. Past the time limit (the rounds take it
+    // all), within a tenth of it more.
     if (!found.empty()) {
+        const auto descentDeadline = Clock::now() + std::chrono::duration<double>(0.1 * exact.timeLimitSeconds);
         std::vector<size_t> order(plans.size());
         std::iota(order.begin(), order.end(), size_t(0));
         std::sort(order.begin(), order.end(),
                   [&](size_t a, size_t b) { return plans[a].activationPeakBytes > plans[b].activationPeakBytes; });
         std::lock_guard memo(*memoMutex_);
         for (size_t i : order) {
+            if (Clock::now() > descentDeadline) break;
             BudgetPlan& plan = plans[i];
             if (!plan.bound || plan.bound->optimal) continue;
             const int64_t budget = plan.activationPeakBytes;

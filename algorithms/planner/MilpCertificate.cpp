@@ -1752,17 +1752,14 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
             for (const Evaluated* e : descentsFrom(found, budget, plan.recomputeCost))
                 if ((!best || e->cost < best->cost) && replayMatchesRewrite(e->inR)) best = e;
             if (!best) continue;
-            OptimalityBound bound = *plan.bound;
+            const OptimalityBound kept = *plan.bound;
             const std::optional<int64_t> keepBudget = plan.budgetBytes;
             plan = makePlan(best->inR, "exact");
             plan.budgetBytes = keepBudget;
-            bound.costLowerBound = std::min(bound.costLowerBound, plan.recomputeCost);
-            bound.gap = plan.recomputeCost > 0 ? (plan.recomputeCost - bound.costLowerBound) / plan.recomputeCost : 0.0;
-            if (bound.gap <= 1e-9) {
-                bound.gap = 0;
-                bound.optimal = true;
-            }
-            plan.bound = bound;
+            plan.bound = boundFrom(plan.recomputeCost, kept.costLowerBound);
+            plan.bound->method = kept.method;
+            plan.bound->solves = kept.solves;
+            plan.bound->lowestPeak = kept.lowestPeak;
             found.push_back(best->inR);
         }
     }

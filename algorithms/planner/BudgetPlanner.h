@@ -144,6 +144,18 @@ struct ExactOptions {
     // (addCostLevelCuts), within this part of the time left.
     bool costLevelCuts = true;
     double costLevelCutShare = 0.2;
+    // First of all, where the relaxation's bound is more than `neighbourhoodGap` below the
+    // incumbent and at least `dearOpsMinSeconds` are left, within this part of them: the MILP
+    // with only its dearest candidates integral (those costing at least `dearOpShareOfGap` of
+    // the gap, at most `dearOpsMax` of them), the others relaxed. It is a relaxation, so its
+    // optimum bounds every plan, and its solution rounded starts the local search; the
+    // relaxation's weakness at an LSTM's low points is in the dear ops alone (README "Exact
+    // mode", session 26). Its nodes are slow (~3 s on a 177-candidate LSTM): cut short, its
+    // bound is little above the root's, so with less time the other searches get it all.
+    double dearOpsShare = 0.6;
+    double dearOpsMinSeconds = 90;
+    double dearOpShareOfGap = 0.25;
+    size_t dearOpsMax = 48;
     // false: no branch-and-bound, each point's bound its relaxation's (with the cuts above).
     bool branchAndBound = true;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock

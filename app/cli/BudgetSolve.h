@@ -23,6 +23,7 @@ struct BudgetSolveArgs {
     std::string report, rewritten, milp;   // outputs; empty: not written (milp: MPS)
     bool exact = false;                    // exhaustive search (small programs)
     std::string recomputeRandom;           // --recompute-random mask|seed|off; empty: off
+    double exactSeconds = 60;              // --exact-seconds: the exact mode's time limit
 };
 
 // --recompute-random's value (empty: off); throws rx::Error on anything else.

@@ -319,7 +319,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
                     std::to_string(ExactOptions{}.lpMaxCandidates));
     BudgetPlan plan;
     try {
-        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(60)) : planner.planForBudget(bytes);
+        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(a.exactSeconds)) : planner.planForBudget(bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }

@@ -31,6 +31,7 @@ struct SolveArgs {
     std::string budget, costs;  // --budget selects the budget planner (cmd_pareto.cpp)
     std::string milp;           // with --budget: the exact mode's MILP at the budget (MPS)
     bool unreduced = false, exact = false;
+    double exactSeconds = 60;     // with --exact: the MILP's time limit
     std::string recomputeRandom;  // with --budget: mask | seed | off
 };
 
@@ -39,7 +40,7 @@ int runBudget(const SolveArgs& a) {
     if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
     if (a.unreduced) throw Error("--unreduced is not available with --budget");
     return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.milp, a.exact,
-                                 a.recomputeRandom});
+                                 a.recomputeRandom, a.exactSeconds});
 }
 
 std::string mib(int64_t bytes) {
@@ -223,8 +224,10 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                             "(512MiB, 2GB, 1000000) or a fraction 0-1 of the feasible range")->check(cli::kNonEmpty);
                              app.add_option("--costs", a->costs, "with --budget: measured per-op times (a profile report)")->check(cli::kNonEmpty)
                                  ->needs(budget);
-                             app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
+                             auto* exact = app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
                                           "optimal or bounds its gap)")->needs(budget);
+                             app.add_option("--exact-seconds", a->exactSeconds, "with --exact: the exact mode's time limit (default 60)")
+                                 ->check(CLI::Range(0.0, 86400.0))->needs(exact);
                              app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (MPS, "
                                             "for any MILP solver; binaries r<op>: op recomputed)")->check(cli::kNonEmpty)->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);

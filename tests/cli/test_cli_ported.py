@@ -54,6 +54,8 @@ with tempfile.TemporaryDirectory() as tmp:
         (["pareto", prog, "--report", "out.txt"], "--report expects a file name ending in .json or .csv"),
         (["pareto", prog, "--costs", os.path.join(tmp, "none.json")], "--costs: File does not exist"),
         (["solve", prog, "--exact"], "--exact requires --budget"),
+        (["solve", prog, "--budget", "0.0", "--exact-seconds", "5"], "--exact-seconds requires --exact"),
+        (["solve", prog, "--budget", "0.0", "--exact", "--exact-seconds", "-1"], "--exact-seconds: Value -1 not in range"),
         (["cuda-profile", prog, "--steps", "0"], "--steps: Value 0 not in range"),
         (["cuda-profile", prog, "--warmup", "-1"], "--warmup"),
         (["cuda-profile", prog, "--config", tmp + "/nope.json"], "--config: File does not exist"),
@@ -78,7 +80,7 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stderr)
 
     # The ported commands still run.
-    r = run("solve", prog, "--budget", "0.0", "--exact", "--rewritten", os.path.join(tmp, "budget.pir"))
+    r = run("solve", prog, "--budget", "0.0", "--exact", "--exact-seconds", "5", "--rewritten", os.path.join(tmp, "budget.pir"))
     check("solve --budget --exact runs and writes its program", r.returncode == 0 and "exact" in r.stdout and
           os.path.getsize(os.path.join(tmp, "budget.pir")) > 0, r.stdout + r.stderr)
     r = run("pareto", prog, "--points", "3", "--report", os.path.join(tmp, "f.csv"))

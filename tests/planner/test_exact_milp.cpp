@@ -29,6 +29,15 @@ using test::SmallProgram;
 
 namespace {
 
+// `generate lstm --layers 1 --seq STEPS`: the LSTMs whose low points the exact mode finds hard.
+zoo::GeneratedProgram oneLayerLstm(int steps) {
+    zoo::ZooOptions o;
+    o.model = "lstm";
+    o.layers = 1;
+    o.seq = steps;
+    return zoo::generateModel(o);
+}
+
 // The forward ops a plan may recompute (simulatedPeakOf answers -1 for any other).
 std::vector<OpId> candidateOps(const BudgetPlanner& planner, const RecomputeSpec& spec) {
     std::vector<OpId> out;
@@ -403,11 +412,7 @@ private slots:
         // frontier takes the plans it finds down to the points below them: at 291.25 KiB it
         // gives 281.22 KFLOP, where the heuristic gives 410.75 and the relaxation's roundings
         // reach no plan (the neighbourhood search there needs ~17 s).
-        zoo::ZooOptions o;
-        o.model = "lstm";
-        o.layers = 1;
-        o.seq = 8;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const zoo::GeneratedProgram g = oneLayerLstm(8);
         BudgetPlanner planner(g.program, g.spec);
         const int64_t budget = 299268;
         const BudgetPlan heuristic = planner.planForBudget(budget);
@@ -445,11 +450,7 @@ private slots:
         // matmuls of one step, and cheap ops), 20 s each: CBC's search over every candidate
         // leaves the bound at 38.8 KFLOP (27.5%), the dear ops' search reaches 140.29 (gap
         // 0.4%); the test asks for 2%.
-        zoo::ZooOptions o;
-        o.model = "lstm";
-        o.layers = 1;
-        o.seq = 6;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const zoo::GeneratedProgram g = oneLayerLstm(6);
         const int64_t budget = 294148;
         const double seconds = 20;
         auto certified = [&](double dearShare) {

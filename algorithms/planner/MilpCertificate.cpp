@@ -1026,6 +1026,24 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     auto setCutoff = [&](double incumbent) {
         cutoff = granule > 0 ? (incumbent - 0.5 * granule) / m.costScale : incumbent / m.costScale * (1 - 1e-9) - 1e-12;
     };
+    // A search below the cut-off within `seconds`. With whole-number costs, proven once no set
+    // is cheaper by a whole granule: closing the last fraction of one can take most of a
+    // point's time (a 285-candidate point: found in 2 s, closed in 45 s).
+    auto searchWithin = [&](double seconds) {
+        SearchLimits search;
+        search.seconds = seconds;
+        search.cutoff = cutoff;
+        search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
+        search.threads = std::max(1u, limits.searchThreads);
+        return search;
+    };
+    // A cheaper fitting set a search found: the incumbent from here on.
+    auto adopt = [&](RecomputeSet better) {
+        std::lock_guard memo(*memoMutex_);
+        incumbentCost = evaluate(better).cost;
+        rounded = std::move(better);
+        setCutoff(incumbentCost);
+    };
     if (std::isfinite(incumbentCost)) {
         if (std::none_of(m.cost.begin(), m.cost.end(), [](double c) { return c > 0; })) {
             out.proven = true;  // nothing costs anything: nothing is cheaper
@@ -1065,11 +1083,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
                 relaxedColumns.push_back(int(k) + 1);
                 glp_set_col_kind(lp, int(k) + 1, GLP_CV);  // keeps its bounds
             }
-        SearchLimits search;
-        search.seconds = limits.dearOpsShare * secondsLeft();
-        search.cutoff = cutoff;
-        search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
-        search.threads = std::max(1u, limits.searchThreads);
+        const SearchLimits search = searchWithin(limits.dearOpsShare * secondsLeft());
         ++out.solves;
         const MilpSearch s = cbcAvailable() ? searchWithCbc(lp, search) : searchWithGlpk(lp, search);
         for (int column : relaxedColumns) glp_set_col_kind(lp, column, GLP_IV);  // binary again: its bounds are 0-1
@@ -1083,12 +1097,8 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         // 282 KFLOP, where the local search from the λ cuts' plans gives 413.95).
         if (s.columns.size() >= nc) {
             const std::vector<double> dearRelaxed(s.columns.begin(), s.columns.begin() + std::ptrdiff_t(nc));
-            if (std::optional<RecomputeSet> better = roundedRelaxation(dearRelaxed, budget, incumbentCost, starts)) {
-                std::lock_guard memo(*memoMutex_);
-                incumbentCost = evaluate(*better).cost;
-                rounded = std::move(better);
-                setCutoff(incumbentCost);
-            }
+            if (std::optional<RecomputeSet> better = roundedRelaxation(dearRelaxed, budget, incumbentCost, starts))
+                adopt(std::move(*better));
         }
         if (s.status != MilpSearch::Status::Failed && std::isfinite(s.bound))
             out.lower = std::max(out.lower, std::min(roundUpToCostGranule(s.bound * m.costScale), incumbentCost));
@@ -1112,16 +1122,10 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     if (limits.neighbourhoodShare > 0 && wideGap && relaxationOptimal && std::isfinite(cutoff) && secondsLeft() > 0) {
         const RecomputeSet* incumbentSet = rounded ? &*rounded : incumbent;
         if (incumbentSet) {
-            SearchLimits search;
-            search.seconds = limits.neighbourhoodShare * secondsLeft();
-            search.cutoff = cutoff;
-            search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
+            const SearchLimits search = searchWithin(limits.neighbourhoodShare * secondsLeft());
             if (std::optional<RecomputeSet> better = neighbourhoodSearch(lp, relaxed, *incumbentSet, budget, incumbentCost, search)) {
                 ++out.solves;
-                std::lock_guard memo(*memoMutex_);
-                incumbentCost = evaluate(*better).cost;
-                rounded = std::move(better);
-                setCutoff(incumbentCost);
+                adopt(std::move(*better));
                 if (provesIncumbent(out.lower, incumbentCost)) {
                     out.proven = true;
                     out.lower = incumbentCost;
@@ -1192,14 +1196,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         const double glpkLeft = std::chrono::duration<double>(glpkDeadline - Clock::now()).count();
         if (glpkLeft <= 0) cbcPhase = true;
         if (cbcPhase && !cutsTried && provenByCuts()) return finish();
-        SearchLimits search;
-        search.seconds = cbcPhase ? secondsLeft() : glpkLeft;
-        search.cutoff = cutoff;
-        // With whole-number costs, proven once no set is cheaper by a whole granule: closing
-        // the last fraction of one can take most of a point's time (a 285-candidate point:
-        // found in 2 s, closed in 45 s).
-        search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
-        search.threads = std::max(1u, limits.searchThreads);
+        const SearchLimits search = searchWithin(cbcPhase ? secondsLeft() : glpkLeft);
         ++out.solves;
         const MilpSearch s = cbcPhase ? searchWithCbc(lp, search) : searchWithGlpk(lp, search);
         if (s.status == MilpSearch::Status::NoneBelowCutoff) {

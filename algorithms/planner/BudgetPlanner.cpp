@@ -48,8 +48,8 @@ void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
     const size_t nv = p.values().size();
-    lastUse_.assign(nv, 0);
-    lastFixedUse_.assign(nv, 0);
+    valueLastUse_.assign(nv, 0);
+    valueLastFixedUse_.assign(nv, 0);
     lastRedirectedUse_.assign(nv, kNoId);
     defIndex_.assign(nv, kNoId);
     for (OpId op : a.globalOps())
@@ -60,19 +60,16 @@ void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
             if (use.ancestor == kNoId) continue;
             const uint32_t i = a.opIndex(use.ancestor);
             if (i == kNoId) continue;
-            lastUse_[v] = std::max(lastUse_[v], i);
+            valueLastUse_[v] = std::max(valueLastUse_[v], i);
             if (use.user == use.ancestor && a.isBackwardRangeOp(use.user))
                 lastRedirectedUse_[v] = lastRedirectedUse_[v] == kNoId ? i : std::max(lastRedirectedUse_[v], i);
             else
-                lastFixedUse_[v] = std::max(lastFixedUse_[v], i);
+                valueLastFixedUse_[v] = std::max(valueLastFixedUse_[v], i);
         }
     }
     // Storage as exec/Liveness.h counts it: an alias (builtin.split, combine, slice, fetch) owns
-    // no bytes, and what a value owns lives until the last use of any alias of it.
-    // The replay follows storage buffer by buffer: it keeps the values' own readers and the
-    // liveness's buffers (which value allocated each, and which each value refers to).
-    valueLastUse_ = lastUse_;
-    valueLastFixedUse_ = lastFixedUse_;
+    // no bytes. The replay follows storage buffer by buffer: it keeps the values' own readers
+    // and the liveness's buffers (which value allocated each, and which each value refers to).
     bufferOwner_.assign(liveness.buffers.size(), kNoId);
     bufferBytes_.assign(liveness.buffers.size(), 0);
     bufferResident_.assign(liveness.buffers.size(), 0);
@@ -92,11 +89,6 @@ void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {
     for (ValueId v = 0; v < nv; ++v) {
         if (defIndex_[v] == kNoId) continue;
         ownedBytes_[v] = liveness.ownedBytes(v);
-        const uint32_t end = liveness.storageEnd(v);
-        if (!resident_[v] && end != exec::Liveness::kNever && end > liveness.lastUse[v]) {  // kept by an alias
-            lastUse_[v] = std::max(lastUse_[v], end);
-            lastFixedUse_[v] = std::max(lastFixedUse_[v], end);
-        }
     }
     firstBackwardUse_.assign(candidates_.size(), kNoId);
     for (uint32_t k = 0; k < candidates_.size(); ++k) {
@@ -643,40 +635,68 @@ int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
 
 int64_t BudgetPlanner::activationLowerBound() const {
     const Program& p = *program_;
-    const auto gops = analysis_->globalOps();
-    const size_t n = gops.size();
-    const int64_t fwdEnd = analysis_->fwdEnd();
-    // Live ranges no plan changes. Clones read forward values only and sit before backward
-    // ops, so backward values keep their ranges; a recomputed forward original lives to its
-    // last use the rewriter does not redirect; an op no plan recomputes keeps its values.
+    const Analysis& a = *analysis_;
+    const size_t n = a.globalOps().size();
+    // Storage buffer by buffer, as replayLiveRanges counts it, over what every plan must keep
+    // (a plan clones a candidate op once; clones read forward values only and sit before
+    // backward ops). A value referring to a buffer (its owner, or an alias of it:
+    // builtin.split, slice, fetch) keeps some copy alive while it is read:
+    // - a value defined in the forward refers to the original copy, so its uses the rewriter
+    //   never redirects hold that copy from the owner's op on;
+    // - its redirected backward uses all read the clone when its op is cloned, the original
+    //   otherwise: one copy from the first to the last;
+    // - a value defined in the backward refers to one copy from its op to its last use.
+    // The aliases' uses are why it goes by buffer: a pd_op.split owning a GRU's three gates
+    // has no backward use itself, its builtin.split results do.
+    std::vector<std::vector<ValueId>> referrers(bufferOwner_.size());
+    for (ValueId v = 0; v < p.values().size(); ++v)
+        if (defIndex_[v] != kNoId && !resident_[v])
+            for (uint32_t b : valueBuffers(v)) referrers[b].push_back(v);
     std::vector<int64_t> delta(n + 2, 0);
-    for (ValueId v = 0; v < p.values().size(); ++v) {
-        const uint32_t d = defIndex_[v];
-        if (d == kNoId || resident_[v]) continue;
-        const int64_t b = ownedBytes_[v];
-        if (!b) continue;
-        uint32_t end = std::max(d, lastUse_[v]);
-        const OpId def = p.value(v).definingOp;
-        if (int64_t(d) <= fwdEnd && neededByBackward_[v] && candidateIndex_[def] != kNoId && !maskValue_[v] &&
-            lastRedirectedUse_[v] != kNoId) {
-            end = std::max(d, lastFixedUse_[v]);
-            // An op is cloned once: original or clone holds the value from its first
-            // redirected backward use to its last.
-            uint32_t first = lastRedirectedUse_[v];
-            for (const Use& use : p.uses(v))
-                if (use.user == use.ancestor && analysis_->isBackwardRangeOp(use.user))
-                    first = std::min(first, analysis_->opIndex(use.user));
-            if (first > end) {
-                delta[first] += b;
-                delta[size_t(lastRedirectedUse_[v]) + 1] -= b;
-            } else {
-                end = std::max(end, lastRedirectedUse_[v]);
+    std::vector<std::pair<uint32_t, uint32_t>> held;  // one buffer's spans, by op index
+    for (uint32_t b = 0; b < bufferOwner_.size(); ++b) {
+        const ValueId owner = bufferOwner_[b];
+        if (!bufferBytes_[b] || bufferResident_[b] || owner == kNoId || defIndex_[owner] == kNoId || resident_[owner])
+            continue;
+        const uint32_t d = defIndex_[owner];
+        uint32_t originalEnd = d;
+        held.clear();
+        for (ValueId v : referrers[b]) {
+            if (a.isBackwardRangeOp(p.value(v).definingOp)) {
+                held.emplace_back(defIndex_[v], std::max(defIndex_[v], valueLastUse_[v]));
+                continue;
             }
+            uint32_t first = kNoId, last = 0;
+            for (const Use& use : p.uses(v)) {
+                if (use.ancestor == kNoId) continue;
+                const uint32_t i = a.opIndex(use.ancestor);
+                if (i == kNoId) continue;
+                const bool redirected = cloneCandidateOf_[v] != kNoId && use.user == use.ancestor &&
+                                        a.isBackwardRangeOp(use.user);
+                if (!redirected) {
+                    originalEnd = std::max(originalEnd, i);
+                } else {
+                    first = std::min(first, i);
+                    last = std::max(last, i);
+                }
+            }
+            if (first != kNoId) held.emplace_back(first, last);
         }
-        delta[d] += b;
-        delta[end + 1] -= b;
+        held.emplace_back(d, originalEnd);
+        // The spans' union, each op counted once.
+        std::sort(held.begin(), held.end());
+        uint32_t from = held[0].first, to = held[0].second;
+        for (size_t s = 1; s <= held.size(); ++s) {
+            if (s < held.size() && held[s].first <= to + 1) {
+                to = std::max(to, held[s].second);
+                continue;
+            }
+            delta[from] += bufferBytes_[b];
+            delta[size_t(to) + 1] -= bufferBytes_[b];
+            if (s < held.size()) std::tie(from, to) = held[s];
+        }
     }
-    // Every operand of an op lies in one of these ranges, so the bound includes what the op reads.
+    // Every operand of an op lies in one of these spans, so the bound includes what the op reads.
     int64_t live = 0, bound = 0;
     for (size_t i = 0; i < n; ++i) {
         live += delta[i];

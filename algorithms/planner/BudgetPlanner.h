@@ -563,9 +563,7 @@ private:
     double lambdaScale_ = 1;
 
     // Simulation tables (by ValueId / candidate index), see simulatePeak.
-    std::vector<uint32_t> lastUse_;            // original program, global index
     std::vector<int64_t> ownedBytes_;          // by ValueId: storage it allocates (exec/Liveness.h)
-    std::vector<uint32_t> lastFixedUse_;       // uses the rewriter never redirects
     std::vector<uint32_t> lastRedirectedUse_;  // top-level backward uses, kNoId if none
     std::vector<uint32_t> firstBackwardUse_;   // by candidate: of its first result, kNoId if none
     // normalise's graph by candidate, flat (it runs per cut and per local-search move): a
@@ -575,9 +573,10 @@ private:
     std::vector<uint32_t> operandCandidateOff_, operandCandidates_;
     std::vector<uint32_t> consumerCandidateOff_, consumerCandidates_;
     std::vector<uint32_t> defIndex_;           // by ValueId: global index of the defining op, kNoId
-    // replayLiveRanges' storage, from exec/Liveness: lastUse_ / lastFixedUse_ before the
-    // extension by aliases (the replay follows aliases itself), and the buffers: who
-    // allocated each, its bytes, whether resident, and by ValueId those it refers to (flat).
+    // replayLiveRanges' storage: by ValueId its own last use (original program, global index)
+    // and its last use the rewriter never redirects, neither extended by aliases (the replay
+    // follows buffers itself), and from exec/Liveness the buffers: who allocated each, its
+    // bytes, whether resident, and by ValueId those it refers to (flat).
     std::vector<uint32_t> valueLastUse_, valueLastFixedUse_;
     std::vector<ValueId> bufferOwner_;
     std::vector<int64_t> bufferBytes_;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineF>
 #include <QLineSeries>
+#include <QPen>
 #include <QScatterSeries>
 #include <QSlider>
 #include <QValueAxis>
@@ -31,13 +32,13 @@ struct ParetoPanel::Result {
     std::vector<planner::BudgetPlan> plans;
     size_t frontierCount = 0;
     int64_t minPeak = 0, originalPeak = 0;
+    int64_t floor = 0;  // no plan's activation peak goes below it (activationLowerBound)
     std::string error;
     uint64_t generation = 0;
     qint64 mergeKey = -1;  // the slider drag it answers
 };
 
 namespace {
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::pair<double, QString> flopUnit(double maxFlops) {
     if (maxFlops >= 1e12) return {1e12, "TFLOP"};
@@ -45,6 +46,15 @@ std::pair<double, QString> flopUnit(double maxFlops) {
     if (maxFlops >= 1e6) return {1e6, "MFLOP"};
     if (maxFlops >= 1e3) return {1e3, "KFLOP"};
     return {1, "FLOP"};
+}
+
+// Bytes in the unit that keeps a peak's axis labels short: a program of a few hundred KiB
+// read 0.2484 MiB on every tick.
+std::pair<double, QString> byteUnit(double maxBytes) {
+    if (maxBytes >= 1024.0 * 1024.0 * 1024.0) return {1024.0 * 1024.0 * 1024.0, "GiB"};
+    if (maxBytes >= 1024.0 * 1024.0) return {1024.0 * 1024.0, "MiB"};
+    if (maxBytes >= 1024.0) return {1024.0, "KiB"};
+    return {1, "B"};
 }
 }  // namespace
 
@@ -112,6 +122,7 @@ ParetoPanel::ParetoPanel(QWidget* parent) : QWidget(parent) {
         frontierCount_ = r->frontierCount;
         minPeak_ = r->minPeak;
         originalPeak_ = r->originalPeak;
+        floor_ = r->floor;
         showFrontier();
         Q_EMIT frontierReady();
     });
@@ -235,6 +246,7 @@ void ParetoPanel::setProgram(std::shared_ptr<const Program> program, RecomputeSp
             r->plans.insert(r->plans.end(), refs.begin(), refs.end());
             r->minPeak = planner.minimumActivationPeak();
             r->originalPeak = planner.originalActivationPeak();
+            r->floor = planner.activationLowerBound();
         } catch (const std::exception& e) {
             r->error = e.what();
         }
@@ -246,10 +258,15 @@ void ParetoPanel::showFrontier() {
     QChart* chart = chartView_->chart();
     chart->removeAllSeries();
     for (QAbstractAxis* axis : chart->axes()) chart->removeAxis(axis);
-    double maxFlops = 0;
-    for (const auto& p : plans_) maxFlops = std::max(maxFlops, p.recomputeFlops);
+    double maxFlops = 0, maxBytes = 0;
+    for (const auto& p : plans_) {
+        maxFlops = std::max(maxFlops, p.recomputeFlops);
+        maxBytes = std::max(maxBytes, double(p.activationPeakBytes));
+    }
     const auto [scale, unit] = flopUnit(maxFlops);
     flopScale_ = scale;
+    const auto [bytesScale, bytesUnit] = byteUnit(maxBytes);
+    byteScale_ = bytesScale;
 
     auto* line = new QLineSeries;
     line->setName(tr("frontier"));
@@ -257,7 +274,7 @@ void ParetoPanel::showFrontier() {
     points->setName(tr("budget plans"));
     points->setMarkerSize(9);
     for (size_t i = 0; i < frontierCount_; ++i) {
-        const QPointF pt(plans_[i].recomputeFlops / scale, double(plans_[i].activationPeakBytes) / kMiB);
+        const QPointF pt(plans_[i].recomputeFlops / scale, double(plans_[i].activationPeakBytes) / byteScale_);
         line->append(pt);
         points->append(pt);
     }
@@ -275,13 +292,29 @@ void ParetoPanel::showFrontier() {
             s->setMarkerSize(13);
             chart->addSeries(s);
         }
-        s->append(plans_[i].recomputeFlops / scale, double(plans_[i].activationPeakBytes) / kMiB);
+        s->append(plans_[i].recomputeFlops / scale, double(plans_[i].activationPeakBytes) / byteScale_);
+    }
+    // The floor no plan goes below, across the plot: how far the frontier is from it.
+    const double xEnd = std::max(1e-9, maxFlops / scale) * 1.05;
+    if (floor_ > 0) {
+        auto* floorLine = new QLineSeries;
+        floorLine->setName(tr("floor (lower bound)"));
+        QPen pen(QColor(0x80, 0x80, 0x80));
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(1.5);
+        floorLine->setPen(pen);
+        floorLine->append(0, double(floor_) / byteScale_);
+        floorLine->append(xEnd, double(floor_) / byteScale_);
+        chart->addSeries(floorLine);
+        // Added last, so the theme's colours of the others stay; a click on it picks the
+        // nearest plan (the lowest may lie on it).
+        connect(floorLine, &QLineSeries::clicked, this, &ParetoPanel::pointClicked);
     }
     auto* x = new QValueAxis;
     x->setTitleText(tr("Recompute (%1)").arg(unit));
     x->setLabelFormat("%.3g");
     auto* y = new QValueAxis;
-    y->setTitleText(tr("Activation peak (MiB)"));
+    y->setTitleText(tr("Activation peak (%1)").arg(bytesUnit));
     y->setLabelFormat("%.4g");
     for (QValueAxis* axis : {x, y}) {
         QFont f = axis->titleFont();
@@ -298,10 +331,14 @@ void ParetoPanel::showFrontier() {
         if (auto* scatter = qobject_cast<QScatterSeries*>(s))
             connect(scatter, &QScatterSeries::clicked, this, &ParetoPanel::pointClicked);
     }
-    double maxMiB = 0;
-    for (const auto& p : plans_) maxMiB = std::max(maxMiB, double(p.activationPeakBytes) / kMiB);
-    x->setRange(0, std::max(1e-9, maxFlops / scale) * 1.05);
-    y->setRange(0, std::max(1e-9, maxMiB) * 1.05);
+    // The peaks' own span (and the floor's), not from 0: plans a few percent apart on a
+    // 0-based axis sat on one line at its top.
+    double lowBytes = maxBytes;
+    for (const auto& p : plans_) lowBytes = std::min(lowBytes, double(p.activationPeakBytes));
+    if (floor_ > 0) lowBytes = std::min(lowBytes, double(floor_));
+    const double pad = std::max((maxBytes - lowBytes) * 0.08, maxBytes * 0.002);
+    x->setRange(0, xEnd);
+    y->setRange(std::max(0.0, lowBytes - pad) / byteScale_, std::max(1e-9, (maxBytes + pad) / byteScale_));
     slider_->setEnabled(true);
     // The proof of quality: the largest gap of a frontier point to its cost lower bound.
     double worstGap = 0;
@@ -337,7 +374,7 @@ void ParetoPanel::showFrontier() {
 }
 
 size_t ParetoPanel::nearestPlan(const QPointF& point) const {
-    // The plan drawn nearest the point, in pixels (the axes' units differ: FLOPs and MiB).
+    // The plan drawn nearest the point, in pixels (the axes' units differ: FLOPs and bytes).
     QChart* chart = chartView_->chart();
     const auto series = chart->series();
     if (plans_.empty() || series.isEmpty()) return plans_.size();
@@ -346,7 +383,7 @@ size_t ParetoPanel::nearestPlan(const QPointF& point) const {
     double bestDistance = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < plans_.size(); ++i) {
         const QPointF at = chart->mapToPosition(
-            QPointF(plans_[i].recomputeFlops / flopScale_, double(plans_[i].activationPeakBytes) / kMiB), series.front());
+            QPointF(plans_[i].recomputeFlops / flopScale_, double(plans_[i].activationPeakBytes) / byteScale_), series.front());
         const double d = QLineF(at, click).length();
         if (d < bestDistance) { bestDistance = d; best = i; }
     }

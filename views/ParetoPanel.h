@@ -100,7 +100,9 @@ private:
     std::vector<planner::BudgetPlan> plans_;
     size_t frontierCount_ = 0;
     int64_t minPeak_ = 0, originalPeak_ = 0;
-    double flopScale_ = 1;
+    int64_t floor_ = 0;     // the activation lower bound, drawn as the floor line
+    double flopScale_ = 1;  // the axes' units: FLOP and bytes per axis unit
+    double byteScale_ = 1;
     uint64_t generation_ = 0;
 
     QChartView* chartView_ = nullptr;

@@ -13,6 +13,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QChartView>
+#include <QLineSeries>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSlider>
 #include <QUndoStack>
@@ -52,8 +54,31 @@ private Q_SLOTS:
         QCOMPARE(axes.size(), 2);
         QStringList titles;
         for (QAbstractAxis* a : axes) titles << a->titleText();
-        QVERIFY2(titles.join("|").contains("Activation peak (MiB)"), qPrintable(titles.join("|")));
+        QVERIFY2(titles.join("|").contains(QRegularExpression("Activation peak \\((KiB|MiB)\\)")), qPrintable(titles.join("|")));
         QVERIFY2(titles.join("|").contains("FLOP)"), qPrintable(titles.join("|")));
+        // The peak axis spans the plans and the floor line (the lower bound), not 0 up: the
+        // plans lie within a few percent of each other. Every plan at or above the floor.
+        QValueAxis* peakAxis = nullptr;
+        for (QAbstractAxis* a : axes)
+            if (a->titleText().startsWith("Activation peak")) peakAxis = static_cast<QValueAxis*>(a);
+        QVERIFY(peakAxis);
+        QLineSeries* floorLine = nullptr;
+        for (QAbstractSeries* s : chart->series())
+            if (s->name() == "floor (lower bound)") floorLine = static_cast<QLineSeries*>(s);
+        QVERIFY2(floorLine && floorLine->count() == 2, qPrintable(names.join(", ")));
+        const double floorY = floorLine->at(0).y();
+        QVERIFY(peakAxis->min() > 0 && peakAxis->min() < floorY);
+        double lowest = std::numeric_limits<double>::infinity(), highest = 0;
+        for (QAbstractSeries* s : chart->series())
+            if (auto* scatter = qobject_cast<QScatterSeries*>(s))
+                for (const QPointF& pt : scatter->points()) {
+                    QVERIFY2(pt.y() >= floorY, qPrintable(s->name()));
+                    lowest = std::min(lowest, pt.y());
+                    highest = std::max(highest, pt.y());
+                }
+        QVERIFY(peakAxis->max() > highest);
+        QVERIFY2((highest - floorY) > 0.5 * (peakAxis->max() - peakAxis->min()),
+                 "the plans fill less than half of the peak axis");
         // The frontier series holds one point per frontier plan.
         for (QAbstractSeries* s : chart->series())
             if (s->name() == "budget plans")
@@ -228,10 +253,11 @@ private Q_SLOTS:
                 QVERIFY(index >= 0);
                 // Drawn within a marker of the clicked point (a reference plan's marker too).
                 const double scale = points->at(i).x() > 0 ? clicked.recomputeFlops / points->at(i).x() : 0;
+                const double byteScale = double(clicked.activationPeakBytes) / points->at(i).y();
                 const QPointF otherValue = size_t(index) < panel->frontierCount()
                                                ? points->at(index)
                                                : QPointF(scale > 0 ? plan.recomputeFlops / scale : 0,
-                                                         double(plan.activationPeakBytes) / (1024.0 * 1024.0));
+                                                         double(plan.activationPeakBytes) / byteScale);
                 const QPoint other = pixelOf(otherValue);
                 qInfo("point %d (%s, %.0f FLOP, %lld B) chose %s (%.0f FLOP, %lld B) at %d px", i,
                       clicked.source.c_str(), clicked.recomputeFlops, (long long)clicked.activationPeakBytes,

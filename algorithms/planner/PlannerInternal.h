@@ -37,11 +37,14 @@ inline std::vector<BudgetPlan> paretoFront(std::vector<BudgetPlan> plans) {
     return out;
 }
 
-// A budget no plan meets, with the lowest activation peak that can be met.
+// A budget no plan meets, with the lowest activation peak that can be met (and, for `--budget 0`
+// or `1`, how a fraction is written: those are bytes).
 [[noreturn]] inline void throwBudgetUnmet(int64_t budgetBytes, int64_t lowestPeak) {
     throw Error("budget " + humanBytes(budgetBytes) + " (" + std::to_string(budgetBytes) +
                 " bytes) cannot be met: the smallest feasible activation peak is " + humanBytes(lowestPeak) + " (" +
-                std::to_string(lowestPeak) + " bytes)");
+                std::to_string(lowestPeak) + " bytes)" +
+                (budgetBytes <= 1 ? "; a whole number is bytes: the fraction of the feasible range is written 0.0 or 1.0"
+                                  : ""));
 }
 
 }  // namespace rx::planner::detail

@@ -633,6 +633,23 @@ int64_t BudgetPlanner::simulatedPeakOf(const BudgetPlan& plan) const {
     return simulatePeak(inR);
 }
 
+BudgetPlanner::BufferReferrers BudgetPlanner::bufferReferrers() const {
+    const size_t nv = program_->values().size();
+    BufferReferrers out;
+    out.offset.assign(bufferOwner_.size() + 1, 0);
+    auto counted = [&](ValueId v) { return defIndex_[v] != kNoId && !resident_[v]; };
+    for (ValueId v = 0; v < nv; ++v)
+        if (counted(v))
+            for (uint32_t b : valueBuffers(v)) ++out.offset[b + 1];
+    for (size_t b = 0; b < bufferOwner_.size(); ++b) out.offset[b + 1] += out.offset[b];
+    out.values.resize(out.offset.back());
+    std::vector<uint32_t> next(out.offset.begin(), out.offset.end() - 1);
+    for (ValueId v = 0; v < nv; ++v)  // ascending within each buffer, as the MILP's rows are built
+        if (counted(v))
+            for (uint32_t b : valueBuffers(v)) out.values[next[b]++] = v;
+    return out;
+}
+
 int64_t BudgetPlanner::activationLowerBound() const {
     const Program& p = *program_;
     const Analysis& a = *analysis_;
@@ -648,10 +665,7 @@ int64_t BudgetPlanner::activationLowerBound() const {
     // - a value defined in the backward refers to one copy from its op to its last use.
     // The aliases' uses are why it goes by buffer: a pd_op.split owning a GRU's three gates
     // has no backward use itself, its builtin.split results do.
-    std::vector<std::vector<ValueId>> referrers(bufferOwner_.size());
-    for (ValueId v = 0; v < p.values().size(); ++v)
-        if (defIndex_[v] != kNoId && !resident_[v])
-            for (uint32_t b : valueBuffers(v)) referrers[b].push_back(v);
+    const BufferReferrers referrers = bufferReferrers();
     std::vector<int64_t> delta(n + 2, 0);
     std::vector<std::pair<uint32_t, uint32_t>> held;  // one buffer's spans, by op index
     for (uint32_t b = 0; b < bufferOwner_.size(); ++b) {
@@ -661,7 +675,7 @@ int64_t BudgetPlanner::activationLowerBound() const {
         const uint32_t d = defIndex_[owner];
         uint32_t originalEnd = d;
         held.clear();
-        for (ValueId v : referrers[b]) {
+        for (ValueId v : referrers.of(b)) {
             if (a.isBackwardRangeOp(p.value(v).definingOp)) {
                 held.emplace_back(defIndex_[v], std::max(defIndex_[v], valueLastUse_[v]));
                 continue;

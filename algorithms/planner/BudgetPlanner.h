@@ -585,6 +585,16 @@ private:
     std::span<const uint32_t> valueBuffers(ValueId v) const {
         return std::span<const uint32_t>(valueBuffers_).subspan(valueBufferOff_[v], valueBufferOff_[v + 1] - valueBufferOff_[v]);
     }
+    // The same read the other way: by buffer, the non-resident values of global ops referring to
+    // it (its owner and aliases), flat; the lower bound's and the MILP's reading of storage.
+    struct BufferReferrers {
+        std::vector<uint32_t> offset;  // by buffer, into values
+        std::vector<ValueId> values;
+        std::span<const ValueId> of(uint32_t b) const {
+            return std::span<const ValueId>(values).subspan(offset[b], offset[b + 1] - offset[b]);
+        }
+    };
+    BufferReferrers bufferReferrers() const;
     // replayLiveRanges' reads of the program, flat (it runs once per measured set): by ValueId
     // the candidate whose clone redefines it (kNoId for others and for saved masks), and every
     // result of a global op with its op's index and candidate, in program order.

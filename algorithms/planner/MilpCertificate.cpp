@@ -336,10 +336,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         if (rd.clone == kNoId) originalForms(rd, s, out);
         else cloneForms(rd, s, out);
     };
-    std::vector<std::vector<ValueId>> referrers(bufferOwner_.size());
-    for (ValueId v = 0; v < nv; ++v)
-        if (defIndex_[v] != kNoId && !resident_[v])
-            for (uint32_t b : valueBuffers(v)) referrers[b].push_back(v);
+    const BufferReferrers referrers = bufferReferrers();
     // A chain's product Π r_k: r_k itself for one candidate, else a column p ≤ every r_k
     // (the copy rows push p up, so p equals the product whenever r is integral).
     std::map<std::vector<uint32_t>, uint32_t> productColumn;
@@ -422,7 +419,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     auto coupleCopies = [&](uint32_t b, uint32_t constEnd, uint32_t w, const std::vector<Segment>& originalSegments,
                             const std::vector<Segment>& cloneSegments) {
         std::set<std::pair<uint32_t, uint32_t>> done;  // (c, s): one row where c reads b through several values
-        for (const ValueId v : referrers[b]) {
+        for (const ValueId v : referrers.of(b)) {
             const uint32_t j = producerCandidate(v);
             for (uint32_t c : readers[v]) {
                 if (c == j || lastAnchor(c) == 0) continue;
@@ -462,7 +459,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
         const uint32_t ownerCandidate = producerCandidate(owner);
         std::vector<Reading> toOriginal, toClone;  // readings that may keep each copy alive
         uint32_t constEnd = d;                      // the original copy, whatever the set
-        for (const ValueId v : referrers[b]) {
+        for (const ValueId v : referrers.of(b)) {
             for (int asClone = 0; asClone < 2; ++asClone) {
                 Reading rd{v, kNoId, 0, 0, {}, false, {}};
                 if (asClone) {

@@ -2,6 +2,7 @@
 #include "algorithms/planner/PricedSimplex.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <utility>
@@ -58,14 +59,17 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
         if (in[size_t(j)]) ++st.startedWith;
         else glp_set_col_bnds(lp, j, GLP_FX, 0.0, 0.0);
     }
-    const int itLimit = parm.it_lim, itStart = glp_get_it_cnt(lp);
-    auto iterationsLeft = [&] {
-        return itLimit == INT_MAX ? INT_MAX : std::max(1, itLimit - (glp_get_it_cnt(lp) - itStart));
+    const int itLimit = parm.it_lim, itStart = glp_get_it_cnt(lp), tmLimit = parm.tm_lim;
+    const auto started = std::chrono::steady_clock::now();
+    auto limitsLeft = [&] {  // of the iterations and the milliseconds, what the calls so far left
+        parm.it_lim = itLimit == INT_MAX ? INT_MAX : std::max(1, itLimit - (glp_get_it_cnt(lp) - itStart));
+        const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+        parm.tm_lim = tmLimit == INT_MAX ? INT_MAX : std::max(1, tmLimit - int(spent.count()));
     };
     std::vector<double> dual(size_t(rows) + 1);
     int ret = 0;
     for (;;) {
-        parm.it_lim = iterationsLeft();
+        limitsLeft();
         ret = glp_simplex(lp, &parm);
         ++st.solves;
         if (ret == 0 && glp_get_status(lp) == GLP_NOFEAS && taken < byRelief.size()) {
@@ -100,7 +104,7 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
     for (int j = 1; j <= cols; ++j)
         if (!in[size_t(j)]) glp_set_col_bnds(lp, j, type[size_t(j)], lower[size_t(j)], upper[size_t(j)]);
     if (ret != 0) return ret;  // a limit: as a plain solve cut short
-    parm.it_lim = iterationsLeft();
+    limitsLeft();
     ++st.solves;
     const int before = glp_get_it_cnt(lp);
     ret = glp_simplex(lp, &parm);

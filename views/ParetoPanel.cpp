@@ -258,11 +258,14 @@ void ParetoPanel::showFrontier() {
     QChart* chart = chartView_->chart();
     chart->removeAllSeries();
     for (QAbstractAxis* axis : chart->axes()) chart->removeAxis(axis);
-    double maxFlops = 0, maxBytes = 0;
+    double maxFlops = 0, maxBytes = 0, lowBytes = std::numeric_limits<double>::infinity();
     for (const auto& p : plans_) {
         maxFlops = std::max(maxFlops, p.recomputeFlops);
         maxBytes = std::max(maxBytes, double(p.activationPeakBytes));
+        lowBytes = std::min(lowBytes, double(p.activationPeakBytes));
     }
+    if (plans_.empty()) lowBytes = 0;
+    if (floor_ > 0) lowBytes = std::min(lowBytes, double(floor_));
     const auto [scale, unit] = flopUnit(maxFlops);
     flopScale_ = scale;
     const auto [bytesScale, bytesUnit] = byteUnit(maxBytes);
@@ -333,9 +336,6 @@ void ParetoPanel::showFrontier() {
     }
     // The peaks' own span (and the floor's), not from 0: plans a few percent apart on a
     // 0-based axis sat on one line at its top.
-    double lowBytes = maxBytes;
-    for (const auto& p : plans_) lowBytes = std::min(lowBytes, double(p.activationPeakBytes));
-    if (floor_ > 0) lowBytes = std::min(lowBytes, double(floor_));
     const double pad = std::max((maxBytes - lowBytes) * 0.08, maxBytes * 0.002);
     x->setRange(0, xEnd);
     y->setRange(std::max(0.0, lowBytes - pad) / byteScale_, std::max(1e-9, (maxBytes + pad) / byteScale_));

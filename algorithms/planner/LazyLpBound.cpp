@@ -152,7 +152,7 @@ std::vector<double> BudgetPlanner::lazyLpLowerBounds(const std::vector<int64_t>&
                 // The first solve has no basis to keep: the primal simplex gets there in fewer
                 // steps (1M ops: 3.8 s where the dual took 5.5 s), with its columns priced in
                 // (its first rows name 68k candidates there, few of which matter: 1M `pareto`
-                // 10.6 -> 6.2 s); every later one the dual.
+                // 10.8 -> 7.4 s); every later one the dual.
                 glp_smcp first = smcp;
                 first.meth = GLP_PRIMAL;
                 int ret = solvedOnce ? glp_simplex(lp, &smcp) : solvePricingColumnsIn(lp, first);

@@ -14,9 +14,12 @@ void configureHeapForLargeRuns();
 
 // Starts the warm-up on a detached thread and returns at once (recompute-cli ends by _exit,
 // which stops the thread wherever it is). `heapBytes` of the heap's free top are faulted in
-// writable, low addresses first, as the allocator hands them out: the first touch of fresh
-// memory costs ~0.45 ms/MB on this kind of VM, paid by the parse otherwise (a 56k-op solve
-// after a pause: 84 ms with the warm-up, 109 ms without, medians of 10 pairs). Each of
+// writable and then read once a page, low addresses first, as the allocator hands them out:
+// the first touch of fresh memory is costly on this kind of VM and paid by the run's threads
+// otherwise (a 56k-op solve after a pause: 84 ms with the warm-up, 109 ms without, medians of
+// 10 pairs). Measured 2026-12-06: a demand fault 2.75 ms/MB; MADV_POPULATE_WRITE 0.2 ms/MB,
+// but the host backs each page only on its first access, 1.3 ms/MB more, hence the read (1M-op
+// `solve --budget 0.5`: 4.53 s with the fault-in alone, 3.56 s with the read, medians of 5). Each of
 // `replacedFiles` that exists as a regular file has its clean cached pages dropped, ahead of
 // the rename that replaces it. (Most of the ~9 ms that rename took for an 11 MB file was the
 // disk trimming the blocks, which AtomicFile now leaves to a detached process; with that, the

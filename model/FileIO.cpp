@@ -1,7 +1,9 @@
 // The one file module: bounded reads, atomic writes and output-path checks (FileIO.h).
 #include "model/FileIO.h"
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -11,7 +13,9 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,17 +53,33 @@ std::string humanLimit(uint64_t bytes) {
 
 }  // namespace
 
-std::string readFile(const std::string& path, uint64_t maxBytes) {
+namespace {
+
+struct FdCloser {
+    int fd;
+    ~FdCloser() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Opens `path` for reading after the checks every read makes: a regular file (a FIFO would
+// block, a device never end) within `maxBytes`. `st` is the opened file's status.
+int openRegularFile(const std::string& path, uint64_t maxBytes, struct stat& st) {
     // stat first: opening a FIFO for reading would block until a writer appears.
-    struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open file: " + reason(errno));
     if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read file: it is " + kindOf(st.st_mode) + ", expected a regular file");
     if (uint64_t(st.st_size) > maxBytes) tooLarge(path, uint64_t(st.st_size), maxBytes);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error(path + ": cannot open file: " + reason(errno));
-    struct Closer { int fd; ~Closer() { ::close(fd); } } closer{fd};
+    FdCloser closeOnError{fd};
     if (::fstat(fd, &st) != 0) throw Error(path + ": cannot read file: " + reason(errno));
     if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read file: it is " + kindOf(st.st_mode) + ", expected a regular file");
+    if (uint64_t(st.st_size) > maxBytes) tooLarge(path, uint64_t(st.st_size), maxBytes);
+    closeOnError.fd = -1;
+    return fd;
+}
+
+std::string readOpenFile(const std::string& path, int fd, const struct stat& st, uint64_t maxBytes) {
     std::string text;
     // Files in /proc report size 0 but have content: grow as needed, still bounded.
     text.resize(size_t(st.st_size) + 1);
@@ -80,6 +100,135 @@ std::string readFile(const std::string& path, uint64_t maxBytes) {
     if (used > maxBytes) tooLarge(path, used, maxBytes);
     text.resize(used);
     return text;
+}
+
+// The mappings withFileBytes has open, for its SIGBUS handler: a fault inside one is a page
+// the file lost (truncated); zeros are mapped over it and the slot marked. A fixed table of
+// atomics, as a signal handler may read nothing else; a call that finds it full reads instead.
+struct GuardedMapping {
+    std::atomic<uintptr_t> begin{0}, end{0};
+    std::atomic<bool> lostPages{false};
+};
+constexpr size_t kGuardSlots = 64;
+GuardedMapping guardedMappings[kGuardSlots];
+std::atomic<bool> guardSlotTaken[kGuardSlots];
+struct sigaction previousSigbus {};
+uintptr_t guardPageSize = 4096;
+
+void onSigbus(int signal, siginfo_t* info, void* context) {
+    const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
+    for (GuardedMapping& m : guardedMappings) {
+        const uintptr_t begin = m.begin.load(std::memory_order_acquire);
+        if (begin == 0 || at < begin || at >= m.end.load(std::memory_order_acquire)) continue;
+        void* page = reinterpret_cast<void*>(at & ~(guardPageSize - 1));
+        if (::mmap(page, guardPageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+            m.lostPages.store(true, std::memory_order_release);
+            return;  // the access is retried and reads zeros
+        }
+        break;
+    }
+    // Not a mapping of ours: whatever was there before (the default: ended as without us).
+    if (previousSigbus.sa_flags & SA_SIGINFO) {
+        if (previousSigbus.sa_sigaction) previousSigbus.sa_sigaction(signal, info, context);
+    } else if (previousSigbus.sa_handler == SIG_DFL || previousSigbus.sa_handler == SIG_IGN) {
+        ::signal(SIGBUS, SIG_DFL);
+        ::raise(SIGBUS);  // pending until the handler returns, then the default action
+    } else {
+        previousSigbus.sa_handler(signal);
+    }
+}
+
+// Installs onSigbus unless it is the handler now, keeping what was there to chain to. Checked
+// on every mapping, not once: a handler installed after ours (a test runner's or a crash
+// reporter's) would otherwise take the signal and the guard would be gone.
+bool installSigbusGuard() {
+    static std::mutex installing;
+    std::lock_guard<std::mutex> lock(installing);
+    guardPageSize = uintptr_t(::sysconf(_SC_PAGESIZE));
+    struct sigaction current {};
+    if (::sigaction(SIGBUS, nullptr, &current) != 0) return false;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == onSigbus) return true;
+    struct sigaction action {};
+    action.sa_sigaction = onSigbus;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    previousSigbus = current;  // the handler is not ours yet, so nothing reads this meanwhile
+    return ::sigaction(SIGBUS, &action, nullptr) == 0;
+}
+
+// One mapping's slot in the table, released on destruction.
+class GuardSlot {
+public:
+    GuardSlot(uintptr_t begin, uintptr_t end) {
+        if (!installSigbusGuard()) return;
+        for (size_t i = 0; i < kGuardSlots; ++i) {
+            bool expected = false;
+            if (guardSlotTaken[i].compare_exchange_strong(expected, true)) {
+                slot_ = &guardedMappings[i];
+                index_ = i;
+                slot_->lostPages.store(false);
+                slot_->end.store(end, std::memory_order_release);
+                slot_->begin.store(begin, std::memory_order_release);
+                return;
+            }
+        }
+    }
+    ~GuardSlot() {
+        if (!slot_) return;
+        slot_->begin.store(0, std::memory_order_release);
+        slot_->end.store(0, std::memory_order_release);
+        guardSlotTaken[index_].store(false);
+    }
+    GuardSlot(const GuardSlot&) = delete;
+    GuardSlot& operator=(const GuardSlot&) = delete;
+    bool held() const { return slot_ != nullptr; }
+    bool lostPages() const { return slot_ && slot_->lostPages.load(std::memory_order_acquire); }
+
+private:
+    GuardedMapping* slot_ = nullptr;
+    size_t index_ = 0;
+};
+
+}  // namespace
+
+std::string readFile(const std::string& path, uint64_t maxBytes) {
+    struct stat st {};
+    const int fd = openRegularFile(path, maxBytes, st);
+    FdCloser closer{fd};
+    return readOpenFile(path, fd, st, maxBytes);
+}
+
+void withFileBytes(const std::string& path, const std::function<void(std::string_view)>& use, uint64_t maxBytes) {
+    struct stat st {};
+    const int fd = openRegularFile(path, maxBytes, st);
+    FdCloser closer{fd};
+    const size_t size = size_t(st.st_size);
+    void* mapped = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : MAP_FAILED;
+    if (mapped == MAP_FAILED) {
+        use(readOpenFile(path, fd, st, maxBytes));
+        return;
+    }
+    struct Unmapper {
+        void* at;
+        size_t size;
+        ~Unmapper() { ::munmap(at, size); }
+    } unmapper{mapped, size};
+    const auto begin = reinterpret_cast<uintptr_t>(mapped);
+    GuardSlot guard(begin, begin + size);
+    if (!guard.held()) {  // no guard: a plain read, which no truncation can break
+        use(readOpenFile(path, fd, st, maxBytes));
+        return;
+    }
+    auto changed = [&] {
+        return Error(path + ": cannot read file: it changed (shrank) while it was read; read it again once it is written");
+    };
+    try {
+        use(std::string_view(static_cast<const char*>(mapped), size));
+    } catch (...) {
+        if (guard.lostPages()) throw changed();
+        throw;
+    }
+    if (guard.lostPages()) throw changed();
 }
 
 // ---------------------------------------------------------------- AtomicFile

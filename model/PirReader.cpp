@@ -102,21 +102,30 @@ Program parsePir(std::string_view original, const std::string& fileName, const R
     return std::move(*chosen);
 }
 
+// Program files are mapped, not copied (FileIO.h: withFileBytes); the parsers keep no view
+// of the text.
 Program readPirFile(const std::string& path, const ReadOptions& options) {
-    const std::string text = readTextFile(path);
-    return parsePir(text, path, options);
+    std::optional<Program> program;
+    withFileBytes(path, [&](std::string_view text) { program.emplace(parsePir(text, path, options)); });
+    return std::move(*program);
 }
 
 Program loadProgram(const std::string& path, const ReadOptions& options) {
-    const std::string text = readTextFile(path);
-    size_t i = 0;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
-    if (i < text.size() && text[i] == '{') {
-        size_t j = i + 1;
-        while (j < text.size() && (text[j] == ' ' || text[j] == '\n' || text[j] == '\r' || text[j] == '\t')) ++j;
-        if (j < text.size() && text[j] == '"') return parsePirJson(text, path);
-    }
-    return parsePir(text, path, options);
+    std::optional<Program> program;
+    withFileBytes(path, [&](std::string_view text) {
+        size_t i = 0;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+        if (i < text.size() && text[i] == '{') {
+            size_t j = i + 1;
+            while (j < text.size() && (text[j] == ' ' || text[j] == '\n' || text[j] == '\r' || text[j] == '\t')) ++j;
+            if (j < text.size() && text[j] == '"') {
+                program.emplace(parsePirJson(text, path));
+                return;
+            }
+        }
+        program.emplace(parsePir(text, path, options));
+    });
+    return std::move(*program);
 }
 
 }  // namespace rx

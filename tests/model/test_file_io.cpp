@@ -111,6 +111,77 @@ private Q_SLOTS:
         QVERIFY2(e.find("it has 1000 bytes, above the limit of 999 bytes") != std::string::npos, e.c_str());
     }
 
+    // withFileBytes: the same bytes and refusals as readFile, through a mapping.
+    void mappedReadsGiveTheFilesBytes() {
+        auto mapped = [](const std::string& path, uint64_t limit = kDefaultMaxReadBytes) {
+            std::string copy;
+            withFileBytes(path, [&](std::string_view bytes) { copy.assign(bytes); }, limit);
+            return copy;
+        };
+        const std::string p = dir() + "/a.txt";
+        spit(p, "hello\n");
+        QCOMPARE(mapped(p), std::string("hello\n"));
+        spit(p, "");
+        QCOMPARE(mapped(p), std::string());
+        QVERIFY(mapped("/proc/self/status").find("Name:") != std::string::npos);  // size 0: read
+        std::string big(3 << 20, 'x');
+        for (size_t i = 0; i < big.size(); i += 4093) big[i] = char('a' + i % 26);
+        spit(p, big);
+        QVERIFY(mapped(p) == big);
+        QVERIFY(errorOf([&] { mapped(dir()); }).find("it is a directory, expected a regular file") != std::string::npos);
+        QVERIFY(errorOf([&] { mapped("/dev/null"); }).find("a character device") != std::string::npos);
+        QVERIFY(errorOf([&] { mapped(p, 1000); }).find("above the limit of 1000 bytes") != std::string::npos);
+        // What the user's callback throws goes through unchanged.
+        QCOMPARE(errorOf([&] { withFileBytes(p, [](std::string_view) { throw rx::Error("parse failed"); }); }),
+                 std::string("parse failed"));
+    }
+
+    // A file truncated while mapped (a generator rewriting it in place) must not end the process
+    // by SIGBUS: the lost pages read as zeros and the call says the file changed.
+    void aFileShrinkingWhileMappedIsAnErrorNotACrash() {
+        const std::string p = dir() + "/shrinking.pir";
+        spit(p, std::string(size_t(4) << 20, 'y'));
+        std::string seen;
+        const std::string e = errorOf([&] {
+            withFileBytes(p, [&](std::string_view bytes) {
+                ::truncate(p.c_str(), 4096);
+                seen.assign(1, bytes[0]);
+                seen += bytes[bytes.size() - 1];  // past the new end: SIGBUS without the guard
+                seen += bytes[size_t(2) << 20];
+            });
+        });
+        QVERIFY2(e.find("shrinking.pir: cannot read file: it changed (shrank) while it was read") != std::string::npos, e.c_str());
+        QCOMPARE(seen, std::string("y\0\0", 3));
+        // A parse that fails on the zeros reports the change, not its own error.
+        spit(p, std::string(size_t(1) << 20, 'z'));
+        const std::string e2 = errorOf([&] {
+            withFileBytes(p, [&](std::string_view bytes) {
+                ::truncate(p.c_str(), 0);
+                if (bytes[100] == 0) throw rx::Error("line 1: unexpected character");
+            });
+        });
+        QVERIFY2(e2.find("changed (shrank) while it was read") != std::string::npos, e2.c_str());
+        // Later mappings are guarded as before (the slot was given back).
+        for (int i = 0; i < 100; ++i) QCOMPARE(errorOf([&] { withFileBytes(p, [](std::string_view) {}); }), std::string());
+    }
+
+    // A SIGBUS that is not ours still ends the process as it would have.
+    void aForeignSigbusStillEndsTheProcess() {
+        const std::string p = dir() + "/warm.txt";
+        spit(p, "x");
+        const pid_t child = ::fork();
+        if (child == 0) {  // the default before the guard (not QtTest's crash handler)
+            ::signal(SIGBUS, SIG_DFL);
+            withFileBytes(p, [](std::string_view) {});  // the guard is installed
+            ::raise(SIGBUS);
+            ::_exit(0);
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGBUS);
+    }
+
     void writesAtomicallyAndKeepsTheModeOfTheOldFile() {
         const std::string p = dir() + "/out.txt";
         spit(p, "old");

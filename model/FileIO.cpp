@@ -116,6 +116,18 @@ struct sigaction previousSigbus {};
 uintptr_t guardPageSize = 4096;
 
 void onSigbus(int signal, siginfo_t* info, void* context) {
+    // A handler installed after ours that chains to it, which we then chain to on reinstalling
+    // (installSigbusGuard), would call us again for a foreign signal: end as the default does.
+    static thread_local int depth = 0;
+    if (depth > 0) {
+        ::signal(SIGBUS, SIG_DFL);
+        ::raise(SIGBUS);
+        return;
+    }
+    struct Depth {
+        Depth() { ++depth; }
+        ~Depth() { --depth; }
+    } inHandler;
     const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
     for (GuardedMapping& m : guardedMappings) {
         const uintptr_t begin = m.begin.load(std::memory_order_acquire);

@@ -180,6 +180,25 @@ private Q_SLOTS:
         QCOMPARE(::waitpid(child, &status, 0), child);
         QVERIFY(WIFSIGNALED(status));
         QCOMPARE(WTERMSIG(status), SIGBUS);
+
+        // A handler installed after the guard that chains to it: the guard, reinstalled on the
+        // next mapping, chains back, and a foreign signal must still end (not recurse forever).
+        const pid_t second = ::fork();
+        if (second == 0) {
+            ::signal(SIGBUS, SIG_DFL);
+            withFileBytes(p, [](std::string_view) {});
+            static struct sigaction guard {};
+            struct sigaction chaining {};
+            chaining.sa_flags = SA_SIGINFO;
+            chaining.sa_sigaction = [](int signal, siginfo_t* info, void* context) { guard.sa_sigaction(signal, info, context); };
+            ::sigaction(SIGBUS, &chaining, &guard);
+            withFileBytes(p, [](std::string_view) {});  // the guard takes the signal again
+            ::raise(SIGBUS);
+            ::_exit(0);
+        }
+        QCOMPARE(::waitpid(second, &status, 0), second);
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGBUS);
     }
 
     void writesAtomicallyAndKeepsTheModeOfTheOldFile() {

@@ -113,7 +113,7 @@ constexpr size_t kGuardSlots = 64;
 GuardedMapping guardedMappings[kGuardSlots];
 std::atomic<bool> guardSlotTaken[kGuardSlots];
 struct sigaction previousSigbus {};
-uintptr_t guardPageSize = 4096;
+std::atomic<uintptr_t> guardPageSize{4096};  // stored before the handler is installed
 
 void onSigbus(int signal, siginfo_t* info, void* context) {
     // A handler installed after ours that chains to it, which we then chain to on reinstalling
@@ -132,8 +132,9 @@ void onSigbus(int signal, siginfo_t* info, void* context) {
     for (GuardedMapping& m : guardedMappings) {
         const uintptr_t begin = m.begin.load(std::memory_order_acquire);
         if (begin == 0 || at < begin || at >= m.end.load(std::memory_order_acquire)) continue;
-        void* page = reinterpret_cast<void*>(at & ~(guardPageSize - 1));
-        if (::mmap(page, guardPageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+        const uintptr_t pageSize = guardPageSize.load(std::memory_order_relaxed);
+        void* page = reinterpret_cast<void*>(at & ~(pageSize - 1));
+        if (::mmap(page, pageSize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
             m.lostPages.store(true, std::memory_order_release);
             return;  // the access is retried and reads zeros
         }
@@ -156,7 +157,7 @@ void onSigbus(int signal, siginfo_t* info, void* context) {
 bool installSigbusGuard() {
     static std::mutex installing;
     std::lock_guard<std::mutex> lock(installing);
-    guardPageSize = uintptr_t(::sysconf(_SC_PAGESIZE));
+    guardPageSize.store(uintptr_t(::sysconf(_SC_PAGESIZE)), std::memory_order_relaxed);  // the same value each time
     struct sigaction current {};
     if (::sigaction(SIGBUS, nullptr, &current) != 0) return false;
     if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == onSigbus) return true;

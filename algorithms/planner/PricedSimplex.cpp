@@ -33,6 +33,11 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
     std::vector<double> val(size_t(rows) + 1);
     std::vector<std::pair<double, int>> byRelief;
     std::vector<uint8_t> in(size_t(cols) + 1, 0);
+    auto restoreBounds = [&](int j) { glp_set_col_bnds(lp, j, type[size_t(j)], lower[size_t(j)], upper[size_t(j)]); };
+    auto letIn = [&](int j) {
+        in[size_t(j)] = 1;
+        restoreBounds(j);
+    };
     for (int j = 1; j <= cols; ++j) {
         const int len = glp_get_mat_col(lp, j, ind.data(), val.data());
         double relief = 0;
@@ -78,8 +83,7 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
             for (; taken < until; ++taken) {
                 const int j = byRelief[taken].second;
                 if (in[size_t(j)]) continue;
-                in[size_t(j)] = 1;
-                glp_set_col_bnds(lp, j, type[size_t(j)], lower[size_t(j)], upper[size_t(j)]);
+                letIn(j);
                 ++st.pricedIn;
             }
             continue;
@@ -93,8 +97,7 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
             for (int e = offset[size_t(j)]; e < offset[size_t(j) + 1]; ++e)
                 d -= entryValue[size_t(e)] * dual[size_t(entryRow[size_t(e)])];
             if (d < -1e-9) {
-                in[size_t(j)] = 1;
-                glp_set_col_bnds(lp, j, type[size_t(j)], lower[size_t(j)], upper[size_t(j)]);
+                letIn(j);
                 ++added;
             }
         }
@@ -102,7 +105,7 @@ int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep, PricingStats
         if (!added) break;
     }
     for (int j = 1; j <= cols; ++j)
-        if (!in[size_t(j)]) glp_set_col_bnds(lp, j, type[size_t(j)], lower[size_t(j)], upper[size_t(j)]);
+        if (!in[size_t(j)]) restoreBounds(j);
     if (ret != 0) return ret;  // a limit: as a plain solve cut short
     limitsLeft();
     ++st.solves;

@@ -20,10 +20,9 @@ struct PricingStats {
 // per unit of cost (and those that relieve one at no cost) are fixed at 0; while that LP is
 // infeasible the next `keep` by relief come in; each time it is optimal, every column left out
 // with a negative reduced cost d_j = c_j − Σ a_ij·π_i comes in and the simplex goes on from
-// its basis, until none does; then every column gets its
-// bounds back and GLPK solves the whole LP from there, so the status and optimum are its own
-// on the full LP. parm.it_lim and parm.tm_lim cover all the calls together. Returns
-// glp_simplex's code.
+// its basis, until none does; then every column gets its bounds back and GLPK solves the whole
+// LP from there, so the status and optimum are its own on the full LP. parm.it_lim and
+// parm.tm_lim cover all the calls together. Returns glp_simplex's code.
 int solvePricingColumnsIn(glp_prob* lp, glp_smcp parm, size_t keep = 0, PricingStats* stats = nullptr);
 
 }  // namespace rx::planner

@@ -22,7 +22,9 @@
 // a command may return others (verify: 3 = programs differ).
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -55,6 +57,31 @@ struct RegisterCommand {
 inline const CLI::Validator kNonEmpty(
     [](std::string& value) { return value.empty() ? std::string("expects a value, found an empty string") : std::string(); },
     "NONEMPTY", "non-empty");
+
+// For a floating-point option: a finite number in [lo, hi]. CLI11's Range and
+// NonNegativeNumber let NaN through (every comparison with it is false: `--exact-seconds nan`
+// ran without a time limit) and print an unbounded range as 309 digits.
+inline std::string formatBound(double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return text;
+}
+inline CLI::Validator finiteIn(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(text, value)) return "expects a number, found '" + text + "'";
+            if (!std::isfinite(value)) return "expects a finite number, found '" + text + "'";
+            if (value < lo || value > hi) {
+                if (hi == std::numeric_limits<double>::max()) return "expects a number of at least " + formatBound(lo) + ", found '" + text + "'";
+                return "expects a number in [" + formatBound(lo) + ", " + formatBound(hi) + "], found '" + text + "'";
+            }
+            return {};
+        },
+        "FLOAT in [" + formatBound(lo) + " - " + (hi == std::numeric_limits<double>::max() ? std::string("inf") : formatBound(hi)) + "]",
+        "finite range");
+}
+inline CLI::Validator finiteNonNegative() { return finiteIn(0.0, std::numeric_limits<double>::max()); }
 
 // Keeps `object` alive until the process ends: recompute-cli exits without running
 // destructors (a big program's millions of blocks take longer to free than to solve), so

@@ -1,6 +1,7 @@
 // recompute-cli convert IN OUT [--generation G1|G2|G3] [--renumber] [--program N]
 // Reads a program (PIR text or JSON) and writes it back: the writer's round trip from the
 // command line, or a conversion between printer generations.
+#include <limits>
 #include <iostream>
 
 #include "app/cli/Command.h"
@@ -41,7 +42,7 @@ rx::cli::RegisterCommand reg("convert", "Read a program (PIR text or JSON) and w
                                  app.add_option("--generation", a->generation, "printer generation: G0, G1, G2 or G3");
                                  app.add_flag("--renumber", a->renumber, "rename values %0, %1 ... in print order");
                                  app.add_option("--program", a->program, "which program of a multi-program file (0-based)")
-                                     ->check(CLI::NonNegativeNumber);
+                                     ->check(CLI::Range(0, std::numeric_limits<int>::max()));
                                  return [a] { return runConvert(*a); };
                              });
 

@@ -57,19 +57,25 @@ int runGenerate(GenerateArgs a) {
     return 0;
 }
 
+// Sizes past these overflowed (4 × hidden, shape products) into programs the reader refuses,
+// and two billion layers ran out of memory: refused on the command line instead. A shape's
+// elements stay below 2^50 (batch · seq · ffn), 20000 layers make ~5.6M ops.
+constexpr int kMaxLayers = 20000;
+constexpr int64_t kMaxSize = int64_t(1) << 16;
+
 rx::cli::RegisterCommand reg("generate", "Write a joint forward+backward training program of the model zoo and its spec",
                              [](CLI::App& app) {
                                  auto a = std::make_shared<GenerateArgs>();
                                  zoo::ZooOptions& o = a->zoo;
                                  app.add_option("MODEL", o.model, "mlp, transformer, llama, conv, lstm or gru")->required();
-                                 app.add_option("--layers", o.layers, "layers (lstm, gru: stacked cells)")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--hidden", o.hidden, "hidden size")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--heads", o.heads, "attention heads")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--seq", o.seq, "sequence length (conv: image side; lstm, gru: time steps unrolled)")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--batch", o.batch, "batch size")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--ffn", o.ffn, "feed-forward size")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--layers", o.layers, "layers (lstm, gru: stacked cells)")->check(CLI::Range(0, kMaxLayers));
+                                 app.add_option("--hidden", o.hidden, "hidden size")->check(CLI::Range(int64_t(0), kMaxSize));
+                                 app.add_option("--heads", o.heads, "attention heads")->check(CLI::Range(int64_t(0), kMaxSize));
+                                 app.add_option("--seq", o.seq, "sequence length (conv: image side; lstm, gru: time steps unrolled)")->check(CLI::Range(int64_t(0), kMaxSize));
+                                 app.add_option("--batch", o.batch, "batch size")->check(CLI::Range(int64_t(0), kMaxSize));
+                                 app.add_option("--ffn", o.ffn, "feed-forward size")->check(CLI::Range(int64_t(0), 4 * kMaxSize));
                                  app.add_option("--dtype", a->dtype, "f32, f16, bf16 or f64");
-                                 app.add_option("--dropout", o.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0));
+                                 app.add_option("--dropout", o.dropout, "dropout probability")->check(cli::finiteIn(0.0, 1.0));
                                  auto* composite = app.add_flag("--composite", a->composite, "composite ops (default: primitive)");
                                  auto* prim = app.add_flag("--prim", a->prim, "primitive ops (the default)");
                                  composite->excludes(prim);

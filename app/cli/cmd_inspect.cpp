@@ -1,6 +1,7 @@
 // recompute-cli inspect PROGRAM [--json] [--program N] [--spec FILE]
 // What is in a program: op and value counts, op histogram, dtypes and bytes, the printer
 // generation, the recompute spec (loaded or detected) and reader warnings.
+#include <limits>
 #include <rapidjson/ostreamwrapper.h>
 #include <rapidjson/prettywriter.h>
 
@@ -233,7 +234,7 @@ cli::RegisterCommand reg("inspect", "What is in a program: ops, values, dtypes a
                              app.add_option("PROGRAM", a->program, "program to read (PIR text or JSON)")->required();
                              app.add_flag("--json", a->json, "one JSON object on stdout (FORMATS.md)");
                              app.add_option("--program", a->programIndex, "which program of a multi-program file (0-based)")
-                                 ->check(CLI::NonNegativeNumber);
+                                 ->check(CLI::Range(0, std::numeric_limits<int>::max()));
                              app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
                              return [a] { return runInspect(*a); };
                          });

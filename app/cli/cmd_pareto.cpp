@@ -241,7 +241,7 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                                      "report every plan's saved, recomputed and changed values and recomputed ops "
                                      "(default: per-plan summaries with their sizes)");
                         app.add_option("--exact-seconds", a->exactSeconds, "exact mode's time limit (default 60)")
-                            ->check(CLI::Range(0.0, 86400.0));
+                            ->check(cli::finiteIn(0.0, 86400.0));
                         app.add_option("--exact-threads", a->exactThreads,
                                        "frontier points the exact mode certifies at once, one MILP per thread "
                                        "(default: one per hardware thread)")

@@ -175,9 +175,9 @@ rx::cli::RegisterCommand reg(
         app.add_option("--warmup", a->warmup, "unmeasured runs of each program before the repeats (default 1)")
             ->check(CLI::Range(0, 100));
         app.add_option("--rtol", a->rtol, "relative tolerance of the comparison (default 0: bitwise)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(cli::finiteNonNegative());
         app.add_option("--atol", a->atol, "absolute tolerance of the comparison (default 0: bitwise)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(cli::finiteNonNegative());
         return [a] { return runProfile(*a); };
     });
 }  // namespace

@@ -227,7 +227,7 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                              auto* exact = app.add_flag("--exact", a->exact, "with --budget: a certified plan (exhaustive up to 16 candidate ops, else a MILP (GLPK, CBC) proves it "
                                           "optimal or bounds its gap)")->needs(budget);
                              app.add_option("--exact-seconds", a->exactSeconds, "with --exact: the exact mode's time limit (default 60)")
-                                 ->check(CLI::Range(0.0, 86400.0))->needs(exact);
+                                 ->check(cli::finiteIn(0.0, 86400.0))->needs(exact);
                              app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (MPS, "
                                             "for any MILP solver; binaries r<op>: op recomputed)")->check(cli::kNonEmpty)->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);

@@ -131,8 +131,8 @@ rx::cli::RegisterCommand reg("verify", "Solve, then run the original and rewritt
                                  app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
                                  app.add_option("--config", a->config, "heuristics config JSON")->check(cli::kNonEmpty);
                                  app.add_option("--seed", a->seed, "seed of the random inputs");
-                                 app.add_option("--rtol", a->rtol, "relative tolerance")->check(CLI::NonNegativeNumber);
-                                 app.add_option("--atol", a->atol, "absolute tolerance")->check(CLI::NonNegativeNumber);
+                                 app.add_option("--rtol", a->rtol, "relative tolerance")->check(cli::finiteNonNegative());
+                                 app.add_option("--atol", a->atol, "absolute tolerance")->check(cli::finiteNonNegative());
                                  app.add_flag("--json", a->json, "one JSON object on stdout");
                                  auto* budget = app.add_option("--budget", a->budget,
                                                                "verify the budget planner's plan at this budget (as solve --budget) "

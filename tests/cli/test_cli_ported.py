@@ -55,7 +55,16 @@ with tempfile.TemporaryDirectory() as tmp:
         (["pareto", prog, "--costs", os.path.join(tmp, "none.json")], "--costs: File does not exist"),
         (["solve", prog, "--exact"], "--exact requires --budget"),
         (["solve", prog, "--budget", "0.0", "--exact-seconds", "5"], "--exact-seconds requires --exact"),
-        (["solve", prog, "--budget", "0.0", "--exact", "--exact-seconds", "-1"], "--exact-seconds: Value -1 not in range"),
+        (["solve", prog, "--budget", "0.0", "--exact", "--exact-seconds", "-1"], "--exact-seconds: expects a number in [0, 86400], found '-1'"),
+        # NaN passed CLI11's own range checks (every comparison false): it ran without a limit.
+        (["solve", prog, "--budget", "0.0", "--exact", "--exact-seconds", "nan"], "--exact-seconds: expects a finite number, found 'nan'"),
+        (["pareto", prog, "--exact", "--exact-seconds", "nan"], "--exact-seconds: expects a finite number"),
+        (["verify", prog, "--atol", "inf"], "--atol: expects a finite number"),
+        (["profile", prog, "--rtol", "nan"], "--rtol: expects a finite number"),
+        # Sizes that overflowed into a program the reader refuses, or ran out of memory.
+        (["generate", "mlp", "--hidden", "99999999999999999999", "-o", os.path.join(tmp, "g.pir")], "--hidden: Value 99999999999999999999 not in range 0 to 65536"),
+        (["generate", "mlp", "--layers", "2000000000", "-o", os.path.join(tmp, "g.pir")], "--layers: Value 2000000000 not in range"),
+        (["inspect", prog, "--program", "-1"], "--program: Value -1 not in range 0 to 2147483647"),
         (["cuda-profile", prog, "--steps", "0"], "--steps: Value 0 not in range"),
         (["cuda-profile", prog, "--warmup", "-1"], "--warmup"),
         (["cuda-profile", prog, "--config", tmp + "/nope.json"], "--config: File does not exist"),

@@ -382,21 +382,65 @@ bool removeFileInBackground(const std::string& path) noexcept {
     return false;
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+namespace {
+
+// Where writing `path` lands: a symlink's destination (writing through it replaces that, as a
+// plain open would), else the path itself.
+std::string writeTarget(const std::string& path) {
     namespace fs = std::filesystem;
-    if (path_.empty()) throw Error("cannot write a file with an empty name");
     std::error_code ec;
-    target_ = path_;
-    // Writing through a symlink replaces its destination, as a plain open would.
-    if (fs::is_symlink(fs::symlink_status(path_, ec))) {
-        const fs::path resolved = fs::weakly_canonical(path_, ec);
-        if (!ec) target_ = resolved.string();
+    if (fs::is_symlink(fs::symlink_status(path, ec))) {
+        const fs::path resolved = fs::weakly_canonical(path, ec);
+        if (!ec) return resolved.string();
     }
+    return path;
+}
+
+// Refuses a target no file can replace; `st` is its stat.
+void refuseUnwritableKind(const std::string& path, const struct stat& st) {
+    if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot write file: it is a directory");
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+        throw Error(path + ": cannot write file: it is " + kindOf(st.st_mode) + ", expected a regular file or a new name");
+}
+
+// A new temporary file beside `target` (mkostemp's template filled in), or the error.
+int createTemporaryBeside(const std::string& path, const std::string& target, std::string& temporary) {
+    namespace fs = std::filesystem;
+    const fs::path parent = fs::path(target).parent_path();
+    const std::string folder = parent.empty() ? "." : parent.string();
+    temporary = folder + "/." + fs::path(target).filename().string() + ".tmp-XXXXXX";
+    const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+    if (fd < 0) {
+        const int error = errno;
+        temporary.clear();
+        throw Error(path + ": cannot write file: cannot create a temporary file in '" + folder + "': " + reason(error));
+    }
+    return fd;
+}
+
+}  // namespace
+
+void checkWritable(const std::string& path) {
+    if (path.empty()) throw Error("cannot write a file with an empty name");
+    const std::string target = writeTarget(path);
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        refuseUnwritableKind(path, st);
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return;  // opening a FIFO would wait for a reader
+    }
+    std::string temporary;
+    ::close(createTemporaryBeside(path, target, temporary));
+    ::unlink(temporary.c_str());
+}
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    if (path_.empty()) throw Error("cannot write a file with an empty name");
+    target_ = writeTarget(path_);
     struct stat st {};
     mode_t mode = 0666;
     if (::stat(target_.c_str(), &st) == 0) {
+        refuseUnwritableKind(path_, st);
         if (S_ISREG(st.st_mode)) replacedBytes_ = int64_t(st.st_size);
-        if (S_ISDIR(st.st_mode)) throw Error(path_ + ": cannot write file: it is a directory");
         if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
             // A stream (/dev/stdout, a pipe, /dev/null) cannot be replaced atomically: write
             // straight to it.
@@ -405,23 +449,13 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
             stream_ = true;
             return;
         }
-        if (!S_ISREG(st.st_mode))
-            throw Error(path_ + ": cannot write file: it is " + kindOf(st.st_mode) + ", expected a regular file or a new name");
         mode = st.st_mode & 07777;
     } else {
         const mode_t mask = ::umask(0);
         ::umask(mask);
         mode = 0666 & ~mask;
     }
-    const fs::path parent = fs::path(target_).parent_path();
-    const std::string folder = parent.empty() ? "." : parent.string();
-    temporary_ = folder + "/." + fs::path(target_).filename().string() + ".tmp-XXXXXX";
-    fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
-    if (fd_ < 0) {
-        const int error = errno;
-        temporary_.clear();
-        throw Error(path_ + ": cannot write file: cannot create a temporary file in '" + folder + "': " + reason(error));
-    }
+    fd_ = createTemporaryBeside(path_, target_, temporary_);
     if (::fchmod(fd_, mode) != 0) fail("cannot set permissions", errno);
 }
 
@@ -589,6 +623,7 @@ bool same(const Identity& a, const Identity& b) {
 bool samePath(const std::string& a, const std::string& b) { return same(identify(a), identify(b)); }
 
 void checkOutputPaths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+    for (const auto& o : outputs) checkWritable(o.path);
     std::vector<Identity> in, out;
     for (const auto& i : inputs) in.push_back(identify(i.path));
     for (size_t o = 0; o < outputs.size(); ++o) {

@@ -104,6 +104,10 @@ void writeFileAtomic(const std::string& path, std::string_view bytes);
 // for the file it replaced).
 bool removeFileInBackground(const std::string& path) noexcept;
 
+// Throws the error AtomicFile(path) would (a directory, a folder that is missing or not
+// writable, ...) without writing anything: a temporary file is made beside it and removed.
+void checkWritable(const std::string& path);
+
 // Whether two paths name the same file: by device and inode where both exist, else by
 // canonical folder + name (for outputs not written yet).
 bool samePath(const std::string& a, const std::string& b);
@@ -113,8 +117,9 @@ struct NamedPath {
     std::string role;
     std::string path;
 };
-// Throws rx::Error when an output names an input or another output, e.g. "--report
-// 'in.pir' names the input PROGRAM; refusing to overwrite it".
+// Throws rx::Error when an output cannot be written (checkWritable) or names an input or
+// another output, e.g. "--report 'in.pir' names the input PROGRAM; refusing to overwrite
+// it". Commands call it before any work, so that a bad output path costs no minutes.
 void checkOutputPaths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 }  // namespace rx

@@ -4,7 +4,7 @@ JSON in every reader, --costs from a FIFO or /dev/zero, 1e308 ms, figures past 8
 that are not UTF-8, PIR JSON the text grammar cannot carry, empty option values, huge
 budgets, duplicate keys, a spec without a forward part, and a full disk under a command with
 several outputs. Each ends in a clear error or a correct output. Usage: test_cli_io.py CLI SHARED"""
-import json, os, resource, shutil, signal, subprocess, sys, tempfile
+import json, os, resource, shutil, signal, subprocess, sys, tempfile, time
 
 CLI, SHARED = sys.argv[1], sys.argv[2]
 CASE = os.path.join(SHARED, "corpus/cases/docstring-before-recompute")
@@ -165,6 +165,18 @@ with tempfile.TemporaryDirectory() as tmp:
     write(p("pin.json"), '{"pinned_saved": ["%0"]}')
     r = run("solve", prog, "--config", p("pin.json"))
     check("a pin on an input is a warning", r.returncode == 0 and b"is an input of the program" in r.stdout, r.stderr)
+
+    # An output that cannot be written is refused before any work, and no other output is
+    # replaced: profile wrote --report, then failed on --trace; pareto --exact planned first.
+    write(p("kept.json"), "old report\n")
+    os.makedirs(p("adir.json"), exist_ok=True)
+    r = run("profile", prog, "--repeats", "1", "--report", p("kept.json"), "--trace", p("adir.json"))
+    check("profile refuses a directory as --trace", r.returncode == 1 and b"it is a directory" in r.stderr, r.stderr)
+    check("profile's --report is left as it was", read(p("kept.json")) == b"old report\n", read(p("kept.json"))[:80])
+    start = time.monotonic()
+    r = run("pareto", prog, "--exact", "--exact-seconds", "30", "--report", p("nodir/x.json"))
+    check("pareto refuses a missing folder before planning", r.returncode == 1 and
+          b"cannot create a temporary file in" in r.stderr and time.monotonic() - start < 10, r.stderr)
 
     # A full disk under solve's outputs: the smaller one fits, the larger does not; neither may
     # replace its old file.

@@ -433,6 +433,25 @@ private Q_SLOTS:
         QVERIFY2(twice.find("names the same file as --report") != std::string::npos, twice.c_str());
         QVERIFY(errorOf([&] { checkOutputPaths({{"PROGRAM", in}}, {{"--report", dir() + "/r.json"}}); }).empty());
     }
+
+    // Commands check their outputs before any work: what AtomicFile would refuse, refused
+    // at once, with nothing left behind (a FIFO is not opened: that would wait for a reader).
+    void unwritableOutputsAreRefusedBeforeAnyWork() {
+        const std::string in = dir() + "/in.pir";
+        spit(in, "x");
+        const std::string missing = errorOf([&] { checkOutputPaths({{"PROGRAM", in}}, {{"--report", dir() + "/nodir/r.json"}}); });
+        QVERIFY2(missing.find("nodir/r.json: cannot write file: cannot create a temporary file in") != std::string::npos &&
+                     missing.find("No such file or directory") != std::string::npos,
+                 missing.c_str());
+        fs::create_directory(dir() + "/d.json");
+        const std::string directory = errorOf([&] { checkWritable(dir() + "/d.json"); });
+        QVERIFY2(directory.find("it is a directory") != std::string::npos, directory.c_str());
+        const std::string fifo = dir() + "/out.fifo";
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QVERIFY(errorOf([&] { checkWritable(fifo); }).empty());
+        QVERIFY(errorOf([&] { checkWritable(dir() + "/new.json"); }).empty());
+        QCOMPARE(others(dir(), {"in.pir", "d.json", "out.fifo"}), std::vector<std::string>{});
+    }
 };
 
 QTEST_GUILESS_MAIN(FileIoTest)

@@ -42,6 +42,19 @@ BudgetPlanner::BudgetPlanner(std::shared_ptr<const Program> program, RecomputeSp
     for (OpId op : p.globalBlock().ops) totalFlops_ += costs_.flops(op);
     buildCandidates();
     prepareSimulation(liveness);
+    // Every plan's figures come from the simulation, the original's from the memory model:
+    // they agree on the set that recomputes nothing, or no figure could be trusted. With
+    // control flow the model follows one path (an if yielding a value from outside it
+    // aliases that value there) where the simulation counts each result's own bytes; every
+    // plan then failed the original's peak and the floor came out as 2^63 bytes.
+    // (Without control flow they are equal by construction, and a 1M-op program skips the replay.)
+    if (const int64_t simulated = exec::hasControlFlow(p) ? simulatePeak(RecomputeSet(candidates_.size(), 0)) : original_.peakBytes;
+        original_.ok() && simulated != original_.peakBytes)
+        throw Error("budget planning cannot model this program's memory: its peak is " + humanBytes(original_.peakBytes) +
+                    " (" + std::to_string(original_.peakBytes) + " bytes) in the memory model, which follows one path through "
+                    "its control flow, and " + humanBytes(simulated) + " (" + std::to_string(simulated) +
+                    " bytes) in the planner's simulation of the same program (each control-flow result its own storage); "
+                    "plan it with the seed's mode (solve without --budget)");
 }
 
 void BudgetPlanner::prepareSimulation(const exec::Liveness& liveness) {

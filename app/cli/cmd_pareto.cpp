@@ -51,7 +51,11 @@ Loaded load(const std::string& path, const std::string& specPath, const std::str
     if (!costsPath.empty()) costs.loadProfile(costsPath, *l.program);
     PlannerOptions options;
     options.randomRecompute = parseRecomputeRandomOption(recomputeRandom);
-    l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs), options);
+    try {
+        l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs), options);
+    } catch (const Error& e) {  // about the program and its spec, which the message does not name
+        throw Error(path + ": " + e.what());
+    }
     // Every plan is measured against these figures: without them a plan's peak would print as 0.
     if (!l.planner->originalMemory().ok())
         throw Error(path + ": the program's memory figures do not fit in 64 bits, so no plan can be measured: " +
@@ -280,9 +284,9 @@ SolvedForRuns solveForRuns(const std::string& path, std::shared_ptr<const Progra
             const BudgetSpec b = parseBudget(budget);
             PlannerOptions options;
             options.randomRecompute = parseRecomputeRandomOption(recomputeRandom);
-            BudgetPlanner bp(program, spec, config, CostModel::fromTypes(*program), options);
-            const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
             try {
+                BudgetPlanner bp(program, spec, config, CostModel::fromTypes(*program), options);
+                const int64_t bytes = b.isFraction ? bp.budgetFromFraction(b.fraction) : b.bytes;
                 budgetSolved = solveResultFor(bp, bp.planForBudget(bytes), seedSolved);
             } catch (const Error& e) {
                 throw Error(path + ": " + e.what());

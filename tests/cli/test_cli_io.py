@@ -178,6 +178,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check("pareto refuses a missing folder before planning", r.returncode == 1 and
           b"cannot create a temporary file in" in r.stderr and time.monotonic() - start < 10, r.stderr)
 
+    # An if whose then branch yields a value from outside it: the memory model (one path)
+    # aliases it, the planner's simulation counts the result's own bytes. Budget planning
+    # said the floor was 2^63 bytes; now it says why it cannot plan, and the seed's mode runs.
+    source = open(os.path.join(SHARED, "corpus", "pir-real", "save-load-doc-if-op-early.pir")).read()
+    yielded = source.replace('() = "cf.yield" (%5) {}', '() = "cf.yield" (%1) {}')
+    check("the if program yields %1 (test premise)", yielded != source)
+    write(p("if_outer.pir"), yielded)
+    write(p("if_outer.spec.json"), '{"fwd_op_end_idx":4,"backward_op_start_idx":5,"inputs":["%0","%1"],'
+                                   '"outputs":["%4"],"grad_outputs":[]}')
+    for args in (["solve", p("if_outer.pir"), "--budget", "1GB"], ["pareto", p("if_outer.pir")],
+                 ["verify", p("if_outer.pir"), "--budget", "1.0"]):
+        r = run(*args)
+        check(f"{args[0]} on an if yielding an outer value says why it cannot plan", r.returncode == 1 and
+              b"if_outer.pir: budget planning cannot model this program's memory" in r.stderr and
+              b"9223372036854775807" not in r.stderr, r.stderr)
+    r = run("solve", p("if_outer.pir"))
+    check("the seed's mode plans it", r.returncode == 0, r.stderr)
+
     # A full disk under solve's outputs: the smaller one fits, the larger does not; neither may
     # replace its old file.
     rep, rew = p("full-r.json"), p("full-w.pir")

@@ -157,6 +157,7 @@ private:
         sawElision_ = false;
         lenient_ = false;
         undefinedUses_ = 0;
+        unsignedOps_ = 0;
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
@@ -187,6 +188,12 @@ private:
         if (sawElision_) prog.addWarning("program contains elision lines (\"...\"); they were skipped");
         // Drop vector growth slack (a third of the arrays' size on average).
         prog.shrinkToFit();
+        // The grammar allows an op without a signature, but its results then have no type:
+        // every figure counts them as 0 bytes, which the user must know.
+        if (unsignedOps_ > 0)
+            prog.addWarning(std::to_string(unsignedOps_) + " op(s) with results print no type signature (first: line " +
+                            std::to_string(lex_.lineOf(firstUnsignedAt_)) + ", " + firstUnsignedName_ +
+                            "): their results have no type and count as 0 bytes");
         if (undefinedUses_ > 0)
             prog.addWarning(std::to_string(undefinedUses_) +
                                     " value(s) used but not defined in the text; loaded as inputs of the global block");
@@ -304,6 +311,7 @@ private:
     void parseOperation(BlockId block) {
         Program& prog = *prog_;
         const size_t nameBase = resultNames_.size();
+        const char* opStart = lex_.pos();
         parseResultList();
         lex_.skipTrivia();
         lex_.expect('=', "'=' after the result list");
@@ -380,6 +388,10 @@ private:
         const char* outputsAt = parseFunctionType(op);
         const size_t resultCount = resultNames_.size() - nameBase;
         const bool haveSignature = !(op.syntax & OpSyntax::kNoSignature);
+        if (!haveSignature && resultCount > 0 && unsignedOps_++ == 0) {
+            firstUnsignedAt_ = opStart;
+            firstUnsignedName_ = std::string(opName);
+        }
         if (haveSignature && outputTypes_.size() != resultCount) {
             const char* at = outputsAt;
             while (at < lex_.bufferEnd() && (*at == ' ' || *at == '\t')) ++at;
@@ -1114,6 +1126,9 @@ private:
     bool sawElision_ = false;
     bool lenient_ = false;
     size_t undefinedUses_ = 0;
+    size_t unsignedOps_ = 0;  // ops with results and no signature (their types unknown)
+    const char* firstUnsignedAt_ = nullptr;
+    std::string firstUnsignedName_;
     ValueScope scope_;
     std::vector<std::string_view> scopeLog_;
     struct ResultName {

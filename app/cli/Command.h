@@ -22,10 +22,13 @@
 // a command may return others (verify: 3 = programs differ).
 #include <CLI/CLI.hpp>
 
+#include "model/Program.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -82,6 +85,12 @@ inline CLI::Validator finiteIn(double lo, double hi) {
         "finite range");
 }
 inline CLI::Validator finiteNonNegative() { return finiteIn(0.0, std::numeric_limits<double>::max()); }
+
+// The reader's warnings (a fragment, undefined values, ops without types) on stderr as
+// "PATH: warning: ...": a command that plans or runs a program says what it guessed.
+inline void printReaderWarnings(const std::string& path, const Program& program) {
+    for (const auto& warning : program.warnings()) std::cerr << path << ": warning: " << warning << "\n";
+}
 
 // Keeps `object` alive until the process ends: recompute-cli exits without running
 // destructors (a big program's millions of blocks take longer to free than to solve), so

@@ -54,6 +54,7 @@ double mib(int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 int runCudaProfile(const CudaProfileArgs& args) {
     const std::string& path = args.program;
     auto program = std::make_shared<Program>(loadProgram(path));
+    cli::printReaderWarnings(path, *program);
     ResolvedSpec resolved = resolveSpec(*program, path, args.spec.empty() ? std::nullopt : std::optional(args.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     RecomputeConfig config = RecomputeConfig::seedDefaults();

@@ -41,6 +41,7 @@ Loaded load(const std::string& path, const std::string& specPath, const std::str
             const std::string& costsPath, const std::string& recomputeRandom) {
     Loaded l;
     l.program = std::make_shared<Program>(loadProgram(path));
+    printReaderWarnings(path, *l.program);
     keepUntilExit(l.program);
     ResolvedSpec resolved = resolveSpec(*l.program, path, specPath.empty() ? std::nullopt : std::optional(specPath));
     l.spec = std::move(resolved.spec);

@@ -55,6 +55,7 @@ int runProfile(const ProfileArgs& a) {
         checkOutputPaths(inputs, outputs);
     }
     auto program = std::make_shared<Program>(loadProgram(a.program));
+    cli::printReaderWarnings(a.program, *program);
     ResolvedSpec resolved = resolveSpec(*program, a.program, a.spec);
     RecomputeSpec spec = std::move(resolved.spec);
     RecomputeConfig config = RecomputeConfig::seedDefaults();

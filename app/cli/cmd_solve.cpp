@@ -77,6 +77,7 @@ int runSolve(const SolveArgs& a) {
     if (!a.rewritten.empty()) rewrittenFile = std::make_unique<AtomicFile>(a.rewritten);
     const auto t0 = Clock::now();
     auto program = std::make_shared<Program>(loadProgram(path));
+    cli::printReaderWarnings(path, *program);
     cli::keepUntilExit(program);
     const double parseMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 

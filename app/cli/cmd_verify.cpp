@@ -38,6 +38,7 @@ int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
     // Freed once it has run and been solved (not kept until exit): the rewritten program runs alone.
     std::shared_ptr<const Program> program = std::make_shared<Program>(loadProgram(path));
+    cli::printReaderWarnings(path, *program);
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;

@@ -178,6 +178,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check("pareto refuses a missing folder before planning", r.returncode == 1 and
           b"cannot create a temporary file in" in r.stderr and time.monotonic() - start < 10, r.stderr)
 
+    # An op printed without its signature loads (the grammar allows it) but its result has no
+    # type and counts 0 bytes: every command that plans or runs the program says so.
+    case = open(CASE + ".pir").read()
+    lines = case.split("\n")
+    sin = next(i for i, l in enumerate(lines) if '"pd_op.sin"' in l)
+    lines[sin] = lines[sin][:lines[sin].rindex(" : (")]
+    write(p("nosig.pir"), "\n".join(lines))
+    shutil.copy(CASE + ".spec.json", p("nosig.spec.json"))
+    for args in (["solve", p("nosig.pir")], ["pareto", p("nosig.pir"), "--points", "2"], ["verify", p("nosig.pir")]):
+        r = run(*args)
+        check(f"{args[0]} warns of an op without a signature", (b"nosig.pir: warning: 1 op(s) with results print no type "
+              b"signature (first: line %d, pd_op.sin)" % (sin + 1)) in r.stderr, r.stderr)
+
     # An if whose then branch yields a value from outside it: the memory model (one path)
     # aliases it, the planner's simulation counts the result's own bytes. Budget planning
     # said the floor was 2^63 bytes; now it says why it cannot plan, and the seed's mode runs.

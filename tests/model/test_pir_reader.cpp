@@ -79,6 +79,24 @@ private slots:
         QCOMPARE(batchNorm.attribute("epsilon")->spelling.str(), std::string("1e-05"));
     }
 
+    // The grammar allows an op without a signature, but its results have no type and count
+    // as 0 bytes: loaded, with a warning naming the first such op (an op without results, such
+    // as a yield, needs none and is not counted).
+    void opsWithoutASignatureAreAWarning() {
+        const Program p = parsePir("{\n"
+                                   "    (%0) = \"pd_op.data\" () {} : () -> pd_op.tensor<4xf32>\n"
+                                   "    (%1) = \"pd_op.sin\" (%0) {}\n"
+                                   "    (%2) = \"pd_op.cos\" (%1)\n"
+                                   "    () = \"cf.yield\" (%2) {}\n"
+                                   "}\n",
+                                   "unsigned.pir");
+        QCOMPARE(p.globalBlock().ops.size(), size_t(4));
+        QCOMPARE(p.warnings().size(), size_t(1));
+        QCOMPARE(p.warnings()[0], std::string("2 op(s) with results print no type signature (first: line 3, pd_op.sin): "
+                                              "their results have no type and count as 0 bytes"));
+        QVERIFY(load("cases/docstring-before-recompute.pir").warnings().empty());
+    }
+
     void nonContiguousIdsAndFreshNames() {
         Program p = load("pir-real/fuse-allreduce-split-bf16.pir");
         QCOMPARE(p.globalBlock().ops.size(), size_t(10));

@@ -180,15 +180,26 @@ void CostModel::loadProfileJson(std::string_view json, const std::string& fileNa
         }
         ms[op] = ms[op] < 0 ? v : ms[op] + v;  // an op listed twice: both runs count
     }
-    // Unlisted ops: FLOPs at the profile's own rate.
-    double sumMs = 0, sumFlops = 0;
+    // Unlisted ops: FLOPs at the profile's own rate. A profile that lists none of the program's
+    // ops, or only ops without FLOPs, has no rate: every cost came out 0 ms, "measured".
+    double sumMs = 0, sumFlops = 0, unlistedFlops = 0;
+    size_t listed = 0, unlisted = 0;
+    for (OpId op : gops) {
+        if (ms[op] >= 0) ++listed;
+        else ++unlisted, unlistedFlops += ops_[op].flops;
+    }
+    if (listed == 0 && !gops.empty()) fail(opsPath, "lists none of the program's " + std::to_string(gops.size()) + " ops: nothing measured to plan with");
     for (OpId op = 0; op < ms.size(); ++op)
         if (ms[op] >= 0 && ops_[op].flops > 0) { sumMs += ms[op]; sumFlops += ops_[op].flops; }
+    if (sumFlops == 0 && unlistedFlops > 0)
+        fail(opsPath, "lists only ops without FLOPs, so the times of the " + std::to_string(unlisted) +
+                          " ops it leaves out cannot be estimated; profile the whole program");
     const double msPerFlop = sumFlops > 0 ? sumMs / sumFlops : 0;
     for (OpId op = 0; op < ms.size(); ++op)
         if (ms[op] < 0) ms[op] = ops_[op].flops * msPerFlop;
     ms_ = std::move(ms);
     source_ = fileName;
+    estimatedOps_ = unlisted;
 }
 
 }  // namespace rx::planner

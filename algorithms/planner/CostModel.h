@@ -44,11 +44,14 @@ public:
     bool measured() const { return !ms_.empty(); }
     std::string_view unit() const { return measured() ? "ms" : "FLOP"; }
     const std::string& source() const { return source_; }  // profile path, empty for types
+    // Global ops the profile does not list (their times estimated from FLOPs at its rate).
+    size_t estimatedOps() const { return estimatedOps_; }
 
 private:
     std::vector<OpCost> ops_;  // by OpId
     std::vector<double> ms_;   // by OpId when measured
     std::string source_;
+    size_t estimatedOps_ = 0;
 };
 
 }  // namespace rx::planner

@@ -170,6 +170,9 @@ int runPareto(const ParetoArgs& a) {
     std::cout << path << ": " << l.program->globalBlock().ops.size() << " ops, spec " << l.specSource << ", "
               << planner.candidateOpCount() << " recomputable ops, costs "
               << (planner.costs().measured() ? planner.costs().source() : std::string("by types"))
+              << (planner.costs().estimatedOps() > 0 ? " (" + std::to_string(planner.costs().estimatedOps()) +
+                                                           " ops not in it, estimated from their FLOPs at its rate)"
+                                                     : std::string())
               << randomRecomputeNote(planner) << "\n";
     std::cout << "  original: peak " << humanBytes(planner.originalMemory().peakBytes) << ", activation peak "
               << humanBytes(planner.originalActivationPeak()) << ", " << humanFlops(total) << "\n";
@@ -363,8 +366,11 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     std::cout << "  recompute: " << plan.recomputeOps.size() << " ops, " << humanFlops(plan.recomputeFlops) << " (+"
               << pct(plan.recomputeFlops, total) << " of " << humanFlops(total) << ")";
     if (planner.costs().measured()) std::cout << ", " << plan.recomputeCost << " ms measured";
-    std::cout << "\n  costs: " << (planner.costs().measured() ? planner.costs().source() + " (ms)" : std::string("by types (FLOPs)"))
-              << "\n";
+    std::cout << "\n  costs: " << (planner.costs().measured() ? planner.costs().source() + " (ms)" : std::string("by types (FLOPs)"));
+    if (planner.costs().estimatedOps() > 0)
+        std::cout << "; " << planner.costs().estimatedOps() << " of " << planner.program().globalBlock().ops.size()
+                  << " ops not in it, estimated from their FLOPs at its rate";
+    std::cout << "\n";
     if (!a.milp.empty())
         std::cout << "  milp: " << a.milp << " (MPS; objective: recompute cost / " << planner.milpCostScale() << ")\n";
     if (plan.bound)

@@ -104,6 +104,7 @@ private slots:
         // relu is not listed: its FLOPs at the profile's ms per FLOP (exp: 2.5 ms / 64 FLOP).
         QCOMPARE(m.cost(gops[2]), 16.0 * 2.5 / 64.0);
         QCOMPARE(m.flops(gops[1]), 64.0);  // FLOPs stay the estimate
+        QCOMPARE(m.estimatedOps(), size_t(2));  // data and relu: said beside the costs
         auto expectError = [&](const char* json, const char* needle) {
             CostModel c = CostModel::fromTypes(b.p);
             try {
@@ -118,6 +119,10 @@ private slots:
         expectError(R"({"original": {"ops": [{"index": 9, "ms": 1}]}})", "$.original.ops[0].index: op index 9");
         expectError(R"({"original": {"ops": [{"index": 1, "ms": -1}]}})", "$.original.ops[0].ms");
         expectError(R"({"original": {}})", "$.original.ops: expected an array");
+        // Nothing to take a rate from: every cost came out 0 ms, "measured".
+        expectError(R"({"original": {"ops": []}})", "$.original.ops: lists none of the program's 3 ops");
+        expectError(R"({"original": {"ops": [{"index": 0, "ms": 1}]}})",
+                    "$.original.ops: lists only ops without FLOPs, so the times of the 2 ops it leaves out cannot be estimated");
         expectError("{\n  \"original\": [1,", "p.json:2:");
     }
 

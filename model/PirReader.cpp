@@ -113,7 +113,8 @@ Program readPirFile(const std::string& path, const ReadOptions& options) {
 Program loadProgram(const std::string& path, const ReadOptions& options) {
     std::optional<Program> program;
     withFileBytes(path, [&](std::string_view text) {
-        size_t i = 0;
+        // A UTF-8 byte order mark first (both readers accept one) does not decide the format.
+        size_t i = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
         while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
         if (i < text.size() && text[i] == '{') {
             size_t j = i + 1;

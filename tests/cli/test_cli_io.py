@@ -178,6 +178,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check("pareto refuses a missing folder before planning", r.returncode == 1 and
           b"cannot create a temporary file in" in r.stderr and time.monotonic() - start < 10, r.stderr)
 
+    # A PIR JSON file with a UTF-8 byte order mark was read as PIR text.
+    write(p("bom.json"), b"\xef\xbb\xbf" + open(PIR_JSON, "rb").read())
+    r = run("inspect", p("bom.json"))
+    check("a PIR JSON file with a BOM reads as JSON", r.returncode == 0 and b"generation: G2" in r.stdout, r.stderr)
+
     # An op printed without its signature loads (the grammar allows it) but its result has no
     # type and counts 0 bytes: every command that plans or runs the program says so.
     case = open(CASE + ".pir").read()

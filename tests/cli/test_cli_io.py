@@ -196,6 +196,16 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{args[0]} warns of an op without a signature", (b"nosig.pir: warning: 1 op(s) with results print no type "
               b"signature (first: line %d, pd_op.sin)" % (sin + 1)) in r.stderr, r.stderr)
 
+    # The executor's checks name the op; verify and profile add the file.
+    lines = case.split("\n")
+    lines[sin] = lines[sin][:lines[sin].rindex("-> ")] + "-> pd_op.tensor<2x2xf32>"
+    write(p("declared.pir"), "\n".join(lines))
+    shutil.copy(CASE + ".spec.json", p("declared.spec.json"))
+    for args in (["verify", p("declared.pir")], ["profile", p("declared.pir"), "--repeats", "1"]):
+        r = run(*args)
+        check(f"{args[0]}: a result declared with the wrong shape is an error naming the file", r.returncode == 1 and
+              r.stderr.startswith(p("declared.pir").encode() + b": op ") and b"is declared [2,2]" in r.stderr, r.stderr)
+
     # An if whose then branch yields a value from outside it: the memory model (one path)
     # aliases it, the planner's simulation counts the result's own bytes. Budget planning
     # said the floor was 2^63 bytes; now it says why it cannot plan, and the seed's mode runs.

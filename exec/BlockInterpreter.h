@@ -142,6 +142,7 @@ private:
     RunResult& result_;
     std::vector<Slot> slots_;
     std::vector<std::vector<std::vector<Slot>>> stacks_;  // cf stacks: tuples pushed, in order
+    size_t stackedValues_ = 0;  // values held in all stacks (an empty tuple counts one)
     std::unordered_map<ValueId, size_t> stackOf_;         // stack/inlet/outlet value -> its stack
 
     [[noreturn]] void fail(OpId op, const std::string& msg) const { failAt(program_, op, msg); }
@@ -287,6 +288,10 @@ private:
                 }
                 tuple.push_back(*in[i]);
             }
+            stackedValues_ += std::max<size_t>(1, tuple.size());
+            if (options_.maxStackedValues > 0 && stackedValues_ > options_.maxStackedValues)
+                fail(op, "the cf stacks hold " + std::to_string(stackedValues_) + " pushed values (limit " +
+                             std::to_string(options_.maxStackedValues) + ", RunOptions::maxStackedValues)");
             stack.push_back(std::move(tuple));
             return;
         }
@@ -296,6 +301,7 @@ private:
         }
         std::vector<Slot> tuple = std::move(stack.back());
         stack.pop_back();
+        stackedValues_ -= std::max<size_t>(1, tuple.size());
         if (!kTolerant && tuple.size() != o.results.size())
             fail(op, "pops " + std::to_string(tuple.size()) + " values for " + std::to_string(o.results.size()) + " results");
         for (size_t i = 0; i < tuple.size() && i < out.size(); ++i) out[i] = std::move(tuple[i]);

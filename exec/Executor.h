@@ -67,6 +67,11 @@ struct RunOptions {
     // check pass (OpSemantics.h) and again while running; 0 = no limit.
     int64_t maxBytesPerValue = int64_t(1) << 31;
     int64_t maxTotalBytes = int64_t(6) << 30;
+    // Values held on cf stacks at once; 0 = no limit. Their tensors count in maxTotalBytes,
+    // but a loop that never ends pushing small values grew by the stacks' own bookkeeping
+    // (~100 bytes a value) until the allocator failed. 16M: a million-step loop pushing
+    // a dozen values a step.
+    size_t maxStackedValues = size_t(1) << 24;
     // Checked between ops; set from another thread to stop a run (RunResult::cancelled).
     const std::atomic<bool>* cancel = nullptr;
     // Called after every top-level op with (ops done, ops in all), on the running thread.

@@ -157,7 +157,8 @@ private:
         sawElision_ = false;
         lenient_ = false;
         undefinedUses_ = 0;
-        unsignedOps_ = 0;
+        untypedOps_ = 0;
+        lastUntypedOp_ = kNoId;
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
@@ -190,9 +191,9 @@ private:
         prog.shrinkToFit();
         // The grammar allows an op without a signature, but its results then have no type:
         // every figure counts them as 0 bytes, which the user must know.
-        if (unsignedOps_ > 0)
-            prog.addWarning(std::to_string(unsignedOps_) + " op(s) with results print no type signature (first: line " +
-                            std::to_string(lex_.lineOf(firstUnsignedAt_)) + ", " + firstUnsignedName_ +
+        if (untypedOps_ > 0)
+            prog.addWarning(std::to_string(untypedOps_) + " op(s) print no type signature for their results (first: line " +
+                            std::to_string(lex_.lineOf(firstUntypedAt_)) + ", " + firstUntypedName_ +
                             "): their results have no type and count as 0 bytes");
         if (undefinedUses_ > 0)
             prog.addWarning(std::to_string(undefinedUses_) +
@@ -388,10 +389,6 @@ private:
         const char* outputsAt = parseFunctionType(op);
         const size_t resultCount = resultNames_.size() - nameBase;
         const bool haveSignature = !(op.syntax & OpSyntax::kNoSignature);
-        if (!haveSignature && resultCount > 0 && unsignedOps_++ == 0) {
-            firstUnsignedAt_ = opStart;
-            firstUnsignedName_ = std::string(opName);
-        }
         if (haveSignature && outputTypes_.size() != resultCount) {
             const char* at = outputsAt;
             while (at < lex_.bufferEnd() && (*at == ' ' || *at == '\t')) ++at;
@@ -429,7 +426,16 @@ private:
             v.name = std::string(resultNames_[nameBase + i].name);
             if (resultNames_[nameBase + i].number != kNoId) prog.noteValueNumber(resultNames_[nameBase + i].number);
             else prog.noteValueName(v.name);
+            const bool untyped = v.type == kNullType;
             op.results.push_back(prog.addValue(std::move(v)));
+            // Counted once per op (a while's results take its carried inputs' types).
+            if (!haveSignature && untyped && lastUntypedOp_ != id) {
+                if (untypedOps_++ == 0) {
+                    firstUntypedAt_ = opStart;
+                    firstUntypedName_ = std::string(opName);
+                }
+                lastUntypedOp_ = id;
+            }
         }
         if (typesDiffer) prog.setOperandTypeOverride(id, inputTypes_);
         // Regions.
@@ -1126,9 +1132,10 @@ private:
     bool sawElision_ = false;
     bool lenient_ = false;
     size_t undefinedUses_ = 0;
-    size_t unsignedOps_ = 0;  // ops with results and no signature (their types unknown)
-    const char* firstUnsignedAt_ = nullptr;
-    std::string firstUnsignedName_;
+    size_t untypedOps_ = 0;  // ops without a signature and with a result of no type
+    const char* firstUntypedAt_ = nullptr;
+    OpId lastUntypedOp_ = kNoId;  // the last op counted (an op counts once)
+    std::string firstUntypedName_;
     ValueScope scope_;
     std::vector<std::string_view> scopeLog_;
     struct ResultName {

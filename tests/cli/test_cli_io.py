@@ -193,8 +193,8 @@ with tempfile.TemporaryDirectory() as tmp:
     shutil.copy(CASE + ".spec.json", p("nosig.spec.json"))
     for args in (["solve", p("nosig.pir")], ["pareto", p("nosig.pir"), "--points", "2"], ["verify", p("nosig.pir")]):
         r = run(*args)
-        check(f"{args[0]} warns of an op without a signature", (b"nosig.pir: warning: 1 op(s) with results print no type "
-              b"signature (first: line %d, pd_op.sin)" % (sin + 1)) in r.stderr, r.stderr)
+        check(f"{args[0]} warns of an op without a signature", (b"nosig.pir: warning: 1 op(s) print no type signature for "
+              b"their results (first: line %d, pd_op.sin)" % (sin + 1)) in r.stderr, r.stderr)
 
     # The executor's checks name the op; verify and profile add the file.
     lines = case.split("\n")

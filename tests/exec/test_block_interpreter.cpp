@@ -138,8 +138,7 @@ struct Outcome {
 };
 
 template <class Backend>
-Outcome interpretWith(const Program& p, Backend& backend, const std::atomic<bool>* cancel) {
-    RunOptions options;
+Outcome interpretWith(const Program& p, Backend& backend, const std::atomic<bool>* cancel, RunOptions options = {}) {
     options.cancel = cancel;
     const std::vector<uint8_t> resident = residentMask(p, options);
     const RunControl control(options, ProgramCheck{}, resident, p.globalBlock().ops.size());
@@ -272,6 +271,21 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("op 10 (cf.tuple_pop -> %10): pops an empty stack") != std::string::npos, e.what());
         }
+        // The stacks are bounded (a loop that never ended, pushing, grew until the allocator failed).
+        RunOptions bounded;
+        bounded.maxStackedValues = 1;
+        RecordingBackend backend(p, {});
+        try {
+            interpretWith(p, backend, nullptr, bounded);
+            QFAIL("a second value pushed past a limit of one ran");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("op 4 (cf.tuple_push): the cf stacks hold 2 pushed values (limit 1, "
+                                                "RunOptions::maxStackedValues)") != std::string::npos,
+                     e.what());
+        }
+        bounded.maxStackedValues = 2;  // both pushes fit, and the pops give their places back
+        RecordingBackend fits(p, {});
+        QCOMPARE(interpretWith(p, fits, nullptr, bounded).values.at("%9"), 4.0);
     }
     // A backend following a recorded path runs the recorded branch and iterations without
     // reading a condition: i = 5 would take the then block, the path says else; the loop

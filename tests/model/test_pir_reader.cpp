@@ -92,9 +92,20 @@ private slots:
                                    "unsigned.pir");
         QCOMPARE(p.globalBlock().ops.size(), size_t(4));
         QCOMPARE(p.warnings().size(), size_t(1));
-        QCOMPARE(p.warnings()[0], std::string("2 op(s) with results print no type signature (first: line 3, pd_op.sin): "
+        QCOMPARE(p.warnings()[0], std::string("2 op(s) print no type signature for their results (first: line 3, pd_op.sin): "
                                               "their results have no type and count as 0 bytes"));
         QVERIFY(load("cases/docstring-before-recompute.pir").warnings().empty());
+        // A while printed without a signature: its results take the carried inputs' types.
+        const Program loop = parsePir("{\n"
+                                      "    (%0) = \"pd_op.data\" () {} : () -> pd_op.tensor<b>\n"
+                                      "    (%1) = \"pd_op.data\" () {} : () -> pd_op.tensor<4xf32>\n"
+                                      "    (%2) = \"pd_op.while\"(cond=%0, inputs=%1) {\n"
+                                      "    ^%arg_0\n"
+                                      "        () = \"cf.yield\" (%0, %arg_0) {}\n"
+                                      "    }\n"
+                                      "}\n",
+                                      "loop.pir");
+        QVERIFY2(loop.warnings().empty(), loop.warnings().empty() ? "" : loop.warnings()[0].c_str());
     }
 
     void nonContiguousIdsAndFreshNames() {

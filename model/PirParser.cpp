@@ -159,6 +159,7 @@ private:
         undefinedUses_ = 0;
         untypedOps_ = 0;
         lastUntypedOp_ = kNoId;
+        regionOps_.clear();
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
@@ -187,6 +188,7 @@ private:
             parseBlockBody(Program::kGlobalBlock, /*braced=*/false);
         }
         if (sawElision_) prog.addWarning("program contains elision lines (\"...\"); they were skipped");
+        checkYieldCounts();
         // Drop vector growth slack (a third of the arrays' size on average).
         prog.shrinkToFit();
         // The grammar allows an op without a signature, but its results then have no type:
@@ -216,6 +218,20 @@ private:
             }
             lex_.resetPosition(afterRegion);
             return;
+        }
+    }
+
+    // After the text parsed (its syntax errors first): a structured op whose blocks yield
+    // other counts than its results (model/Program.h yieldCountProblem) is an error at the
+    // op, a warning in a fragment or an excerpt with elisions (whose blocks may be cut short):
+    // such a program loaded and planned, and a run failed only on the branch it took.
+    void checkYieldCounts() {
+        for (const auto& [id, opStart] : regionOps_) {
+            const std::string problem = yieldCountProblem(*prog_, id);
+            if (problem.empty()) continue;
+            const std::string what = std::string(prog_->opName(id)) + ": " + problem;
+            if (!lenient_ && !sawElision_) lex_.emitErrorMessage(opStart, what);
+            prog_->addWarning("line " + std::to_string(lex_.lineOf(opStart)) + ", " + what);
         }
     }
 
@@ -445,6 +461,7 @@ private:
         if (lex_.at('{')) {
             if (lex_.sawNewline()) prog.setOpSyntax(id, prog.op(id).syntax | OpSyntax::kRegionOnNewLine);
             parseRegionList(id);
+            regionOps_.push_back({id, opStart});
         } else {
             lex_.resetPosition(save);
         }
@@ -1135,6 +1152,7 @@ private:
     size_t untypedOps_ = 0;  // ops without a signature and with a result of no type
     const char* firstUntypedAt_ = nullptr;
     OpId lastUntypedOp_ = kNoId;  // the last op counted (an op counts once)
+    std::vector<std::pair<OpId, const char*>> regionOps_;  // ops with regions, where each starts
     std::string firstUntypedName_;
     ValueScope scope_;
     std::vector<std::string_view> scopeLog_;

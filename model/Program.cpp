@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 
 namespace rx {
@@ -377,6 +378,31 @@ void Program::buildUses() {
     useEntries_.assign(flat.size(), Use{});
     std::vector<uint32_t> fill(useOffsets_.begin(), useOffsets_.end() - 1);
     for (const FlatUse& f : flat) useEntries_[fill[f.value]++] = f.use;
+}
+
+std::string yieldCountProblem(const Program& program, OpId id) {
+    const Operation& op = program.op(id);
+    const std::string_view name = program.opName(id);
+    auto yielded = [&](size_t region) -> std::optional<size_t> {
+        if (region >= op.regions.size() || op.regions[region].empty()) return std::nullopt;
+        const Block& block = program.block(op.regions[region][0]);
+        if (!block.ops.empty() && program.opName(block.ops.back()) == "cf.yield") return program.op(block.ops.back()).operands.size();
+        return size_t(0);
+    };
+    if (name == "pd_op.if") {
+        for (size_t r = 0; r < op.regions.size() && r < 2; ++r)
+            if (const auto n = yielded(r); n && *n != op.results.size())
+                return std::string(r == 0 ? "the then block" : "the else block") + " yields " + std::to_string(*n) +
+                       " value(s) for the op's " + std::to_string(op.results.size()) + " result(s)";
+    } else if (name == "pd_op.while" && !op.operands.empty()) {
+        const size_t carried = op.operands.size() - 1;
+        if (const auto n = yielded(0); n && *n != carried + 1)
+            return "the body yields " + std::to_string(*n) + " value(s), expected the condition and the " +
+                   std::to_string(carried) + " carried value(s)";
+        if (op.results.size() != carried)
+            return std::to_string(op.results.size()) + " result(s) for " + std::to_string(carried) + " carried input(s)";
+    }
+    return {};
 }
 
 }  // namespace rx

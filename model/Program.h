@@ -273,4 +273,11 @@ private:
     std::vector<uint32_t> indexInBlock_;
 };
 
+// What is wrong with the counts structured op `op`'s blocks yield (empty: nothing), by the
+// rules the executor's BlockInterpreter runs it by: pd_op.if's blocks yield one value per
+// result; pd_op.while's body yields the condition and one value per carried input (operands
+// after the condition), and the while has one result per carried input. A block without a
+// closing cf.yield yields nothing.
+std::string yieldCountProblem(const Program& program, OpId op);
+
 }  // namespace rx

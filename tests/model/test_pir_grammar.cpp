@@ -145,14 +145,15 @@ private slots:
     }
 
     void blockArgumentListStaysOnItsLine() {
-        const std::string text = "{\n" + dataOp("%0") + "    (%1) = \"pd_op.while\" (%0) {} : (" + kT + ") -> " + kT +
-                                 " {\n    ^%a: " + kT + ", k=%b: " + kT + "\n" +
-                                 "        (%2) = \"pd_op.add\" (%a, %b) {} : (" + kT + ", " + kT + ") -> " + kT +
-                                 "\n    }\n}\n";
+        const std::string text = "{\n" + dataOp("%0") + "    (%1) = \"pd_op.while\" (%0, %0) {} : (" + kT + ", " + kT +
+                                 ") -> " + kT + " {\n    ^%a: " + kT + ", k=%b: " + kT + "\n" +
+                                 "        (%2) = \"pd_op.add\" (%a, %b) {} : (" + kT + ", " + kT + ") -> " + kT + "\n" +
+                                 "        () = \"cf.yield\" (%0, %2) {} : (" + kT + ", " + kT + ") -> \n" +
+                                 "    }\n}\n";
         const Program p = parsePir(text, "g.pir");
         const Block& body = p.block(p.op(p.globalBlock().ops[1]).regions[0][0]);
         QCOMPARE(body.args.size() + body.kwargs.size(), size_t(2));
-        QCOMPARE(body.ops.size(), size_t(1));
+        QCOMPARE(body.ops.size(), size_t(2));
         // A comma that ends the line does not continue the list onto the next.
         const std::string broken = "{\n" + dataOp("%0") + "    (%1) = \"pd_op.while\" (%0) {} : (" + kT + ") -> " + kT +
                                    " {\n    ^%a: " + kT + ",\n    %b: " + kT + "\n    }\n}\n";

@@ -1,5 +1,6 @@
 // The PIR text reader on the real corpus: every construct FORMATS.md lists, read into the
 // right structure (not just "it parses").
+#include <algorithm>
 #include <QtTest>
 
 #include <array>
@@ -106,6 +107,37 @@ private slots:
                                       "}\n",
                                       "loop.pir");
         QVERIFY2(loop.warnings().empty(), loop.warnings().empty() ? "" : loop.warnings()[0].c_str());
+    }
+
+    // A structured op whose blocks yield other counts than its results (the executor's rule)
+    // is an error at the op: it loaded and planned, and a run failed only on the branch it took.
+    void yieldCountsMatchTheResults() {
+        const std::string head = "{\n"
+                                 "    (%0) = \"pd_op.data\" () {} : () -> pd_op.tensor<b>\n"
+                                 "    (%1) = \"pd_op.data\" () {} : () -> pd_op.tensor<4xf32>\n";
+        auto ifWith = [&](const std::string& thenYield) {
+            return head + "    (%2) = \"pd_op.if\" (%0) {} : (pd_op.tensor<b>) -> pd_op.tensor<4xf32> {\n" + thenYield +
+                   "\n    } else {\n        () = \"cf.yield\" (%1) {} : (pd_op.tensor<4xf32>) ->\n    }\n}\n";
+        };
+        QVERIFY(parsePir(ifWith("        () = \"cf.yield\" (%1) {} : (pd_op.tensor<4xf32>) ->"), "if.pir").warnings().empty());
+        auto errorOf = [](const std::string& text) -> std::string {
+            try {
+                parsePir(text, "if.pir");
+            } catch (const Error& e) {
+                return e.what();
+            }
+            return "";
+        };
+        QCOMPARE(errorOf(ifWith("        () = \"cf.yield\" () {} : () ->")),
+                 std::string("if.pir:4:5: pd_op.if: the then block yields 0 value(s) for the op's 1 result(s)"));
+        const std::string loop = head + "    (%2, %3) = \"pd_op.while\"(cond=%0, inputs=%1) {\n    ^%arg_0\n"
+                                        "        () = \"cf.yield\" (%0, %arg_0) {}\n    }\n}\n";
+        QCOMPARE(errorOf(loop), std::string("if.pir:4:5: pd_op.while: 2 result(s) for 1 carried input(s)"));
+        // In a fragment (blocks may be cut short) it is a warning.
+        const std::string braced = ifWith("        () = \"cf.yield\" () {} : () ->");
+        const Program fragment = parsePir(braced.substr(2, braced.size() - 4), "if.pir");  // without "{\n" and "}\n"
+        QVERIFY(std::find(fragment.warnings().begin(), fragment.warnings().end(),
+                          "line 3, pd_op.if: the then block yields 0 value(s) for the op's 1 result(s)") != fragment.warnings().end());
     }
 
     void nonContiguousIdsAndFreshNames() {

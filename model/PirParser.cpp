@@ -160,6 +160,7 @@ private:
         untypedOps_ = 0;
         lastUntypedOp_ = kNoId;
         regionOps_.clear();
+        undefinedUseAt_.clear();
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
         opNameCache_.clear();
         attributeLists_.clear();  // a dict's meaning depends on the program's generation
@@ -630,9 +631,15 @@ private:
     void unbind(std::string_view name) { unbind(numericName(name), name); }
 
     void define(uint32_t n, std::string_view name, ValueId v, const char* at) {
-        if (lookup(n, name) != kNoId)
+        if (const ValueId earlier = lookup(n, name); earlier != kNoId) {
+            // In a fragment a use before any definition made the name an input: the definition
+            // after it is out of order, not a second one.
+            if (const auto use = undefinedUseAt_.find(earlier); use != undefinedUseAt_.end())
+                lex_.emitErrorMessage(at, "expected '" + std::string(name) + "' defined before its use at line " +
+                                              std::to_string(lex_.lineOf(use->second)) + ", found its definition after it");
             lex_.emitErrorMessage(at, "expected a value name not defined before, found '" + std::string(name) +
                                           "' defined twice");
+        }
         bind(n, name, v);
         if (nesting_ > 0) scopeLog_.push_back(name);
     }
@@ -647,6 +654,7 @@ private:
         // inputs (arguments) of the global block, typed from the op's type list.
         ++undefinedUses_;
         const ValueId v = prog_->addBlockArgument(Program::kGlobalBlock, kNullType, std::string(name));
+        undefinedUseAt_.emplace(v, at);
         bind(name, v);
         if (nesting_ > 0) scopeLog_.push_back(name);
         return v;
@@ -1153,6 +1161,7 @@ private:
     const char* firstUntypedAt_ = nullptr;
     OpId lastUntypedOp_ = kNoId;  // the last op counted (an op counts once)
     std::vector<std::pair<OpId, const char*>> regionOps_;  // ops with regions, where each starts
+    std::unordered_map<ValueId, const char*> undefinedUseAt_;  // inputs made by a use: where it was
     std::string firstUntypedName_;
     ValueScope scope_;
     std::vector<std::string_view> scopeLog_;

@@ -67,6 +67,11 @@ private slots:
         const std::string text = "{\n" + op("%1", "pd_op.relu", "%0", kTensor, kTensor) + dataOp("%0") + "}\n";
         expectError(text, "%0", 0, 0, "undefined value '%0'");
     }
+    // In a fragment the use makes the name an input; its definition after it is out of order.
+    void useBeforeDefinitionInAFragment() {
+        const std::string text = op("%1", "pd_op.relu", "%0", kTensor, kTensor) + dataOp("%0");
+        expectError(text, "(%0) = ", 0, 1, "expected '%0' defined before its use at line 1, found its definition after it");
+    }
     void valueDefinedTwice() {
         const std::string text = "{\n" + dataOp("%0") + dataOp("%1") + op("%1", "pd_op.relu", "%0", kTensor, kTensor) + "}\n";
         expectError(text, "(%1) = \"pd_op.relu", 0, 1, "'%1' defined twice");

@@ -22,6 +22,7 @@
 // a command may return others (verify: 3 = programs differ).
 #include <CLI/CLI.hpp>
 
+#include "model/Diagnostic.h"
 #include "model/Program.h"
 
 #include <cmath>
@@ -90,6 +91,17 @@ inline CLI::Validator finiteNonNegative() { return finiteIn(0.0, std::numeric_li
 // "PATH: warning: ...": a command that plans or runs a program says what it guessed.
 inline void printReaderWarnings(const std::string& path, const Program& program) {
     for (const auto& warning : program.warnings()) std::cerr << path << ": warning: " << warning << "\n";
+}
+
+// Runs `work`; an rx::Error it throws is thrown again naming `path` first ("PATH: ..."): for
+// the library's errors about a program that name its op or field but not its file.
+template <class Work>
+decltype(auto) namingFile(const std::string& path, Work&& work) {
+    try {
+        return work();
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
 }
 
 // Keeps `object` alive until the process ends: recompute-cli exits without running

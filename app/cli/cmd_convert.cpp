@@ -1,8 +1,8 @@
 // recompute-cli convert IN OUT [--generation G1|G2|G3] [--renumber] [--program N]
 // Reads a program (PIR text or JSON) and writes it back: the writer's round trip from the
 // command line, or a conversion between printer generations.
-#include <limits>
 #include <iostream>
+#include <limits>
 
 #include "app/cli/Command.h"
 #include "model/Diagnostic.h"

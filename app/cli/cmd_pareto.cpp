@@ -52,11 +52,7 @@ Loaded load(const std::string& path, const std::string& specPath, const std::str
     if (!costsPath.empty()) costs.loadProfile(costsPath, *l.program);
     PlannerOptions options;
     options.randomRecompute = parseRecomputeRandomOption(recomputeRandom);
-    try {
-        l.planner = std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs), options);
-    } catch (const Error& e) {  // about the program and its spec, which the message does not name
-        throw Error(path + ": " + e.what());
-    }
+    l.planner = namingFile(path, [&] { return std::make_unique<BudgetPlanner>(l.program, l.spec, config, std::move(costs), options); });
     // Every plan is measured against these figures: without them a plan's peak would print as 0.
     if (!l.planner->originalMemory().ok())
         throw Error(path + ": the program's memory figures do not fit in 64 bits, so no plan can be measured: " +

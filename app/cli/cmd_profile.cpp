@@ -82,11 +82,7 @@ int runProfile(const ProfileArgs& a) {
         for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
         throw Error(a.program + ": cannot run on the " + executor->name() + " executor, no kernel for: " + list);
     }
-    try {
-        exec::CpuExecutor::estimateCost(*program);  // malformed ops are refused before solving
-    } catch (const Error& e) {  // it names the op, not the file
-        throw Error(a.program + ": " + e.what());
-    }
+    cli::namingFile(a.program, [&] { exec::CpuExecutor::estimateCost(*program); });  // malformed ops refused before solving
 
     cli::SolvedForRuns solved = cli::solveForRuns(a.program, program, spec, config, a.budget.value_or(""), a.recomputeRandom,
                                                   cli::RunHeap::Timed, /*withLiveBytes=*/true);
@@ -109,12 +105,7 @@ int runProfile(const ProfileArgs& a) {
     po.peakReservedOfLastRun = reservedPeak;
     po.repeats = a.repeats;
     po.warmupRuns = a.warmup;
-    exec::ProfileReport report;
-    try {
-        report = exec::profilePrograms(in, po, executor);
-    } catch (const Error& e) {  // the executor's errors name the op, not the file
-        throw Error(a.program + ": " + e.what());
-    }
+    exec::ProfileReport report = cli::namingFile(a.program, [&] { return exec::profilePrograms(in, po, executor); });
 #ifdef RX_HAVE_CUDA
     if (gpu) report.device = gpu->lastReport().device;
 #endif

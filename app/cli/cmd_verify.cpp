@@ -53,12 +53,8 @@ int runVerify(const VerifyArgs& a) {
     }
     {   // refuse hours of work before solving (run() checks the same limits)
         exec::RunOptions limits;
-        exec::CpuExecutor::Cost cost;
-        try {
-            cost = exec::CpuExecutor::estimateCost(*program);  // malformed ops are refused here
-        } catch (const Error& e) {  // it names the op, not the file
-            throw Error(path + ": " + e.what());
-        }
+        // Malformed ops are refused here.
+        const exec::CpuExecutor::Cost cost = cli::namingFile(path, [&] { return exec::CpuExecutor::estimateCost(*program); });
         if (cost.multiplyAdds > limits.maxMultiplyAdds || cost.largestElements > limits.maxElementsPerValue)
             throw Error(path + ": too large for the CPU executor: " + std::to_string(cost.multiplyAdds) +
                         " multiply-adds, largest value " + cost.largestValue + " with " + std::to_string(cost.largestElements) +
@@ -74,12 +70,7 @@ int runVerify(const VerifyArgs& a) {
     // rewritten program (its fetches wait in a temporary file, exec::StreamingComparison).
     exec::Verification verification(vo, &cpu);
     exec::useHeapForRuns();
-    // The executor's errors name the op, not the file.
-    try {
-        verification.runOriginal(*program);
-    } catch (const Error& e) {
-        throw Error(path + ": running the original program: " + e.what());
-    }
+    cli::namingFile(path + ": running the original program", [&] { verification.runOriginal(*program); });
     cli::configureHeapForLargeRuns();  // back to the solve's heap set-up (main.cpp)
 
     // Only the rewritten program remains for its run (unless unchanged): the solve's
@@ -87,12 +78,8 @@ int runVerify(const VerifyArgs& a) {
     const cli::SolvedForRuns solved =
         cli::solveForRuns(path, std::move(program), spec, config, a.budget, a.recomputeRandom, cli::RunHeap::Untimed);
     cli::keepUntilExit(std::const_pointer_cast<Program>(solved.rewritten));  // freed by the exit, not before it
-    exec::VerifyReport report;
-    try {
-        report = verification.runRewritten(*solved.rewritten);
-    } catch (const Error& e) {
-        throw Error(path + ": running the rewritten program: " + e.what());
-    }
+    exec::VerifyReport report =
+        cli::namingFile(path + ": running the rewritten program", [&] { return verification.runRewritten(*solved.rewritten); });
 
     if (a.json) {
         // Keys in alphabetical order (what scripts have read so far).

@@ -158,7 +158,6 @@ private:
         lenient_ = false;
         undefinedUses_ = 0;
         untypedOps_ = 0;
-        lastUntypedOp_ = kNoId;
         regionOps_.clear();
         undefinedUseAt_.clear();
         typeCache_.clear();  // TypeIds and op-name ids belong to one program
@@ -430,6 +429,7 @@ private:
         }
         // The op's results (names enter scope after its regions).
         op.results.reserve(resultCount);
+        bool untyped = false;  // a result without a type (no signature to give it one)
         for (size_t i = 0; i < resultCount; ++i) {
             Value v;
             if (haveSignature) {
@@ -443,16 +443,13 @@ private:
             v.name = std::string(resultNames_[nameBase + i].name);
             if (resultNames_[nameBase + i].number != kNoId) prog.noteValueNumber(resultNames_[nameBase + i].number);
             else prog.noteValueName(v.name);
-            const bool untyped = v.type == kNullType;
+            untyped |= !haveSignature && v.type == kNullType;
             op.results.push_back(prog.addValue(std::move(v)));
-            // Counted once per op (a while's results take its carried inputs' types).
-            if (!haveSignature && untyped && lastUntypedOp_ != id) {
-                if (untypedOps_++ == 0) {
-                    firstUntypedAt_ = opStart;
-                    firstUntypedName_ = std::string(opName);
-                }
-                lastUntypedOp_ = id;
-            }
+        }
+        // Once per op (a while printed without one takes its carried inputs' types).
+        if (untyped && untypedOps_++ == 0) {
+            firstUntypedAt_ = opStart;
+            firstUntypedName_ = std::string(opName);
         }
         if (typesDiffer) prog.setOperandTypeOverride(id, inputTypes_);
         // Regions.
@@ -1159,7 +1156,6 @@ private:
     size_t undefinedUses_ = 0;
     size_t untypedOps_ = 0;  // ops without a signature and with a result of no type
     const char* firstUntypedAt_ = nullptr;
-    OpId lastUntypedOp_ = kNoId;  // the last op counted (an op counts once)
     std::vector<std::pair<OpId, const char*>> regionOps_;  // ops with regions, where each starts
     std::unordered_map<ValueId, const char*> undefinedUseAt_;  // inputs made by a use: where it was
     std::string firstUntypedName_;

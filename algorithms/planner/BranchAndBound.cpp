@@ -46,6 +46,7 @@ struct CbcLibrary {
     decltype(&Cbc_setParameter) setParameter = nullptr;
     decltype(&Cbc_setCutoff) setCutoff = nullptr;
     decltype(&Cbc_setAllowableGap) setAllowableGap = nullptr;
+    decltype(&Cbc_setMIPStartI) setMIPStartI = nullptr;
     decltype(&Cbc_solve) solve = nullptr;
     decltype(&Cbc_bestSolution) bestSolution = nullptr;
     decltype(&Cbc_getObjValue) getObjValue = nullptr;
@@ -71,6 +72,7 @@ const CbcLibrary& cbcLibrary() {
                    bind(l.setInteger, "Cbc_setInteger") &&
                    bind(l.setLogLevel, "Cbc_setLogLevel") && bind(l.setParameter, "Cbc_setParameter") &&
                    bind(l.setCutoff, "Cbc_setCutoff") && bind(l.setAllowableGap, "Cbc_setAllowableGap") &&
+                   bind(l.setMIPStartI, "Cbc_setMIPStartI") &&
                    bind(l.solve, "Cbc_solve") && bind(l.bestSolution, "Cbc_bestSolution") &&
                    bind(l.getObjValue, "Cbc_getObjValue") &&
                    bind(l.getBestPossibleObjValue, "Cbc_getBestPossibleObjValue") &&
@@ -261,6 +263,15 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     if (limits.threads > 1) cbc.setParameter(model, "threads", std::to_string(limits.threads).c_str());
     if (std::isfinite(limits.cutoff)) cbc.setCutoff(model, limits.cutoff - in.objConstant);
     if (limits.absoluteGap > 0) cbc.setAllowableGap(model, limits.absoluteGap);
+    if (!limits.start.empty()) {
+        std::vector<int> columns;
+        std::vector<double> values;
+        for (const auto& [column, value] : limits.start) {
+            columns.push_back(column);
+            values.push_back(value);
+        }
+        cbc.setMIPStartI(model, int(columns.size()), columns.data(), values.data());
+    }
 
     cbc.solve(model);
 
@@ -319,8 +330,16 @@ struct ResultHeader {
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     const CbcLibrary& cbc = cbcLibrary();
     if (!cbc.loaded) return {};  // Failed
+    // With a start, the search's cut-off admits it (its cost, a relative margin for rounding):
+    // what it finds as dear as the start is reported as nothing below the caller's cut-off.
+    SearchLimits searched = limits;
+    if (!limits.start.empty()) {
+        double startCost = glp_get_obj_coef(lp, 0);
+        for (const auto& [column, value] : limits.start) startCost += glp_get_obj_coef(lp, column + 1) * value;
+        searched.cutoff = std::max(limits.cutoff, startCost + 1e-9 * std::max(1.0, std::abs(startCost)));
+    }
     const CbcInput in = [&] {
-        const CutoffRow cutoffRow(lp, limits.cutoff);  // in the model as well as CBC's own cut-off
+        const CutoffRow cutoffRow(lp, searched.cutoff);  // in the model as well as CBC's own cut-off
         return cbcInputOf(lp);
     }();
     // In a child process: CBC 2.10 has crashed on these models (a segmentation fault in its
@@ -344,7 +363,7 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(1);  // it died before the line above
         ::close(fds[0]);
-        const MilpSearch r = runCbc(cbc, in, limits);
+        const MilpSearch r = runCbc(cbc, in, searched);
         const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
         const bool sent = writeAll(fds[1], &h, sizeof h) &&
                           writeAll(fds[1], r.columns.data(), r.columns.size() * sizeof(double));
@@ -391,6 +410,14 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     out.bound = h.bound;
     out.columns.resize(size_t(h.columns));
     std::memcpy(out.columns.data(), received.data() + sizeof h, size_t(h.columns) * sizeof(double));
+    if (!limits.start.empty() && !out.columns.empty() && !(out.objective < limits.cutoff)) {
+        // The start, or a solution as dear: nothing below the cut-off found. Searched to its
+        // end, that is the proof none exists (to the gap, as an optimum's: none cheaper by a
+        // whole granule of cost; the bound stays the search's).
+        if (out.status == MilpSearch::Status::Optimal) out.status = MilpSearch::Status::NoneBelowCutoff;
+        out.columns.clear();
+        out.objective = std::numeric_limits<double>::infinity();
+    }
     return out;
 }
 

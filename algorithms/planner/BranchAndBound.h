@@ -2,6 +2,7 @@
 #pragma once
 
 #include <limits>
+#include <utility>
 #include <vector>
 
 struct glp_prob;
@@ -18,6 +19,13 @@ struct SearchLimits {
     double absoluteGap = 0;
     // CBC's threads (its tree's nodes in parallel); GLPK's search has one.
     unsigned threads = 1;
+    // A known solution at or above the cut-off (the incumbent it excludes): its integer
+    // columns' values, by GLPK column − 1 (empty: none). CBC's search starts from it: without
+    // a solution CBC picks nodes to find one and its bound stays at the root's (a 4-layer
+    // transformer point: 1.10 after 600 nodes, not closed in 150 s); with one it takes the
+    // nodes by bound (1.57 after 100 nodes, closed in 87 s). Only solutions below the
+    // cut-off are reported; GLPK's search does not use it.
+    std::vector<std::pair<int, double>> start;
 };
 
 struct MilpSearch {

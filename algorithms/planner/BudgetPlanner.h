@@ -137,8 +137,9 @@ struct ExactOptions {
     // cheaper fitting set it finds becomes the incumbent. 0: none.
     double neighbourhoodShare = 0.5;
     double neighbourhoodGap = 0.1;
-    // Each point's branch-and-bound: GLPK's for this part of its time, then CBC's
-    // (BranchAndBound.h: they close different points).
+    // Each point's branch-and-bound where no plan is known yet (below the frontier): GLPK's
+    // for this part of its time, then CBC's (BranchAndBound.h: they close different points).
+    // Where one is, CBC's alone, started from it.
     double glpkShare = 0.25;
     // Once per point, between GLPK's search and CBC's: cost-level rounding cuts
     // (addCostLevelCuts), within this part of the time left.

@@ -1,6 +1,6 @@
 // The exact mode's two branch-and-bound engines (BranchAndBound.h) against brute force on
-// small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum
-// (CBC's with one thread and with two).
+// small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum, a
+// start's (CBC's with one thread and with two).
 #include <QtTest>
 
 #include <glpk.h>
@@ -164,6 +164,34 @@ private Q_SLOTS:
             QVERIFY(above.status == MilpSearch::Status::Optimal);
             QCOMPARE(above.objective, optimum);
             QVERIFY(above.bound <= optimum + 1e-6);
+            // From a start with the cut-off half a unit below it: from every column chosen
+            // (dearer, or as dear), the optimum where it is cheaper, else the proof that none is;
+            // from the optimum, the proof that none is cheaper (the start never reported).
+            double allCost = 0;
+            limits.start.clear();
+            for (size_t j = 0; j < c.cost.size(); ++j) {
+                limits.start.emplace_back(int(j), 1.0);
+                allCost += c.cost[j];
+            }
+            limits.cutoff = allCost - 0.5;
+            const MilpSearch fromAll = search(lp.get(), limits);
+            if (optimum < allCost) {
+                QVERIFY2(fromAll.status == MilpSearch::Status::Optimal, qPrintable(QString::number(trial)));
+                QCOMPARE(fromAll.objective, optimum);
+                QVERIFY(satisfies(c, fromAll.columns));
+            } else {
+                QVERIFY2(fromAll.status == MilpSearch::Status::NoneBelowCutoff, qPrintable(QString::number(trial)));
+                QVERIFY(fromAll.columns.empty());
+            }
+            limits.start.clear();
+            for (size_t j = 0; j < c.cost.size(); ++j) limits.start.emplace_back(int(j), std::round(free.columns[j]));
+            limits.cutoff = optimum - 0.5;
+            const MilpSearch fromOptimum = search(lp.get(), limits);
+            QVERIFY2(fromOptimum.status == MilpSearch::Status::NoneBelowCutoff, qPrintable(QString::number(trial)));
+            QVERIFY(fromOptimum.columns.empty());
+            QVERIFY(fromOptimum.bound <= optimum + 1e-6);
+            QCOMPARE(glp_get_num_rows(lp.get()), rowsBefore);
+            limits.start.clear();
         }
         QVERIFY(feasible >= 20);
         // A row no choice meets: proven, with no solution.

@@ -1184,8 +1184,8 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // they close different points (BranchAndBound.h); what the first finds tightens the
     // cut-off for the second. With one, CBC's alone, started from it (SearchLimits::start):
     // GLPK's part then closed nothing CBC did not close sooner (4-layer transformer at 842244
-    // B: GLPK's 17 s, then CBC's 24 s; CBC's alone 20 s; frontiers at 60 s: as many points
-    // proven or more, the 2-layer LLaMA's and LSTM's two more).
+    // B: GLPK's 17 s, then CBC's 24 s; CBC's alone 20 s; frontiers at 60 s: the same counts
+    // within run-to-run noise).
     const bool startKnown = (rounded || incumbent) && std::isfinite(cutoff);
     const double glpkShare = !cbcAvailable() ? 1.0 : startKnown ? 0.0 : limits.glpkShare;
     auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);

@@ -42,6 +42,36 @@ std::optional<size_t> findJsonDepthExcess(std::string_view text, size_t limit) {
     return std::nullopt;
 }
 
+void rejectDuplicateKeys(std::string_view text, const std::string& fileName, const char* what);
+
+namespace {
+
+// Whether some object of `root` has two members of one name (RapidJSON keeps both; a reader
+// would see only the first). On the parsed document, without recursion: a pass over the
+// text's keys (rejectDuplicateKeys) is dearer, so it only locates one found here.
+bool hasDuplicateKey(const rapidjson::Value& root) {
+    std::vector<const rapidjson::Value*> pending{&root};
+    std::vector<std::string_view> names;
+    while (!pending.empty()) {
+        const rapidjson::Value& v = *pending.back();
+        pending.pop_back();
+        if (v.IsArray()) {
+            for (const rapidjson::Value& e : v.GetArray()) pending.push_back(&e);
+        } else if (v.IsObject()) {
+            names.clear();
+            for (const auto& m : v.GetObject()) {
+                names.emplace_back(m.name.GetString(), m.name.GetStringLength());
+                pending.push_back(&m.value);
+            }
+            std::sort(names.begin(), names.end());
+            if (std::adjacent_find(names.begin(), names.end()) != names.end()) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 rapidjson::Document parseJson(std::string_view text, const std::string& fileName, const char* what) {
     if (const auto at = findJsonDepthExcess(text))
         throw Error(locateOffset(text, *at, fileName),
@@ -52,6 +82,7 @@ rapidjson::Document parseJson(std::string_view text, const std::string& fileName
     if (doc.HasParseError())
         throw Error(locateOffset(text, doc.GetErrorOffset(), fileName),
                     std::string("invalid ") + what + " JSON: " + rapidjson::GetParseError_En(doc.GetParseError()));
+    if (hasDuplicateKey(doc)) rejectDuplicateKeys(text, fileName, what);  // names both places
     return doc;
 }
 
@@ -181,6 +212,8 @@ struct DuplicateKeyFinder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Dupl
 
 }  // namespace
 
+// Throws at the second of two equal keys in one object, naming the first's line and column:
+// one more pass over the text, only where parseJson found one.
 void rejectDuplicateKeys(std::string_view text, const std::string& fileName, const char* what) {
     const std::string copy(text);  // RapidJSON's StringStream wants NUL-terminated text
     DuplicateKeyFinder finder;

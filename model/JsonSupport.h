@@ -27,18 +27,15 @@ inline constexpr size_t kMaxJsonDepth = 512;
 
 // Parses `text` (kept alive by the caller: strings are not copied where RapidJSON allows).
 // Throws rx::Error "file:line:col: invalid <what> JSON: <reason>", also for nesting beyond
-// kMaxJsonDepth (at the bracket that goes past it) and for text that is not UTF-8.
+// kMaxJsonDepth (at the bracket that goes past it), for text that is not UTF-8, and at the
+// second of two equal keys in one object, naming the first's line and column (RapidJSON keeps
+// both; a reader would see only the first).
 rapidjson::Document parseJson(std::string_view text, const std::string& fileName, const char* what);
 
 // The byte offset of the first array or object bracket nested deeper than `limit`, if any
 // (strings skipped). Linear, no recursion.
 std::optional<size_t> findJsonDepthExcess(std::string_view text, size_t limit = kMaxJsonDepth);
 
-
-// Throws rx::Error at the second of two equal keys in one object, naming the line and column
-// of the first ("RapidJSON keeps both; readers would see only the first"). For the small
-// files users edit by hand (spec, config): one more pass over the text.
-void rejectDuplicateKeys(std::string_view text, const std::string& fileName, const char* what);
 
 // A path into a JSON document: keys and array indices.
 class JsonPath {

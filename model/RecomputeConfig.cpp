@@ -86,7 +86,6 @@ std::string numberText(double d) {  // shortest text that reads back to the same
 
 RecomputeConfig parseConfigJson(std::string_view text, const std::string& fileName) {
     const rapidjson::Document doc = parseJson(text, fileName, "config");
-    rejectDuplicateKeys(text, fileName, "config");
     if (!doc.IsObject())
         throw Error(locateOffset(text, 0, fileName), "config JSON must be an object, found " + jsonTypeName(doc));
     RecomputeConfig c = RecomputeConfig::seedDefaults();

@@ -87,7 +87,6 @@ private:
 
 RecomputeSpec parseSpecJson(std::string_view json, const Program& program, const std::string& fileName) {
     const rapidjson::Document doc = parseJson(json, fileName, "spec");
-    rejectDuplicateKeys(json, fileName, "spec");
     if (!doc.IsObject())
         throw Error(SourceLocation{fileName, 1, 1},
                     "expected a JSON object with fwd_op_end_idx etc., found " + jsonTypeName(doc));

@@ -104,6 +104,22 @@ private Q_SLOTS:
         QVERIFY2(e.find("dense tensor type needs [dtype, dims, ...], found 1 element(s)") != std::string::npos, e.c_str());
     }
 
+    // RapidJSON keeps both members of a name; the reader would see the first only. Every JSON
+    // reader (PIR, spec, config, profile report) refuses it, naming both places.
+    void pirJsonDuplicateKeysAreErrors() {
+        std::string text = pirJson("[2,3]");
+        const size_t line3 = text.find("{\"#\":\"1.data\"");
+        text.insert(text.find("\"I\":[]", line3), "\"A\":[1],");
+        const std::string e = errorOf([&] { parsePirJson(text, "twice.json"); });
+        const size_t second = text.find("\"A\":[1]", line3);
+        const std::string expected = "twice.json:3:" + std::to_string(second - line3 + 1) +
+                                     ": invalid PIR JSON: key 'A' appears twice in one object (first at line 3, column " +
+                                     std::to_string(text.find("\"A\"", line3) - line3 + 1) + ")";
+        QVERIFY2(e == expected, (e + " | expected: " + expected).c_str());
+        // Equal keys in different objects are fine.
+        QVERIFY(errorOf([&] { parsePirJson(pirJson("[2,3]"), "ok.json"); }).empty());
+    }
+
     void configRejectsUnknownKeysNamingTheNearest() {
         const std::string e = errorOf([&] { parseConfigJson("{\n  \"max_dist_from_bwd\": 4\n}", "c.json"); });
         QVERIFY2(e.find("c.json:2:24: ") == 0, e.c_str());

@@ -10,11 +10,15 @@
 
 namespace rx::planner {
 
-BudgetSpec parseBudget(std::string_view text, const std::string& what) {
+BudgetSpec parseBudget(std::string_view given, const std::string& what) {
     auto fail = [&]() -> BudgetSpec {
         throw Error(what + " expects bytes (512MiB, 2GB, 1048576) or a fraction 0.0-1.0, found '" +
-                    std::string(text) + "'");
+                    std::string(given) + "'");
     };
+    // Spaces around the figure are a shell's or a dialog's, not the figure's (both ends alike).
+    std::string_view text = given;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     size_t i = 0;
     while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
                                ((text[i] == 'e' || text[i] == 'E') && i > 0 && i + 1 < text.size() &&

@@ -310,6 +310,11 @@ private Q_SLOTS:
         QCOMPARE(planner::parseBudget("100TiB").bytes, int64_t(100) << 40);
         QCOMPARE(planner::parseBudget("1e30B").bytes, std::numeric_limits<int64_t>::max() / 2);
         QVERIFY(contains(errorOf([] { planner::parseBudget(""); }), "expects bytes"));
+        QVERIFY(contains(errorOf([] { planner::parseBudget("  "); }), "expects bytes"));
+        // Spaces around the figure, either end, are not part of it.
+        QCOMPARE(planner::parseBudget(" 0.5").fraction, 0.5);
+        QCOMPARE(planner::parseBudget("0.5 ").fraction, 0.5);
+        QCOMPARE(planner::parseBudget("\t512 MiB ").bytes, int64_t(512) << 20);
     }
 
     void aPinOnAnInputIsAWarning() {

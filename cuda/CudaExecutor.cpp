@@ -1501,7 +1501,8 @@ exec::RunResult CudaExecutor::execute(const Program& program, const exec::RunInp
             host = it->second;
         } else {
             for (int64_t d : t.dims)
-                if (d < 0) fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) + "; give it explicitly");
+                if (d < 0) fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) +
+                                    ": bind its dims before the run (exec::bindInputDims, the CLI's --input-dims)");
             host = exec::seededInputFor(program, op, inputs.seed);
             generated.push_back(iname);
         }

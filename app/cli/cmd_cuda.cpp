@@ -1,4 +1,4 @@
-// recompute-cli cuda-profile PROGRAM [--spec F] [--config F] [--seed N] [--warmup N] [--steps N]
+// recompute-cli cuda-profile PROGRAM [--spec F] [--config F] [--seed N] [--input-dims NAME=DIMS]... [--warmup N] [--steps N]
 //                                    [--tf32] [--unfused-only] [--json]
 // Solves with the seed's algorithm (or the given config), then runs the original and the
 // rewritten program on the GPU, unfused and fused (NVRTC), with the same seeded inputs: checks
@@ -19,6 +19,7 @@
 #include "exec/Liveness.h"
 #include "exec/Verify.h"
 #include "app/cli/Command.h"
+#include "app/cli/ProgramToRun.h"
 #include "model/JsonWriter.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -36,6 +37,7 @@ using namespace rx;
 struct CudaProfileArgs {
     std::string program, spec, config;  // empty: absent
     uint64_t seed = 0;
+    std::vector<std::string> inputDims;  // --input-dims NAME=DIMS
     int warmup = 1, steps = 3;
     bool tf32 = false, unfusedOnly = false, json = false;
 };
@@ -53,8 +55,7 @@ double mib(int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 
 int runCudaProfile(const CudaProfileArgs& args) {
     const std::string& path = args.program;
-    auto program = std::make_shared<Program>(loadProgram(path));
-    cli::printReaderWarnings(path, *program);
+    auto program = cli::loadProgramToRun(path, args.inputDims);
     ResolvedSpec resolved = resolveSpec(*program, path, args.spec.empty() ? std::nullopt : std::optional(args.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     RecomputeConfig config = RecomputeConfig::seedDefaults();
@@ -200,6 +201,7 @@ rx::cli::RegisterCommand reg(
         app.add_option("--config", a->config, "heuristics config JSON (default: the seed's constants)")
             ->check(CLI::ExistingFile);
         app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
+        cli::addInputDimsOption(app, a->inputDims);
         app.add_option("--warmup", a->warmup, "untimed steps before measuring (default 1)")->check(CLI::Range(0, 1000));
         app.add_option("--steps", a->steps, "timed steps; the median is reported (default 3)")->check(CLI::Range(1, 1000));
         app.add_flag("--tf32", a->tf32, "allow TF32 tensor-core matmuls");

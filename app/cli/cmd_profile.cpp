@@ -1,5 +1,6 @@
 // recompute-cli profile PROGRAM [--spec F] [--config F | --budget B] [--device cpu|cuda|cuda:N]
-//                               [--report R.json] [--trace T.json] [--seed N] [--rtol R --atol A]
+//                               [--report R.json] [--trace T.json] [--seed N] [--input-dims NAME=DIMS]...
+//                               [--rtol R --atol A]
 // Solves (the seed's algorithm or the given config), runs the original and the rewritten
 // program on the same seeded inputs, and reports equivalence, measured peak memory beside
 // the memory model's, time per op, the recompute overhead and the top ops.
@@ -12,6 +13,7 @@
 #include "exec/cpu/CpuExecutor.h"
 #include "exec/Profile.h"
 #include "app/cli/Command.h"
+#include "app/cli/ProgramToRun.h"
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "model/PirReader.h"
@@ -34,6 +36,7 @@ struct ProfileArgs {
     std::string recomputeRandom;  // with --budget: mask | seed | off
     std::string device = "cpu";
     uint64_t seed = 0;
+    std::vector<std::string> inputDims;  // --input-dims NAME=DIMS
     double rtol = 0, atol = 0;
     int repeats = 5, warmup = 1;
 };
@@ -54,8 +57,7 @@ int runProfile(const ProfileArgs& a) {
         if (a.trace) outputs.push_back({"--trace", *a.trace});
         checkOutputPaths(inputs, outputs);
     }
-    auto program = std::make_shared<Program>(loadProgram(a.program));
-    cli::printReaderWarnings(a.program, *program);
+    auto program = cli::loadProgramToRun(a.program, a.inputDims);
     ResolvedSpec resolved = resolveSpec(*program, a.program, a.spec);
     RecomputeSpec spec = std::move(resolved.spec);
     RecomputeConfig config = RecomputeConfig::seedDefaults();
@@ -170,6 +172,7 @@ rx::cli::RegisterCommand reg(
         app.add_option("--report", a->report, "profile report JSON to write")->check(cli::kNonEmpty);
         app.add_option("--trace", a->trace, "Chrome trace JSON to write (chrome://tracing, Perfetto)")->check(cli::kNonEmpty);
         app.add_option("--seed", a->seed, "seed of the generated inputs (default 0)");
+        cli::addInputDimsOption(app, a->inputDims);
         app.add_option("--repeats", a->repeats,
                        "measured runs of each program, interleaved after the warm-up; times are medians (default 5)")
             ->check(CLI::Range(1, 1000));

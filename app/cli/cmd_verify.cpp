@@ -1,4 +1,4 @@
-// recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--rtol R --atol A] [--json]
+// recompute-cli verify PROGRAM [--spec F] [--config F] [--seed N] [--input-dims NAME=DIMS]... [--rtol R --atol A] [--json]
 //                              [--budget B [--recompute-random mask|seed]]
 // Runs the original program on the CPU, solves with the seed's algorithm (or the given
 // config; or the budget planner's plan at budget B), then runs the rewritten program with
@@ -15,6 +15,7 @@
 #include "exec/Verify.h"
 #include "app/cli/BudgetSolve.h"
 #include "app/cli/Command.h"
+#include "app/cli/ProgramToRun.h"
 #include "app/cli/WarmUp.h"
 #include "model/Diagnostic.h"
 #include "model/JsonWriter.h"
@@ -30,6 +31,7 @@ struct VerifyArgs {
     std::string program, spec, config;
     std::string budget, recomputeRandom;  // --budget: the budget planner's plan instead of the seed's
     uint64_t seed = 0;
+    std::vector<std::string> inputDims;  // --input-dims NAME=DIMS
     double rtol = 0, atol = 0;
     bool json = false;
 };
@@ -37,8 +39,7 @@ struct VerifyArgs {
 int runVerify(const VerifyArgs& a) {
     const std::string& path = a.program;
     // Freed once it has run and been solved (not kept until exit): the rewritten program runs alone.
-    std::shared_ptr<const Program> program = std::make_shared<Program>(loadProgram(path));
-    cli::printReaderWarnings(path, *program);
+    std::shared_ptr<const Program> program = cli::loadProgramToRun(path, a.inputDims);
     ResolvedSpec resolved = resolveSpec(*program, path, a.spec.empty() ? std::nullopt : std::optional(a.spec));
     RecomputeSpec spec = std::move(resolved.spec);
     const std::string specSource = resolved.source.empty() ? "detected" : resolved.source;
@@ -134,6 +135,7 @@ rx::cli::RegisterCommand reg("verify", "Solve, then run the original and rewritt
                                  app.add_option("--spec", a->spec, "recompute spec (default: PROGRAM.spec.json, else detected)")->check(cli::kNonEmpty);
                                  app.add_option("--config", a->config, "heuristics config JSON")->check(cli::kNonEmpty);
                                  app.add_option("--seed", a->seed, "seed of the random inputs");
+                                 cli::addInputDimsOption(app, a->inputDims);
                                  app.add_option("--rtol", a->rtol, "relative tolerance")->check(cli::finiteNonNegative());
                                  app.add_option("--atol", a->atol, "absolute tolerance")->check(cli::finiteNonNegative());
                                  app.add_flag("--json", a->json, "one JSON object on stdout");

@@ -163,7 +163,8 @@ private:
             ctx.setOut(0, it->second);
         } else {
             for (int64_t d : t.dims)
-                if (d < 0) ctx.fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) + "; give it explicitly");
+                if (d < 0) ctx.fail("input " + iname + " has a dynamic shape " + dimsString(t.dims) +
+                                    ": bind its dims before the run (exec::bindInputDims, the CLI's --input-dims)");
             ctx.setOut(0, seededInputFor(program_, ctx.id, inputs_.seed));
             result_.generatedInputs.push_back(iname);
         }

@@ -224,6 +224,23 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("solve", p("if_outer.pir"))
     check("the seed's mode plans it", r.returncode == 0, r.stderr)
 
+    # An input declared [-1,30]: verify and profile said "give it explicitly" with no way to;
+    # now they name --input-dims up front, and with it the program runs.
+    fc = os.path.join(SHARED, "corpus", "pir-real", "save-load-doc-fc-relu-scale.pir")
+    for command in ("verify", "profile"):
+        r = run(command, fc)
+        check(f"{command}: a dynamic input names the option that binds it", r.returncode == 1 and
+              b"input A has a dynamic shape [-1,30]: give its dims with --input-dims A=1x30" in r.stderr, r.stderr)
+    r = run("verify", fc, "--input-dims", "A=4x30")
+    check("verify --input-dims A=4x30 runs it", r.returncode == 0 and b"equivalent:" in r.stdout, r.stderr)
+    r = run("profile", fc, "--input-dims", "A=4x30", "--repeats", "1")
+    check("profile --input-dims A=4x30 runs it", r.returncode == 0, r.stderr)
+    r = run("verify", fc, "--input-dims", "A=4x31")
+    check("dims that do not fit the declared ones are refused", r.returncode == 1 and
+          b"input A is declared [-1,30]: dims [4,31] do not fit it" in r.stderr, r.stderr)
+    r = run("verify", fc, "--input-dims", "A=4x")
+    check("a malformed --input-dims is a command-line error", r.returncode == 2 and b"expects NAME=DIMS" in r.stderr, r.stderr)
+
     # A full disk under solve's outputs: the smaller one fits, the larger does not; neither may
     # replace its old file.
     rep, rew = p("full-r.json"), p("full-w.pir")

@@ -9,20 +9,13 @@
 #include "exec/OpSemantics.h"
 #include "exec/cpu/CpuExecutor.h"
 #include "model/Diagnostic.h"
+#include "support/ErrorOf.h"
 
 using namespace rx;
+using rx::testing::errorOf;
 using namespace rx::exec;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return {};
-}
 
 // x [-1,4] (dynamic) @ w [4,3] -> y [-1,3], fetched.
 Program dynamicMatmul() {

@@ -20,8 +20,10 @@
 #include "model/Diagnostic.h"
 #include "model/FileIO.h"
 #include "support/FileContents.h"
+#include "support/ErrorOf.h"
 
 using namespace rx;
+using rx::testing::errorOf;
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,15 +31,6 @@ namespace {
 void spit(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
-}
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return {};
 }
 
 // Files in `dir` other than `keep` (temporaries left behind would show here).

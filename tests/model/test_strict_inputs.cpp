@@ -13,19 +13,12 @@
 #include "model/PirJsonReader.h"
 #include "model/RecomputeConfig.h"
 #include "model/RecomputeSpec.h"
+#include "support/ErrorOf.h"
 
 using namespace rx;
+using rx::testing::errorOf;
 
 namespace {
-
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return {};
-}
 
 // A PIR JSON program of a data op and a relu; `dims` and the relu's operand are spliced in.
 std::string pirJson(const std::string& dims, const std::string& reluOperand = "{\"%\":1}") {

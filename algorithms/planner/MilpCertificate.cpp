@@ -1026,6 +1026,8 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // A search below the cut-off within `seconds`. With whole-number costs, proven once no set
     // is cheaper by a whole granule: closing the last fraction of one can take most of a
     // point's time (a 285-candidate point: found in 2 s, closed in 45 s).
+    // The cheapest fitting set known so far (null: none), the one the cut-off excludes.
+    auto knownPlan = [&]() -> const RecomputeSet* { return out.found ? &*out.found : rounded ? &*rounded : incumbent; };
     auto searchWithin = [&](double seconds) {
         SearchLimits search;
         search.seconds = seconds;
@@ -1033,7 +1035,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         search.absoluteGap = granule > 0 ? 0.999 * granule / m.costScale : 0.0;
         search.threads = std::max(1u, limits.searchThreads);
         // The incumbent, for CBC to start from (SearchLimits::start).
-        const RecomputeSet* known = out.found ? &*out.found : rounded ? &*rounded : incumbent;
+        const RecomputeSet* known = knownPlan();
         if (known && known->size() == nc && std::isfinite(cutoff))
             for (size_t k = 0; k < nc; ++k) search.start.emplace_back(int(k), (*known)[k] ? 1.0 : 0.0);
         return search;
@@ -1186,7 +1188,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // GLPK's part then closed nothing CBC did not close sooner (4-layer transformer at 842244
     // B: GLPK's 17 s, then CBC's 24 s; CBC's alone 20 s; frontiers at 60 s: the same counts
     // within run-to-run noise).
-    const bool startKnown = (rounded || incumbent) && std::isfinite(cutoff);
+    const bool startKnown = knownPlan() && std::isfinite(cutoff);
     const double glpkShare = !cbcAvailable() ? 1.0 : startKnown ? 0.0 : limits.glpkShare;
     auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);
     bool cbcPhase = glpkShare <= 0;

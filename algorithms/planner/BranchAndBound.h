@@ -73,4 +73,35 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits);
 bool cbcAvailable();
 
+// Clp's dual simplex (COIN-OR, loaded with CBC) on a copy of a GLPK problem's LP relaxation,
+// for a chain of solves that differ in their bounds: each from the last optimum. On the 1-layer
+// GRU's 20 frontier bounds (50k rows) 3.7x GLPK's dual simplex from the same starts (11.5 s, 42 s).
+class ClpRelaxation {
+public:
+    explicit ClpRelaxation(glp_prob* lp);  // its matrix and objective; not usable where Clp is not loaded
+    ~ClpRelaxation();
+    ClpRelaxation(const ClpRelaxation&) = delete;
+    ClpRelaxation& operator=(const ClpRelaxation&) = delete;
+    bool usable() const { return model_ != nullptr; }
+    struct Result {
+        enum class Status { Optimal, Infeasible, Stopped, Failed } status = Status::Failed;
+        double objective = 0;  // Optimal: the relaxation's optimum
+    };
+    // Solves with `lp`'s bounds as they are now (the first solve, or the one after a solve
+    // that did not end optimal, from `lp`'s basis; the others from the last optimum), at most
+    // `iterationLimit` dual pivots and `seconds`. Optimal: `lp`'s basis is set to the optimum's.
+    Result solve(glp_prob* lp, int iterationLimit, double seconds);
+
+private:
+    struct Bounds {
+        std::vector<double> rowLower, rowUpper, columnLower, columnUpper;
+    };
+    static Bounds boundsOfProblem(glp_prob* lp);
+    bool matches(glp_prob* lp) const;
+    void* model_ = nullptr;
+    int rows_ = 0, columns_ = 0;
+    bool warm_ = false;
+};
+bool clpAvailable();
+
 }  // namespace rx::planner

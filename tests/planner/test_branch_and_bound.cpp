@@ -1,6 +1,6 @@
 // The exact mode's two branch-and-bound engines (BranchAndBound.h) against brute force on
 // small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum, a
-// start's (CBC's with one thread and with two).
+// start's (CBC's with one thread and with two); Clp's relaxation chain against GLPK's simplex.
 #include <QtTest>
 
 #include <glpk.h>
@@ -207,6 +207,46 @@ private Q_SLOTS:
         const MilpSearch s = search(lp.get(), limits);
         QVERIFY(s.status == MilpSearch::Status::NoneBelowCutoff);
         QVERIFY(s.columns.empty());
+    }
+
+    // Clp's relaxation (ClpRelaxation) on a chain of tightening needs: GLPK's optimum at each,
+    // the basis it leaves GLPK's optimal one (no pivot from it), an unmeetable need infeasible.
+    void clpRelaxationChain() {
+        if (!clpAvailable()) QSKIP("libCbcSolver (and Clp with it) cannot be loaded here");
+        std::mt19937 rng(20261206);
+        int solves = 0;
+        for (int trial = 0; trial < 20; ++trial) {
+            Covering c = randomCovering(rng, 8 + trial % 9, 3 + trial % 6);
+            Problem lp = build(c);
+            Problem reference = build(c);
+            ClpRelaxation clp(lp.get());
+            QVERIFY(clp.usable());
+            glp_smcp quiet;
+            glp_init_smcp(&quiet);
+            quiet.msg_lev = GLP_MSG_OFF;
+            for (double scale : {0.6, 0.8, 1.0, 1.2}) {
+                for (size_t i = 0; i < c.need.size(); ++i) {
+                    glp_set_row_bnds(lp.get(), int(i) + 1, GLP_LO, std::floor(c.need[i] * scale), 0.0);
+                    glp_set_row_bnds(reference.get(), int(i) + 1, GLP_LO, std::floor(c.need[i] * scale), 0.0);
+                }
+                const ClpRelaxation::Result r = clp.solve(lp.get(), 100000, 30);
+                glp_adv_basis(reference.get(), 0);
+                QCOMPARE(glp_simplex(reference.get(), &quiet), 0);
+                if (glp_get_status(reference.get()) == GLP_NOFEAS) {
+                    QVERIFY2(r.status == ClpRelaxation::Result::Status::Infeasible, qPrintable(QString::number(trial)));
+                    continue;
+                }
+                QCOMPARE(glp_get_status(reference.get()), GLP_OPT);
+                QVERIFY2(r.status == ClpRelaxation::Result::Status::Optimal, qPrintable(QString::number(trial)));
+                QVERIFY(std::abs(r.objective - glp_get_obj_val(reference.get())) <= 1e-6 * (1 + std::abs(r.objective)));
+                ++solves;
+                const int before = glp_get_it_cnt(lp.get());
+                QCOMPARE(glp_simplex(lp.get(), &quiet), 0);
+                QCOMPARE(glp_get_status(lp.get()), GLP_OPT);
+                QCOMPARE(glp_get_it_cnt(lp.get()) - before, 0);
+            }
+        }
+        QVERIFY(solves >= 40);
     }
 };
 

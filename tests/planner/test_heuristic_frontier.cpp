@@ -118,6 +118,32 @@ private slots:
         QCOMPARE(again.recomputeOps, guided.recomputeOps);
     }
 
+    void fanMovesCloneAnRnnInputTogether() {
+        // A 1-layer GRU over 8 time steps: under 227.4 KiB the cheap plan recomputes the input's
+        // transpose with its per-step slices (8.96 KFLOP); no flip, cone or pair reaches it
+        // (a slice alone clones the whole transposed input), so the search without fan moves
+        // recomputes whole time steps' matmuls (156.93 KFLOP).
+        zoo::ZooOptions o;
+        o.model = "gru";
+        o.layers = 1;
+        o.seq = 8;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        const int64_t budget = 232800;
+        PlannerOptions withoutFans;
+        withoutFans.fanMoves = false;
+        BudgetPlanner without(g.program, g.spec, RecomputeConfig::seedDefaults(), {}, withoutFans);
+        BudgetPlanner with(g.program, g.spec);
+        QCOMPARE(with.candidateOpCount(), size_t(208));
+        const BudgetPlan before = without.planForBudget(budget);
+        const BudgetPlan after = with.planForBudget(budget);
+        QVERIFY(after.activationPeakBytes <= budget);
+        QVERIFY2(before.recomputeCost > 100000,
+                 qPrintable(QString("without fans: %1 FLOP (no longer the case this test is about)").arg(before.recomputeCost)));
+        QVERIFY2(after.recomputeCost <= 10000, qPrintable(QString("with fans: %1 FLOP").arg(after.recomputeCost)));
+        const MemoryProfile real = profileMemory(*with.rewrite(after), g.spec.inputs, g.spec.fwdOpEndIdx);
+        QCOMPARE(real.peakBytes - real.residentBytes, after.activationPeakBytes);
+    }
+
     void budgetAnswersNeverDearerThanALowerFrontierPoint() {
         // The 4-layer generated transformer at 904068 B: its own local search answers 116.7
         // KFLOP at 881.88 KiB where the default frontier holds a 904064 B plan of 59.4 KFLOP

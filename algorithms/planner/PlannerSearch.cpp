@@ -160,7 +160,8 @@ void BudgetPlanner::refineAround(int64_t budget, Pool& pool) {
 void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans) {
     // Local search from the cheapest fitting plan or, when none fits, the lowest one: first
     // reach the budget, then cut cost while it still fits. Moves: single flips (recompute one
-    // op more or one less) and cones (an op with its producers); where none helps, pairs of
+    // op more or one less) and cones (an op with its producers), with `fans` fans (an op with
+    // its readers) where neither helps; where none helps, pairs of
     // flips (drop a recomputed op and flip another: a cheaper op recomputed instead of a
     // dearer one, or two dropped at once), which the min cut's proxy (saved bytes, not the
     // peak) often leaves on the table, then swaps (a recomputed op the backward reads dropped,
@@ -424,8 +425,8 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t b
     const Evaluated* best = bestFitting(pool, budgetBytes);
     // The same search again with fan moves too (up to thoroughSearchUpTo candidates), from a
     // shared pool searched with them: the descents take other paths (so some end dearer, some
-    // far cheaper), and the cheaper answer of the two is kept. 1-layer GRU frontier: 227.82
-    // KiB at 8.70 KFLOP, where the lowest plan under 228.25 KiB cost 106.50.
+    // far cheaper), and the cheaper answer of the two is kept. 1-layer GRU frontier: 227.34
+    // KiB at 8.96 KFLOP, where the plan at 227.25 KiB cost 156.93 (at 228.25 KiB, 106.50).
     if (options_.fanMoves && candidates_.size() <= options_.thoroughSearchUpTo) {
         Pool fanned = fannedBasePool();
         refineAround(budgetBytes, fanned);

@@ -979,8 +979,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // pivots, cut short), Clp 2.6 s; 4-layer transformer at 854404 B 0.47 s, 0.11 s.
     if (!restoreBasis(lp, warm)) {
         setNothingRecomputedBasis(lp, m);
-        if (clpAvailable())
-            if (ClpRelaxation clp(lp); clp.usable()) clp.solve(lp, smcp.it_lim, std::max(0.001, secondsLeft()));
+        if (ClpRelaxation clp(lp); clp.usable()) clp.solve(lp, smcp.it_lim, std::max(0.001, secondsLeft()));
     }
     ++out.solves;
     const int lpRet = glp_simplex(lp, &smcp);
@@ -1478,11 +1477,7 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
     // Clp's dual simplex where it loads, each budget from the last optimum as GLPK's would
     // start (the same optima; 20 frontier bounds, 2 cores: 1-layer GRU 42 s -> 11.5 s, 1-layer
     // LSTM 24 s -> 6.3 s); GLPK's otherwise, and for a budget Clp does not end.
-    std::optional<ClpRelaxation> clp;
-    if (clpAvailable()) {
-        clp.emplace(lp);
-        if (!clp->usable()) clp.reset();
-    }
+    ClpRelaxation clp(lp);
     for (size_t bi : order) {
         MilpOutcome& o = out[bi];
         const double limit = m.peakLimit(budgets[bi]);
@@ -1498,8 +1493,8 @@ std::vector<BudgetPlanner::MilpOutcome> BudgetPlanner::lpRelaxations(const std::
         setPeakLimits(lp, m, peakLimits, limit);
         smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
         ++o.solves;
-        if (clp) {  // Clp first; where it does not end optimal or infeasible, GLPK from the start
-            const ClpRelaxation::Result r = clp->solve(lp, smcp.it_lim, std::max(0.001, secondsLeft()));
+        if (clp.usable()) {  // Clp first; where it does not end optimal or infeasible, GLPK from the start
+            const ClpRelaxation::Result r = clp.solve(lp, smcp.it_lim, std::max(0.001, secondsLeft()));
             if (r.status == ClpRelaxation::Result::Status::Infeasible) {
                 o.proven = true;
                 o.lower = std::numeric_limits<double>::infinity();

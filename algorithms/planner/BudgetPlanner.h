@@ -139,8 +139,12 @@ struct ExactOptions {
     double neighbourhoodGap = 0.1;
     // Each point's branch-and-bound where no plan is known yet (below the frontier): GLPK's
     // for this part of its time, then CBC's (BranchAndBound.h: they close different points).
-    // Where one is, CBC's alone, started from it.
+    // Where one is, CBC's alone, started from it; but GLPK's alone where a few candidates are
+    // dear against the gap (dearOpShareOfGap, dearOpsMax; false: CBC's there too), whose
+    // relaxation blends fractions of them (an RNN's time steps' matmuls): its many cheap nodes
+    // close those where CBC's bound stays near the root's.
     double glpkShare = 0.25;
+    bool glpkWhereFewDear = true;
     // Once per point, between GLPK's search and CBC's: cost-level rounding cuts
     // (addCostLevelCuts), within this part of the time left.
     bool costLevelCuts = true;

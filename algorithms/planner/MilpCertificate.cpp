@@ -1201,7 +1201,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // close more of those than CBC's few strong ones (`generate gru --seq 4` at 219392 B:
     // proven in 37 s, CBC's gap 0.2% at 66 s; at 219904 B: 55 s, CBC's gap 49% at 60 s; at
     // 220928 B CBC's is quicker, 20 s against 30 s). Frontiers at 60 s: that GRU 6 -> 8 of 12
-    // proven, 4-layer transformer 20 of 22 either way (its last two gaps 13.1%, 1.6% -> 1.4%,
+    // proven, 4-layer transformer 20 of 22 either way (its last two gaps 13.7%, 5.4% -> 1.4%,
     // 0.0%), 1- and 2-layer LSTM, 8-step GRU, 2-layer LLaMA the same counts. CBC's branching
     // on the dear ones first (its "priorityIn") did not help: 422 -> 208 nodes on the first
     // GRU point's MPS, but its frontier's counts as without.

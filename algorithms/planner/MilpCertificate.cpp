@@ -1073,10 +1073,13 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // matmuls alone CBC proves the relaxation's optimum in 30 nodes (85 s): 1-layer LSTM at
     // 292.25 KiB, 42.1 -> 145.5 KFLOP under a 146.82 KFLOP plan. First of all, where the gap
     // is wide and the time left is enough for it (ExactOptions::dearOpsMinSeconds).
+    // The least a candidate costs to be dear against the gap (its scaled cost): what the dear
+    // ops' relaxation keeps integral and what sends a point to GLPK's search.
+    auto leastDearCost = [&] { return limits.dearOpShareOfGap * (incumbentCost - out.lower) / m.costScale; };
     auto provenByDearOps = [&]() -> bool {
         if (limits.dearOpsShare <= 0 || !std::isfinite(cutoff) || secondsLeft() < limits.dearOpsMinSeconds) return false;
         if (!(incumbentCost - out.lower > limits.neighbourhoodGap * incumbentCost)) return false;
-        const double least = limits.dearOpShareOfGap * (incumbentCost - out.lower) / m.costScale;
+        const double least = leastDearCost();
         std::vector<size_t> open, dear;
         for (size_t k = 0; k < nc; ++k)
             if (glp_get_col_type(lp, int(k) + 1) != GLP_FX) open.push_back(k);
@@ -1208,7 +1211,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     const bool startKnown = knownPlan() && std::isfinite(cutoff);
     auto fewDearCandidates = [&] {
         if (!limits.glpkWhereFewDear || !std::isfinite(incumbentCost) || !(incumbentCost > out.lower)) return false;
-        const double least = limits.dearOpShareOfGap * (incumbentCost - out.lower) / m.costScale;
+        const double least = leastDearCost();
         const auto dear = size_t(std::count_if(m.cost.begin(), m.cost.end(), [&](double c) { return c >= least; }));
         return dear > 0 && dear <= limits.dearOpsMax;
     };

@@ -57,10 +57,11 @@ private:
     int row_;
 };
 
-// GLPK's branch-and-bound (its presolver, pseudocost branching): many cheap nodes. It finds
-// plans where CBC's root work takes a point's whole share (a LLaMA layer's floor point).
-// Solves `lp` in place (its MIP solution is GLPK's to keep); the cut-off's row is added for
-// the search and removed after it.
+// GLPK's branch-and-bound (pseudocost branching): many cheap nodes. It finds plans where
+// CBC's root work takes a point's whole share (a LLaMA layer's floor point). It searches a
+// copy of `lp` reduced by GLPK's preprocessor, from the root Clp's dual simplex solves within
+// the time limit; `lp` gets the MIP solution, its cut-off row is added for the search and
+// removed after it.
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
 
 // CBC's (COIN-OR): its cuts and strong branching, without its primal heuristics (the planner

@@ -25,9 +25,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <limits>
-#include <optional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -146,19 +144,15 @@ struct TreeBound {
     double best = -std::numeric_limits<double>::infinity();
     double absoluteGap = 0;
     bool closedToGap = false;
-    std::function<void(double)> boundRaised, solutionFound;  // for the parent of a search's process
 };
 
 void trackTreeBound(glp_tree* tree, void* info) {
     auto* tracked = static_cast<TreeBound*>(info);
     const int reason = glp_ios_reason(tree);
     if (reason != GLP_ISELECT && reason != GLP_IBINGO && reason != GLP_IPREPRO) return;
-    const double before = tracked->best;
     if (const int node = glp_ios_best_node(tree))
         tracked->best = std::max(tracked->best, glp_ios_node_bound(tree, node));
     glp_prob* searched = glp_ios_get_prob(tree);
-    if (tracked->best > before && tracked->boundRaised) tracked->boundRaised(tracked->best);
-    if (reason == GLP_IBINGO && tracked->solutionFound) tracked->solutionFound(glp_mip_obj_val(searched));
     if (tracked->absoluteGap > 0 && std::isfinite(tracked->best) && glp_mip_status(searched) == GLP_FEAS &&
         glp_mip_obj_val(searched) - tracked->best < tracked->absoluteGap) {
         tracked->closedToGap = true;
@@ -195,165 +189,6 @@ CutoffRow::~CutoffRow() {
 
 namespace {
 
-bool writeAll(int fd, const void* data, size_t bytes) {
-    const char* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-        const ssize_t n = ::write(fd, p, bytes);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        bytes -= size_t(n);
-    }
-    return true;
-}
-
-// What a search's child process sends, message by message: a kind, then its payload.
-enum class ChildMessage : int32_t {
-    Bound = 1,      // a double: every solution below the cut-off costs at least this (so far)
-    Incumbent = 2,  // a double: the objective of a solution found (a bound's ceiling)
-    Result = 3,     // a ResultHeader, then its columns: the search's end
-};
-struct ResultHeader {
-    int32_t status;
-    double objective, bound;
-    int64_t columns;
-};
-
-// The child's end of the pipe.
-class ChildChannel {
-public:
-    explicit ChildChannel(int fd) : fd_(fd) {}
-    void send(ChildMessage kind, double value) const {
-        char buf[sizeof(int32_t) + sizeof(double)];
-        const auto k = int32_t(kind);
-        std::memcpy(buf, &k, sizeof k);
-        std::memcpy(buf + sizeof k, &value, sizeof value);
-        writeAll(fd_, buf, sizeof buf);
-    }
-    bool sendResult(const MilpSearch& r) const {
-        const auto k = int32_t(ChildMessage::Result);
-        const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
-        return writeAll(fd_, &k, sizeof k) && writeAll(fd_, &h, sizeof h) &&
-               writeAll(fd_, r.columns.data(), r.columns.size() * sizeof(double));
-    }
-
-private:
-    int fd_;
-};
-
-// A search run in a child process: what `search` returns comes back down a pipe, with the
-// bounds and incumbents it reports on the way. Why a child (searchWithCbc): a crash there
-// cannot take the CLI or the explorer with it, its state is its own, and it can be stopped:
-// GLPK and CBC check their clocks between nodes only, and one node's solve has run past a
-// limit by 15 s. Past `killAfter` seconds the child is killed; the outcome then has no result,
-// but what was reported before.
-struct ChildOutcome {
-    std::optional<MilpSearch> result;  // none: killed, crashed or garbled
-    double bound = -std::numeric_limits<double>::infinity();
-    double incumbent = std::numeric_limits<double>::infinity();
-    bool killed = false;  // past its time
-};
-
-ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const ChildChannel&)>& search) {
-    ChildOutcome outcome;
-    int fds[2];
-    if (::pipe(fds) != 0) return outcome;
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return outcome;
-    }
-    if (pid == 0) {
-        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);  // it died before the line above
-        ::close(fds[0]);
-        const ChildChannel channel(fds[1]);
-        const bool sent = channel.sendResult(search(channel));
-        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
-    }
-    ::close(fds[1]);
-    std::vector<char> received;
-    size_t parsed = 0;
-    bool ended = false;
-    // Takes the complete messages received so far.
-    auto parse = [&] {
-        for (;;) {
-            int32_t kind;
-            if (received.size() - parsed < sizeof kind) return;
-            std::memcpy(&kind, received.data() + parsed, sizeof kind);
-            const char* payload = received.data() + parsed + sizeof kind;
-            const size_t available = received.size() - parsed - sizeof kind;
-            if (kind == int32_t(ChildMessage::Bound) || kind == int32_t(ChildMessage::Incumbent)) {
-                double value;
-                if (available < sizeof value) return;
-                std::memcpy(&value, payload, sizeof value);
-                if (kind == int32_t(ChildMessage::Bound)) outcome.bound = std::max(outcome.bound, value);
-                else outcome.incumbent = std::min(outcome.incumbent, value);
-                parsed += sizeof kind + sizeof value;
-            } else if (kind == int32_t(ChildMessage::Result)) {
-                ResultHeader h;
-                if (available < sizeof h) return;
-                std::memcpy(&h, payload, sizeof h);
-                if (h.columns < 0) {
-                    ended = true;  // garbled: no result
-                    return;
-                }
-                const size_t bytes = size_t(h.columns) * sizeof(double);
-                if (available < sizeof h + bytes) return;
-                MilpSearch r;
-                r.status = MilpSearch::Status(h.status);
-                r.objective = h.objective;
-                r.bound = h.bound;
-                r.columns.resize(size_t(h.columns));
-                std::memcpy(r.columns.data(), payload + sizeof h, bytes);
-                outcome.result = std::move(r);
-                parsed += sizeof kind + sizeof h + bytes;
-                ended = true;
-                return;
-            } else {
-                ended = true;  // garbled
-                return;
-            }
-        }
-    };
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, killAfter));
-    bool killed = false;
-    while (!ended) {
-        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            ::kill(pid, SIGKILL);
-            killed = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) break;
-        if (ready == 0) continue;
-        char buf[65536];
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;  // end of the child's output
-        received.insert(received.end(), buf, buf + n);
-        parse();
-    }
-    ::close(fds[0]);
-    int wstatus = 0;
-    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    outcome.killed = killed;
-    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) outcome.result.reset();
-    return outcome;
-}
-
-}  // namespace
-
-namespace {
-
 struct PrepDeleter {
     void operator()(glp_prep* prep) const { glp_npp_free_wksp(prep); }
 };
@@ -378,8 +213,9 @@ int solveRoot(glp_prob* q, double seconds) {
     return glp_simplex(q, &smcp);
 }
 
-// The search itself, in this process; what it finds on the way reported on `channel`.
-MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel& channel) {
+}  // namespace
+
+MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     MilpSearch out;
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, limits.seconds));
@@ -425,7 +261,9 @@ MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel&
         }
         return out;
     }
+    const int termOut = glp_term_out(GLP_OFF);  // the scaling's report would go to stdout
     glp_scale_prob(q, GLP_SF_GM | GLP_SF_EQ | GLP_SF_2N | GLP_SF_SKIP);  // as glp_intopt scales it
+    glp_term_out(termOut);
     const int rootRet = solveRoot(q, secondsLeft());
     if (rootRet == 0 && glp_get_status(q) == GLP_NOFEAS) return noneBelowCutoff();
     if (rootRet != 0 || glp_get_status(q) != GLP_OPT) {
@@ -443,8 +281,6 @@ MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel&
     iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
     TreeBound tree;
     tree.absoluteGap = limits.absoluteGap;
-    tree.boundRaised = [&](double bound) { channel.send(ChildMessage::Bound, bound); };
-    tree.solutionFound = [&](double objective) { channel.send(ChildMessage::Incumbent, objective); };
     iocp.cb_func = trackTreeBound;
     iocp.cb_info = &tree;
     const int ret = glp_intopt(q, &iocp);
@@ -468,24 +304,6 @@ MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel&
     } else {
         out.status = MilpSearch::Status::Failed;
     }
-    return out;
-}
-
-}  // namespace
-
-MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
-    clpAvailable();  // libCbcSolver (Clp for the root) opened here, not in the child
-    // In a child process, as CBC's: GLPK checks its clock between nodes only, and one of its
-    // simplex calls ran 15 s past an 18 s limit (a 2-layer LLaMA point, its root still solved
-    // inside glp_intopt). Killed a second (or a tenth) past the limit, the search keeps what it
-    // had reported: its bound, no higher than a solution it found (lost with the child).
-    const ChildOutcome child = runInChild(limits.seconds + std::max(1.0, 0.1 * limits.seconds),
-                                          [&](const ChildChannel& channel) { return runGlpk(lp, limits, channel); });
-    if (child.result) return *child.result;
-    MilpSearch out;
-    if (!child.killed) return out;  // Failed: the child crashed
-    out.status = MilpSearch::Status::TimedOut;
-    out.bound = std::min(child.bound, child.incumbent);
     return out;
 }
 
@@ -600,6 +418,25 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     return out;
 }
 
+bool writeAll(int fd, const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        const ssize_t n = ::write(fd, p, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= size_t(n);
+    }
+    return true;
+}
+
+// What the child sends: status, objective, bound, the number of columns, the columns.
+struct ResultHeader {
+    int32_t status;
+    double objective, bound;
+    int64_t columns;
+};
+
 }  // namespace
 
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
@@ -622,15 +459,69 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     // process would take the CLI or the explorer with it; and its C interface runs its
     // command-line driver, whose state is the process's: a second search in one process
     // reported a model infeasible in 0.9 s that a fresh one could not bound in 14 s (README
-    // "Exact mode", session 20). The child shares the input copy-on-write (runInChild).
+    // "Exact mode", session 20). The child shares the input copy-on-write, sends the result
+    // down a pipe and exits; a crash, or a child past its time, is a failed search.
+    int fds[2];
+    if (::pipe(fds) != 0) return {};
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return {};
+    }
+    if (pid == 0) {
+        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);  // it died before the line above
+        ::close(fds[0]);
+        const MilpSearch r = runCbc(cbc, in, searched);
+        const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
+        const bool sent = writeAll(fds[1], &h, sizeof h) &&
+                          writeAll(fds[1], r.columns.data(), r.columns.size() * sizeof(double));
+        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
+    }
+    ::close(fds[1]);
+    std::vector<char> received;
+    using Clock = std::chrono::steady_clock;
     // CBC checks its clock between nodes, not inside its root work: one LSTM point's search,
     // given 4.2 s, ran 15 s (and was killed then, under a looser rule) while the other points
     // waited. Past the limit it could give a bound at most (no proof is taken there), so a
     // grace (its usual overrun is 0.5-1.5 s, a node's) and then the point keeps the bounds it has.
-    const ChildOutcome child = runInChild(limits.seconds + std::max(2.5, 0.25 * limits.seconds),
-                                          [&](const ChildChannel&) { return runCbc(cbc, in, searched); });
-    if (!child.result) return {};  // Failed: a crash, or a child past its time
-    MilpSearch out = *child.result;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(limits.seconds + std::max(2.5, 0.25 * limits.seconds));
+    bool killed = false;
+    for (;;) {
+        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) break;
+        if (ready == 0) continue;
+        char buf[65536];
+        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // end of the child's output
+        received.insert(received.end(), buf, buf + n);
+    }
+    ::close(fds[0]);
+    int wstatus = 0;
+    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    MilpSearch out;
+    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || received.size() < sizeof(ResultHeader)) return out;
+    ResultHeader h;
+    std::memcpy(&h, received.data(), sizeof h);
+    if (h.columns < 0 || received.size() != sizeof h + size_t(h.columns) * sizeof(double)) return out;
+    out.status = MilpSearch::Status(h.status);
+    out.objective = h.objective;
+    out.bound = h.bound;
+    out.columns.resize(size_t(h.columns));
+    std::memcpy(out.columns.data(), received.data() + sizeof h, size_t(h.columns) * sizeof(double));
     if (!limits.start.empty() && !out.columns.empty() && !(out.objective < limits.cutoff)) {
         // The start, or a solution as dear: nothing below the cut-off found. Searched to its
         // end, that is the proof none exists (to the gap, as an optimum's: none cheaper by a

@@ -196,6 +196,9 @@ struct ProbDeleter {
     void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
 };
 
+// GLPK's time limit (tm_lim, milliseconds) for the seconds left: at least one.
+int glpkMilliseconds(double seconds) { return int(std::clamp(seconds, 0.001, 1e6) * 1000); }
+
 // The reduced problem's relaxation solved to an optimal basis within `seconds`: Clp's dual
 // simplex from the all-slack basis (dual feasible: every cost is non-negative), confirmed by
 // GLPK's (no pivot when Clp's optimum is GLPK's), GLPK's alone where Clp is not loaded.
@@ -209,7 +212,7 @@ int solveRoot(glp_prob* q, double seconds) {
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;
     smcp.meth = GLP_DUALP;
-    smcp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+    smcp.tm_lim = glpkMilliseconds(secondsLeft());
     return glp_simplex(q, &smcp);
 }
 
@@ -249,7 +252,7 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
         glp_init_iocp(&iocp);
         iocp.msg_lev = GLP_MSG_OFF;
         iocp.presolve = GLP_ON;
-        iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+        iocp.tm_lim = glpkMilliseconds(secondsLeft());
         const int ret = glp_intopt(lp, &iocp);
         const int status = glp_mip_status(lp);
         if (ret == GLP_ENOPFS || ret == GLP_ENODFS || (ret == 0 && status == GLP_NOFEAS)) return noneBelowCutoff();
@@ -278,7 +281,7 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     // dense in the cumulative form; on the 4-layer transformer it explored 8 nodes in 20 s
     // where pseudocosts explored 856.
     iocp.br_tech = GLP_BR_PCH;
-    iocp.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+    iocp.tm_lim = glpkMilliseconds(secondsLeft());
     TreeBound tree;
     tree.absoluteGap = limits.absoluteGap;
     iocp.cb_func = trackTreeBound;

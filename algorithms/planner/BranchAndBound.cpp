@@ -25,7 +25,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -144,15 +146,20 @@ struct TreeBound {
     double best = -std::numeric_limits<double>::infinity();
     double absoluteGap = 0;
     bool closedToGap = false;
+    std::function<void(double)> boundRaised;  // for the parent of a search's process
+    std::function<void()> solutionFound;       // the searched problem holds a new incumbent
 };
 
 void trackTreeBound(glp_tree* tree, void* info) {
     auto* tracked = static_cast<TreeBound*>(info);
     const int reason = glp_ios_reason(tree);
     if (reason != GLP_ISELECT && reason != GLP_IBINGO && reason != GLP_IPREPRO) return;
+    const double before = tracked->best;
     if (const int node = glp_ios_best_node(tree))
         tracked->best = std::max(tracked->best, glp_ios_node_bound(tree, node));
     glp_prob* searched = glp_ios_get_prob(tree);
+    if (tracked->best > before && tracked->boundRaised) tracked->boundRaised(tracked->best);
+    if (reason == GLP_IBINGO && tracked->solutionFound) tracked->solutionFound();
     if (tracked->absoluteGap > 0 && std::isfinite(tracked->best) && glp_mip_status(searched) == GLP_FEAS &&
         glp_mip_obj_val(searched) - tracked->best < tracked->absoluteGap) {
         tracked->closedToGap = true;
@@ -189,6 +196,169 @@ CutoffRow::~CutoffRow() {
 
 namespace {
 
+bool writeAll(int fd, const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        const ssize_t n = ::write(fd, p, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= size_t(n);
+    }
+    return true;
+}
+
+// What a search's child process sends, message by message: a kind, then its payload.
+enum class ChildMessage : int32_t {
+    Bound = 1,      // a double: every solution below the cut-off costs at least this (so far)
+    Incumbent = 2,  // a ResultHeader, then its columns: a solution found on the way
+    Result = 3,     // a ResultHeader, then its columns: the search's end
+};
+struct ResultHeader {
+    int32_t status;
+    double objective, bound;
+    int64_t columns;
+};
+
+// The child's end of the pipe.
+class ChildChannel {
+public:
+    explicit ChildChannel(int fd) : fd_(fd) {}
+    void sendBound(double bound) const {
+        char buf[sizeof(int32_t) + sizeof(double)];
+        const auto k = int32_t(ChildMessage::Bound);
+        std::memcpy(buf, &k, sizeof k);
+        std::memcpy(buf + sizeof k, &bound, sizeof bound);
+        writeAll(fd_, buf, sizeof buf);
+    }
+    // A search's outcome: an incumbent on the way, or its result at the end.
+    bool send(ChildMessage kind, const MilpSearch& r) const {
+        const auto k = int32_t(kind);
+        const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
+        return writeAll(fd_, &k, sizeof k) && writeAll(fd_, &h, sizeof h) &&
+               writeAll(fd_, r.columns.data(), r.columns.size() * sizeof(double));
+    }
+
+private:
+    int fd_;
+};
+
+// A search run in a child process: what `search` returns comes back down a pipe, with the
+// bounds and incumbents it reports on the way. Why a child (searchWithCbc): a crash there
+// cannot take the CLI or the explorer with it, its state is its own, and it can be stopped:
+// GLPK and CBC check their clocks between nodes only, and one node's solve has run past a
+// limit by 15 s. Past `killAfter` seconds the child is killed; the outcome then has no result,
+// but what was reported before: the bound, and the last solution found with its columns.
+struct ChildOutcome {
+    std::optional<MilpSearch> result;     // none: killed, crashed or garbled
+    std::optional<MilpSearch> incumbent;  // the last solution reported on the way
+    double bound = -std::numeric_limits<double>::infinity();
+    bool killed = false;  // past its time
+};
+
+ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const ChildChannel&)>& search) {
+    ChildOutcome outcome;
+    int fds[2];
+    if (::pipe(fds) != 0) return outcome;
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return outcome;
+    }
+    if (pid == 0) {
+        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);  // it died before the line above
+        ::close(fds[0]);
+        const ChildChannel channel(fds[1]);
+        const bool sent = channel.send(ChildMessage::Result, search(channel));
+        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
+    }
+    ::close(fds[1]);
+    std::vector<char> received;
+    size_t parsed = 0;
+    bool ended = false;
+    // Takes the complete messages received so far.
+    auto parse = [&] {
+        for (;;) {
+            int32_t kind;
+            if (received.size() - parsed < sizeof kind) return;
+            std::memcpy(&kind, received.data() + parsed, sizeof kind);
+            const char* payload = received.data() + parsed + sizeof kind;
+            const size_t available = received.size() - parsed - sizeof kind;
+            if (kind == int32_t(ChildMessage::Bound)) {
+                double value;
+                if (available < sizeof value) return;
+                std::memcpy(&value, payload, sizeof value);
+                outcome.bound = std::max(outcome.bound, value);
+                parsed += sizeof kind + sizeof value;
+            } else if (kind == int32_t(ChildMessage::Result) || kind == int32_t(ChildMessage::Incumbent)) {
+                ResultHeader h;
+                if (available < sizeof h) return;
+                std::memcpy(&h, payload, sizeof h);
+                if (h.columns < 0) {
+                    ended = true;  // garbled: no result
+                    return;
+                }
+                const size_t bytes = size_t(h.columns) * sizeof(double);
+                if (available < sizeof h + bytes) return;
+                MilpSearch r;
+                r.status = MilpSearch::Status(h.status);
+                r.objective = h.objective;
+                r.bound = h.bound;
+                r.columns.resize(size_t(h.columns));
+                std::memcpy(r.columns.data(), payload + sizeof h, bytes);
+                parsed += sizeof kind + sizeof h + bytes;
+                if (kind == int32_t(ChildMessage::Incumbent)) {
+                    outcome.incumbent = std::move(r);
+                    continue;
+                }
+                outcome.result = std::move(r);
+                ended = true;
+                return;
+            } else {
+                ended = true;  // garbled
+                return;
+            }
+        }
+    };
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, killAfter));
+    bool killed = false;
+    while (!ended) {
+        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            killed = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) break;
+        if (ready == 0) continue;
+        char buf[65536];
+        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;  // end of the child's output
+        received.insert(received.end(), buf, buf + n);
+        parse();
+    }
+    ::close(fds[0]);
+    int wstatus = 0;
+    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    outcome.killed = killed;
+    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) outcome.result.reset();
+    return outcome;
+}
+
+}  // namespace
+
+namespace {
+
 struct PrepDeleter {
     void operator()(glp_prep* prep) const { glp_npp_free_wksp(prep); }
 };
@@ -216,9 +386,8 @@ int solveRoot(glp_prob* q, double seconds) {
     return glp_simplex(q, &smcp);
 }
 
-}  // namespace
-
-MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
+// The search itself, in this process; what it finds on the way reported on `channel`.
+MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel& channel) {
     MilpSearch out;
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, limits.seconds));
@@ -284,20 +453,33 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     iocp.tm_lim = glpkMilliseconds(secondsLeft());
     TreeBound tree;
     tree.absoluteGap = limits.absoluteGap;
+    // The reduced problem's MIP solution taken back to `lp`'s columns (GLPK's postprocessing
+    // reads the solution and replays its preprocessing's recoveries, so it can run again for
+    // each solution found, as long as the reduced problem has its rows and entries still).
+    const int builtRows = glp_get_num_rows(q), builtEntries = glp_get_num_nz(q);
+    auto solutionInLp = [&](MilpSearch& into) {
+        if (glp_get_num_rows(q) != builtRows || glp_get_num_nz(q) != builtEntries) return false;
+        into.objective = glp_mip_obj_val(q);
+        glp_npp_postprocess(prep.get(), q);
+        glp_npp_obtain_sol(prep.get(), lp);
+        const int cols = glp_get_num_cols(lp);
+        into.columns.resize(size_t(cols));
+        for (int j = 1; j <= cols; ++j) into.columns[size_t(j - 1)] = glp_mip_col_val(lp, j);
+        return true;
+    };
+    tree.boundRaised = [&](double bound) { channel.sendBound(bound); };
+    tree.solutionFound = [&] {  // sent whole: a search killed past its time still has it
+        MilpSearch incumbent;
+        incumbent.status = MilpSearch::Status::TimedOut;
+        if (solutionInLp(incumbent)) channel.send(ChildMessage::Incumbent, incumbent);
+    };
     iocp.cb_func = trackTreeBound;
     iocp.cb_info = &tree;
     const int ret = glp_intopt(q, &iocp);
     const int status = glp_mip_status(q);
     if (ret == GLP_ENOPFS || ret == GLP_ENODFS || (ret == 0 && status == GLP_NOFEAS)) return noneBelowCutoff();
     const bool found = status == GLP_FEAS || status == GLP_OPT;
-    if (found) {  // the reduced problem's solution taken back to `lp`'s columns
-        out.objective = glp_mip_obj_val(q);
-        glp_npp_postprocess(prep.get(), q);
-        glp_npp_obtain_sol(prep.get(), lp);
-        const int cols = glp_get_num_cols(lp);
-        out.columns.resize(size_t(cols));
-        for (int j = 1; j <= cols; ++j) out.columns[size_t(j - 1)] = glp_mip_col_val(lp, j);
-    }
+    if (found) solutionInLp(out);
     if (std::isfinite(tree.best)) out.bound = tree.best;
     if ((ret == 0 && status == GLP_OPT) || (ret == GLP_ESTOP && tree.closedToGap && found)) {
         out.status = MilpSearch::Status::Optimal;
@@ -307,6 +489,27 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     } else {
         out.status = MilpSearch::Status::Failed;
     }
+    return out;
+}
+
+}  // namespace
+
+MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
+    clpAvailable();  // libCbcSolver (Clp for the root) opened here, not in the child
+    // In a child process, as CBC's: GLPK checks its clock between nodes only, and one of its
+    // simplex calls ran 15 s past an 18 s limit (a 2-layer LLaMA point, when glp_intopt still
+    // solved the root; a node's solve can still run over). Killed a second (or a tenth) past
+    // the limit, the search keeps what it had reported: its bound and the last solution it
+    // found, with its columns, which the caller checks and adopts as it does the result of a
+    // search out of time.
+    const ChildOutcome child = runInChild(limits.seconds + std::max(1.0, 0.1 * limits.seconds),
+                                          [&](const ChildChannel& channel) { return runGlpk(lp, limits, channel); });
+    if (child.result) return *child.result;
+    if (!child.killed) return {};  // Failed: the child crashed
+    MilpSearch out = child.incumbent.value_or(MilpSearch{});
+    out.status = MilpSearch::Status::TimedOut;
+    out.bound = child.bound;
+    if (child.incumbent) out.bound = std::min(out.bound, child.incumbent->objective);
     return out;
 }
 
@@ -421,25 +624,6 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     return out;
 }
 
-bool writeAll(int fd, const void* data, size_t bytes) {
-    const char* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-        const ssize_t n = ::write(fd, p, bytes);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        bytes -= size_t(n);
-    }
-    return true;
-}
-
-// What the child sends: status, objective, bound, the number of columns, the columns.
-struct ResultHeader {
-    int32_t status;
-    double objective, bound;
-    int64_t columns;
-};
-
 }  // namespace
 
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
@@ -462,69 +646,15 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     // process would take the CLI or the explorer with it; and its C interface runs its
     // command-line driver, whose state is the process's: a second search in one process
     // reported a model infeasible in 0.9 s that a fresh one could not bound in 14 s (README
-    // "Exact mode", session 20). The child shares the input copy-on-write, sends the result
-    // down a pipe and exits; a crash, or a child past its time, is a failed search.
-    int fds[2];
-    if (::pipe(fds) != 0) return {};
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return {};
-    }
-    if (pid == 0) {
-        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);  // it died before the line above
-        ::close(fds[0]);
-        const MilpSearch r = runCbc(cbc, in, searched);
-        const ResultHeader h{int32_t(r.status), r.objective, r.bound, int64_t(r.columns.size())};
-        const bool sent = writeAll(fds[1], &h, sizeof h) &&
-                          writeAll(fds[1], r.columns.data(), r.columns.size() * sizeof(double));
-        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
-    }
-    ::close(fds[1]);
-    std::vector<char> received;
-    using Clock = std::chrono::steady_clock;
+    // "Exact mode", session 20). The child shares the input copy-on-write (runInChild).
     // CBC checks its clock between nodes, not inside its root work: one LSTM point's search,
     // given 4.2 s, ran 15 s (and was killed then, under a looser rule) while the other points
     // waited. Past the limit it could give a bound at most (no proof is taken there), so a
     // grace (its usual overrun is 0.5-1.5 s, a node's) and then the point keeps the bounds it has.
-    const auto deadline = Clock::now() + std::chrono::duration<double>(limits.seconds + std::max(2.5, 0.25 * limits.seconds));
-    bool killed = false;
-    for (;;) {
-        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            ::kill(pid, SIGKILL);
-            killed = true;
-            break;
-        }
-        pollfd p{fds[0], POLLIN, 0};
-        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) break;
-        if (ready == 0) continue;
-        char buf[65536];
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;  // end of the child's output
-        received.insert(received.end(), buf, buf + n);
-    }
-    ::close(fds[0]);
-    int wstatus = 0;
-    while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    MilpSearch out;
-    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || received.size() < sizeof(ResultHeader)) return out;
-    ResultHeader h;
-    std::memcpy(&h, received.data(), sizeof h);
-    if (h.columns < 0 || received.size() != sizeof h + size_t(h.columns) * sizeof(double)) return out;
-    out.status = MilpSearch::Status(h.status);
-    out.objective = h.objective;
-    out.bound = h.bound;
-    out.columns.resize(size_t(h.columns));
-    std::memcpy(out.columns.data(), received.data() + sizeof h, size_t(h.columns) * sizeof(double));
+    const ChildOutcome child = runInChild(limits.seconds + std::max(2.5, 0.25 * limits.seconds),
+                                          [&](const ChildChannel&) { return runCbc(cbc, in, searched); });
+    if (!child.result) return {};  // Failed: a crash, or a child past its time
+    MilpSearch out = *child.result;
     if (!limits.start.empty() && !out.columns.empty() && !(out.objective < limits.cutoff)) {
         // The start, or a solution as dear: nothing below the cut-off found. Searched to its
         // end, that is the proof none exists (to the gap, as an optimum's: none cheaper by a

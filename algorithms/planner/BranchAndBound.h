@@ -58,10 +58,10 @@ private:
 };
 
 // GLPK's branch-and-bound (pseudocost branching): many cheap nodes. It finds plans where
-// CBC's root work takes a point's whole share (a LLaMA layer's floor point). It searches a
-// copy of `lp` reduced by GLPK's preprocessor, from the root Clp's dual simplex solves within
-// the time limit; `lp` gets the MIP solution, its cut-off row is added for the search and
-// removed after it.
+// CBC's root work takes a point's whole share (a LLaMA layer's floor point). It searches `lp`
+// reduced by GLPK's preprocessor, from the root Clp's dual simplex solves within the time
+// limit, in a process of its own (killed a little past the limit, it keeps the bound and the
+// last solution it had reported); `lp` is left as it was.
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
 
 // CBC's (COIN-OR): its cuts and strong branching, without its primal heuristics (the planner

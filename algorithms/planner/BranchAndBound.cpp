@@ -355,10 +355,6 @@ ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const C
     return outcome;
 }
 
-}  // namespace
-
-namespace {
-
 struct PrepDeleter {
     void operator()(glp_prep* prep) const { glp_npp_free_wksp(prep); }
 };

@@ -296,6 +296,10 @@ public:
         int64_t model = 0, replayed = 0, modelAtOriginalOps = 0, replayedAtOriginalOps = 0;
     };
     ModelledPeaks milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps);
+    // The exact mode's model peak of these candidate ops exactly as given (not normalised):
+    // none where the model admits no solution with them, as for an op recomputed that the
+    // rewriter could not place (no backward use of its first result, no placed consumer).
+    std::optional<int64_t> milpModelActivationPeakAsGiven(const std::vector<OpId>& recomputeOps);
     // The exact mode's primal heuristic alone at `budget` (solveMilp's first step): the full
     // model's relaxation solved, its optimum rounded and improved by the local search; the
     // cheapest fitting plan that gives, if any.
@@ -452,6 +456,7 @@ private:
     // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
     std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
     int64_t milpModelActivationPeak(const RecomputeSet& inR, bool originalOpsOnly = false);
+    std::optional<int64_t> milpModelActivationPeakIfAdmitted(const RecomputeSet& inR, bool originalOpsOnly);
     int64_t replayedActivationPeakAtOriginalOps(const RecomputeSet& inR) const;
     // The set whose rxPlan rewrites exactly as `plan` does (same clones, redirected values
     // and clone inputs), so that simulatePeak measures it; nullopt otherwise.

@@ -18,6 +18,7 @@
 #include "algorithms/planner/BudgetPlanner.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
+#include "model/PirWriter.h"
 #include "model/RecomputeSpec.h"
 #include "planner/PlannerPrograms.h"
 #include "planner/RandomJointProgram.h"
@@ -622,6 +623,33 @@ private slots:
                          qPrintable(where + QString(": bound %1 above a fitting plan's cost %2").arg(s.bound).arg(cost)));
             }
         }
+    }
+
+    void opsTheRewriterCannotPlaceAreNotAdmitted() {
+        // `generate gru --seq 4` at 221440 B: the MILP's optimum (CBC, 101.9 KFLOP) recomputed
+        // step 0's and step 1's hidden projections down to their gates' builtin.split, whose
+        // first result the backward never reads and whose consumers it left in place: the
+        // rewriter places no such clone (normalise drops the chain, and the set peaks 516 B
+        // over the budget), but the model dropped their originals for nothing and fitted it.
+        // Now the model admits no solution with that set as given; its normalised form keeps
+        // its model peak, the replay's.
+        zoo::ZooOptions o;
+        o.model = "gru";
+        o.layers = 1;
+        o.seq = 4;
+        const zoo::GeneratedProgram g = zoo::generateModel(o);
+        // As `generate` writes it and the CLI reads it back (the op ids below are the file's).
+        auto program = std::make_shared<Program>(parsePir(printProgram(*g.program), "gru4.pir"));
+        BudgetPlanner planner(program, parseSpecJson(specToJson(g.spec, *g.program), *program, "gru4.spec.json"));
+        const std::vector<OpId> phantom{7,  8,  9,  10, 11, 12, 13, 20, 23, 24, 29, 30,
+                                        31, 32, 40, 41, 42, 45, 46, 51, 52, 53, 54, 62};
+        const std::vector<OpId> placed{7, 8, 9, 10, 11, 12, 13, 20, 40, 41, 42, 62};  // normalise's
+        const std::optional<int64_t> asGiven = planner.milpModelActivationPeakAsGiven(phantom);
+        QVERIFY2(!asGiven, qPrintable(QString("admitted at %1 B").arg(asGiven.value_or(-1))));
+        const BudgetPlanner::ModelledPeaks normalised = planner.milpModelAndReplayedActivationPeak(phantom);
+        QCOMPARE(planner.milpModelActivationPeakAsGiven(placed).value_or(-1), normalised.model);
+        QCOMPARE(normalised.model, normalised.replayed);
+        QVERIFY(normalised.replayed > 221440);
     }
 
     void budgetSolveEndsOnTime() {

@@ -314,10 +314,15 @@ int64_t BudgetPlanner::replayedActivationPeakAtOriginalOps(const RecomputeSet& i
     return peak;
 }
 
-std::pair<int64_t, int64_t> BudgetPlanner::replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps) {
+BudgetPlanner::RecomputeSet BudgetPlanner::setOfCandidateOps(const std::vector<OpId>& ops) const {
     RecomputeSet inR(candidates_.size(), 0);
-    for (OpId op : recomputeOps)
+    for (OpId op : ops)
         if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
+    return inR;
+}
+
+std::pair<int64_t, int64_t> BudgetPlanner::replayedAndRewrittenPeak(const std::vector<OpId>& recomputeOps) {
+    RecomputeSet inR = setOfCandidateOps(recomputeOps);
     inR = normalise(inR);
     const int64_t replayed = evaluate(inR).peak;
     const RewriteResult rw = partitionJointGraph(*analysis_, rxPlan(inR));

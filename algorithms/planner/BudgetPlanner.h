@@ -455,6 +455,8 @@ private:
     // The recompute set of a plan over this planner's candidates; nullopt when it recomputes
     // an op the planner may not (e.g. a seed plan on an inplace op) or is not normalised.
     std::optional<RecomputeSet> candidateSet(const BudgetPlan& plan) const;
+    // The set recomputing these ops (those that are candidates), as given: not normalised.
+    RecomputeSet setOfCandidateOps(const std::vector<OpId>& ops) const;
     int64_t milpModelActivationPeak(const RecomputeSet& inR, bool originalOpsOnly = false);
     std::optional<int64_t> milpModelActivationPeakIfAdmitted(const RecomputeSet& inR, bool originalOpsOnly);
     int64_t replayedActivationPeakAtOriginalOps(const RecomputeSet& inR) const;

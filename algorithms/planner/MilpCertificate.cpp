@@ -223,14 +223,16 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
             }
         }
     }
+    auto atMostConsumers = [&](uint32_t k) {  // r_k ≤ Σ r_c over the consumers c
+        Entries e{{k, 1.0}};
+        for (uint32_t c : consumers[k]) e.push_back({c, -1.0});
+        add(e, GLP_UP, 0.0, 0.0);
+    };
     // Recomputed only for the backward or a clone (normalise's closure).
     for (uint32_t k = 0; k < nc; ++k) {
         bool needed = false;
         forCloneResults(k, [&](ValueId r) { needed = needed || neededByBackward_[r]; });
-        if (needed) continue;
-        Entries e{{k, 1.0}};
-        for (uint32_t c : consumers[k]) e.push_back({c, -1.0});
-        add(e, GLP_UP, 0.0, 0.0);
+        if (!needed) atMostConsumers(k);
     }
     // Placed, or not recomputed (normalise's placement): an op with no backward use of its
     // first result is placed only before a placed clone of a consumer, so r_k = 1 needs
@@ -242,11 +244,7 @@ const BudgetPlanner::MilpModel& BudgetPlanner::milpModel() {
     for (uint32_t k = 0; k < nc; ++k) {
         if (fbu[k] != kNever || possible[k].empty()) continue;
         if (m->exactAnchors) add({{yCols[k].back().second, 1.0}, {k, -1.0}}, GLP_LO, 0.0, 0.0);  // y_{k,last} ≥ r_k
-        else {
-            Entries e{{k, 1.0}};
-            for (uint32_t c : consumers[k]) e.push_back({c, -1.0});
-            add(e, GLP_UP, 0.0, 0.0);  // r_k ≤ Σ r_c: a weaker form of the same
-        }
+        else atMostConsumers(k);  // a weaker form of the same
     }
 
     // Storage buffer by buffer, as replayLiveRanges follows it (exec/Liveness's buffers): each
@@ -1457,18 +1455,14 @@ int64_t BudgetPlanner::milpModelActivationPeak(const BudgetPlan& plan) {
 }
 
 BudgetPlanner::ModelledPeaks BudgetPlanner::milpModelAndReplayedActivationPeak(const std::vector<OpId>& recomputeOps) {
-    RecomputeSet inR(candidates_.size(), 0);
-    for (OpId op : recomputeOps)
-        if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
+    RecomputeSet inR = setOfCandidateOps(recomputeOps);
     inR = normalise(inR);
     return {milpModelActivationPeak(inR), evaluate(inR).activation, milpModelActivationPeak(inR, true),
             replayedActivationPeakAtOriginalOps(inR)};
 }
 
 std::optional<int64_t> BudgetPlanner::milpModelActivationPeakAsGiven(const std::vector<OpId>& recomputeOps) {
-    RecomputeSet inR(candidates_.size(), 0);
-    for (OpId op : recomputeOps)
-        if (op < candidateIndex_.size() && candidateIndex_[op] != kNoId) inR[candidateIndex_[op]] = 1;
+    RecomputeSet inR = setOfCandidateOps(recomputeOps);
     return milpModelActivationPeakIfAdmitted(inR, false);
 }
 

@@ -1136,6 +1136,141 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         }
         return false;
     };
+    // A set the model admits whose real peak misses the budget (or whose replay differs from
+    // its rewrite): cut it, and its normalised form, off for every later search.
+    auto cutOffSet = [&](const RecomputeSet& raw, const RecomputeSet& set) {
+        for (const RecomputeSet* cut : std::initializer_list<const RecomputeSet*>{&raw, &set}) {
+            if (cut == &set && set == raw) continue;
+            Entries entries;
+            double ones = 0;
+            for (uint32_t k = 0; k < nc; ++k) {
+                entries.push_back({k, (*cut)[k] ? -1.0 : 1.0});
+                ones += (*cut)[k];
+            }
+            addRow(lp, entries, GLP_LO, 1.0 - ones, 0.0);
+        }
+    };
+    size_t rejected = 0;
+    // The dear ops' subsets, one at a time: where few candidates are dear against the gap and
+    // few of their subsets cost less than the cut-off, each such subset D (cheapest first) is
+    // fixed (r_d = [d ∈ D] for every dear d), the others left free, and refuted (its
+    // relaxation below the cut-off infeasible, or GLPK's search finds nothing below it) or
+    // searched to its optimum, a cheaper incumbent. Every set lies in one subset, so all
+    // refuted proves the incumbent; cut short, the first open subset's cost bounds every plan.
+    // The relaxation blends fractions of an RNN's time steps' matmuls; fixed, the relaxation
+    // and GLPK's preprocessor see through them: `generate gru --seq 4` at 220928 B (8 matmuls
+    // and one dearer op; a 2-matmul plan), the 38 subsets below the plan's cost refuted in ~1 s
+    // each (CBC's CLI on the MPS: the 9 of at most one dear op infeasible at the relaxation,
+    // the pairs in 0-2 nodes), where the whole MILP's search leaves 3.7% after 120 s.
+    auto provenByDearSubsets = [&]() -> bool {
+        if (limits.dearSubsetsMax == 0 || !std::isfinite(cutoff) || secondsLeft() <= 0) return false;
+        // Only where the relaxation leaves a wide gap: a 2-layer LLaMA's points (gaps of a few
+        // percent, closed by the whole MILP's search) lost 2 of 17 proofs to the subsets' time.
+        if (!(incumbentCost - out.lower > limits.neighbourhoodGap * incumbentCost)) return false;
+        const double least = leastDearCost();
+        std::vector<uint32_t> dear;
+        for (uint32_t k = 0; k < nc; ++k)
+            if (m.cost[k] >= least && glp_get_col_type(lp, int(k) + 1) == GLP_DB) dear.push_back(k);
+        if (dear.empty() || dear.size() > limits.dearOpsMax) return false;
+        std::stable_sort(dear.begin(), dear.end(), [&](uint32_t a, uint32_t b) { return m.cost[a] > m.cost[b]; });
+        // The subsets cheaper than the cut-off (bit i: dear[i]), dearest ops first so that a
+        // branch past the cut-off ends early; none at all past dearSubsetsMax.
+        std::vector<std::pair<double, uint64_t>> subsets;
+        bool tooMany = dear.size() > 63;
+        auto collect = [&](auto&& self, size_t i, double cost, uint64_t bits) -> void {
+            if (tooMany) return;
+            if (i == dear.size()) {
+                subsets.push_back({cost, bits});
+                tooMany = subsets.size() > limits.dearSubsetsMax;
+                return;
+            }
+            if (cost + m.cost[dear[i]] < cutoff) self(self, i + 1, cost + m.cost[dear[i]], bits | (uint64_t(1) << i));
+            self(self, i + 1, cost, bits);
+        };
+        collect(collect, 0, 0.0, 0);
+        if (tooMany || subsets.empty()) return false;
+        std::stable_sort(subsets.begin(), subsets.end());
+        // The first pass within a part of the time; the next ones with all of it where that pass
+        // closed at least three quarters of the subsets (a 4-step GRU: 36 of 38), else the other
+        // searches get the rest (a 6-step LSTM's low point, where few close).
+        auto phaseEnd = Clock::now() + std::chrono::duration<double>(limits.dearSubsetsShare * secondsLeft());
+        auto phaseLeft = [&] { return std::chrono::duration<double>(phaseEnd - Clock::now()).count(); };
+        auto fixDear = [&](uint64_t bits) {
+            for (size_t i = 0; i < dear.size(); ++i) {
+                const double v = (bits >> i) & 1 ? 1.0 : 0.0;
+                glp_set_col_bnds(lp, int(dear[i]) + 1, GLP_FX, v, v);
+            }
+        };
+        // Passes over the open subsets until none is left or time runs out, each its fair share
+        // of the time left. A subset's bound: its cost, or its search's bound where that ran out.
+        std::vector<double> lower(subsets.size());
+        std::vector<uint8_t> closed(subsets.size(), 0);
+        for (size_t i = 0; i < subsets.size(); ++i) lower[i] = subsets[i].first;
+        for (int pass = 0; phaseLeft() > 0 && std::count(closed.begin(), closed.end(), 0) > 0; ++pass) {
+            if (pass == 1) {
+                const auto open = size_t(std::count(closed.begin(), closed.end(), 0));
+                if (4 * open > subsets.size()) break;
+                phaseEnd = deadline;
+            }
+            for (size_t i = 0; i < subsets.size() && phaseLeft() > 0; ++i) {
+                if (closed[i] || lower[i] >= cutoff) { closed[i] = 1; continue; }
+                fixDear(subsets[i].second);
+                if (pass == 0) {  // the relaxation with the subset fixed, below the cut-off, from the kept basis
+                    const CutoffRow row(lp, cutoff);
+                    glp_smcp fixed = relaxationSimplex(lp, limits);
+                    fixed.tm_lim = int(std::clamp(phaseLeft(), 0.001, 1e6) * 1000);
+                    ++out.solves;
+                    const int ret = glp_simplex(lp, &fixed);
+                    if (ret == 0 && glp_get_status(lp) == GLP_NOFEAS) { closed[i] = 1; continue; }
+                }
+                size_t open = 0;
+                for (size_t j = i; j < subsets.size(); ++j) open += !closed[j] && lower[j] < cutoff;
+                for (;;) {
+                    SearchLimits search = searchWithin(std::min(phaseLeft(), std::max(1.0, phaseLeft() / double(open))));
+                    search.start.clear();  // the incumbent lies in one subset only
+                    ++out.solves;
+                    const MilpSearch s = searchWithGlpk(lp, search);
+                    if (s.status == MilpSearch::Status::NoneBelowCutoff) { closed[i] = 1; break; }
+                    if (s.status == MilpSearch::Status::TimedOut && std::isfinite(s.bound)) lower[i] = std::max(lower[i], s.bound);
+                    if (s.columns.size() < nc) break;  // out of time, or failed: open
+                    RecomputeSet raw(nc, 0);
+                    for (uint32_t k = 0; k < nc; ++k) raw[k] = s.columns[k] > 0.5;
+                    RecomputeSet set = normalise(raw);
+                    std::unique_lock memo(*memoMutex_);
+                    const Evaluated& e = evaluate(set);
+                    const bool fitting = fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set);
+                    memo.unlock();
+                    if (fitting) {
+                        out.found = set;
+                        adopt(std::move(set));
+                        // Optimal in the subset: nothing in it is cheaper than the new incumbent.
+                        closed[i] = s.status == MilpSearch::Status::Optimal;
+                        break;
+                    }
+                    if (++rejected >= maxRejected) break;
+                    cutOffSet(raw, set);  // then the same subset again
+                }
+            }
+        }
+        for (uint32_t k : dear) glp_set_col_bnds(lp, int(k) + 1, GLP_DB, 0.0, 1.0);
+        // Every plan cheaper than the incumbent has its dear ops in an open subset.
+        double openLeast = std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < subsets.size(); ++i)
+            if (!closed[i] && lower[i] < cutoff) openLeast = std::min(openLeast, lower[i]);
+        if (!std::isfinite(openLeast)) {
+            out.proven = true;
+            out.lower = incumbentCost;
+            return true;
+        }
+        out.lower = std::max(out.lower, std::min(roundUpToCostGranule(openLeast * m.costScale), incumbentCost));
+        if (provesIncumbent(out.lower, incumbentCost)) {
+            out.proven = true;
+            out.lower = incumbentCost;
+            return true;
+        }
+        return false;
+    };
+    if (limits.branchAndBound && provenByDearSubsets()) return finish();
     if (limits.branchAndBound && provenByDearOps()) return finish();
     // The neighbourhood where the relaxation and the incumbent agree (RINS, Danna, Rothberg
     // and Le Pape 2005): every candidate whose relaxed value is the incumbent's is fixed to it
@@ -1250,7 +1385,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         glpkDeadline = deadline;
         return true;
     };
-    size_t rejected = 0;
     while (secondsLeft() > 0) {
         const double glpkLeft = std::chrono::duration<double>(glpkDeadline - Clock::now()).count();
         if (glpkLeft <= 0) cbcPhase = true;
@@ -1298,17 +1432,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             return finish();
         }
         if (++rejected >= maxRejected) return finish();
-        // Its real peak misses the budget: cut the set (and its normalised form) off.
-        for (const RecomputeSet* cut : std::initializer_list<const RecomputeSet*>{&raw, &set}) {
-            if (cut == &set && set == raw) continue;
-            std::vector<std::pair<uint32_t, double>> e2;
-            double ones = 0;
-            for (uint32_t k = 0; k < nc; ++k) {
-                e2.push_back({k, (*cut)[k] ? -1.0 : 1.0});
-                ones += (*cut)[k];
-            }
-            addRow(lp, e2, GLP_LO, 1.0 - ones, 0.0);
-        }
+        cutOffSet(raw, set);  // its real peak misses the budget
         if (!optimal && !nextPhase()) return finish();  // out of time
     }
     return finish();

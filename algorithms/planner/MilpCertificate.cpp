@@ -1156,7 +1156,8 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // fixed (r_d = [d ∈ D] for every dear d), the others left free, and refuted (its
     // relaxation below the cut-off infeasible, or GLPK's search finds nothing below it) or
     // searched to its optimum, a cheaper incumbent. Every set lies in one subset, so all
-    // refuted proves the incumbent; cut short, the first open subset's cost bounds every plan.
+    // refuted proves the incumbent; cut short, the least bound of an open subset (its cost, or
+    // its search's bound) bounds every plan.
     // The relaxation blends fractions of an RNN's time steps' matmuls; fixed, the relaxation
     // and GLPK's preprocessor see through them: `generate gru --seq 4` at 220928 B (8 matmuls
     // and one dearer op; a 2-matmul plan), the 38 subsets below the plan's cost refuted in ~1 s

@@ -41,6 +41,18 @@ zoo::GeneratedProgram oneLayerLstm(int steps) {
 }
 
 // The forward ops a plan may recompute (simulatedPeakOf answers -1 for any other).
+// `generate gru --layers 1 --seq 4`, printed and parsed back as the CLI reads the file (its
+// op ids are the file's), planned with the seed's defaults.
+BudgetPlanner fourStepGruAsTheCliReadsIt() {
+    zoo::ZooOptions o;
+    o.model = "gru";
+    o.layers = 1;
+    o.seq = 4;
+    const zoo::GeneratedProgram g = zoo::generateModel(o);
+    auto program = std::make_shared<Program>(parsePir(printProgram(*g.program), "gru4.pir"));
+    return BudgetPlanner(program, parseSpecJson(specToJson(g.spec, *g.program), *program, "gru4.spec.json"));
+}
+
 std::vector<OpId> candidateOps(const BudgetPlanner& planner, const RecomputeSpec& spec) {
     std::vector<OpId> out;
     const auto& ops = planner.program().globalBlock().ops;
@@ -635,14 +647,8 @@ private slots:
         // over the budget), but the model dropped their originals for nothing and fitted it.
         // Now the model admits no solution with that set as given; its normalised form keeps
         // its model peak, the replay's.
-        zoo::ZooOptions o;
-        o.model = "gru";
-        o.layers = 1;
-        o.seq = 4;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
         // As `generate` writes it and the CLI reads it back (the op ids below are the file's).
-        auto program = std::make_shared<Program>(parsePir(printProgram(*g.program), "gru4.pir"));
-        BudgetPlanner planner(program, parseSpecJson(specToJson(g.spec, *g.program), *program, "gru4.spec.json"));
+        BudgetPlanner planner = fourStepGruAsTheCliReadsIt();
         const std::vector<OpId> phantom{7,  8,  9,  10, 11, 12, 13, 20, 23, 24, 29, 30,
                                         31, 32, 40, 41, 42, 45, 46, 51, 52, 53, 54, 62};
         const std::vector<OpId> placed{7, 8, 9, 10, 11, 12, 13, 20, 40, 41, 42, 62};  // normalise's
@@ -660,13 +666,7 @@ private slots:
         // search left a 5.2% gap after 60 s (bound 98304: "two matmuls"). Each subset of the
         // dear ops below the cut-off fixed and refuted in turn (38 of them: ~1-8 s each) proves
         // the plan (38 s on the 2-core VM; 90 s here for a loaded machine).
-        zoo::ZooOptions o;
-        o.model = "gru";
-        o.layers = 1;
-        o.seq = 4;
-        const zoo::GeneratedProgram g = zoo::generateModel(o);
-        auto program = std::make_shared<Program>(parsePir(printProgram(*g.program), "gru4.pir"));
-        BudgetPlanner planner(program, parseSpecJson(specToJson(g.spec, *g.program), *program, "gru4.spec.json"));
+        BudgetPlanner planner = fourStepGruAsTheCliReadsIt();
         ExactOptions exact;
         exact.timeLimitSeconds = 90;
         QElapsedTimer clock;

@@ -1150,6 +1150,25 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             addRow(lp, entries, GLP_LO, 1.0 - ones, 0.0);
         }
     };
+    // A search's answer normalised and measured: it fits below the incumbent. The replay's
+    // figures are checked on the rewritten program (a guard: the MILP seeks out the sets where
+    // a storage rule differs, README "Exact mode"); a set that fails is cut off.
+    struct SearchAnswer {
+        RecomputeSet raw, set;
+        bool fitting = false;
+        double cost = 0;
+    };
+    auto answerOf = [&](const MilpSearch& s) {
+        SearchAnswer a;
+        a.raw.assign(nc, 0);
+        for (uint32_t k = 0; k < nc; ++k) a.raw[k] = s.columns[k] > 0.5;
+        a.set = normalise(a.raw);
+        std::lock_guard memo(*memoMutex_);
+        const Evaluated& e = evaluate(a.set);
+        a.cost = e.cost;
+        a.fitting = fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(a.set);
+        return a;
+    };
     size_t rejected = 0;
     // The dear ops' subsets, one at a time: where few candidates are dear against the gap and
     // few of their subsets cost less than the cut-off, each such subset D (cheapest first) is
@@ -1234,22 +1253,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
                     if (s.status == MilpSearch::Status::NoneBelowCutoff) { closed[i] = 1; break; }
                     if (s.status == MilpSearch::Status::TimedOut && std::isfinite(s.bound)) lower[i] = std::max(lower[i], s.bound);
                     if (s.columns.size() < nc) break;  // out of time, or failed: open
-                    RecomputeSet raw(nc, 0);
-                    for (uint32_t k = 0; k < nc; ++k) raw[k] = s.columns[k] > 0.5;
-                    RecomputeSet set = normalise(raw);
-                    std::unique_lock memo(*memoMutex_);
-                    const Evaluated& e = evaluate(set);
-                    const bool fitting = fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set);
-                    memo.unlock();
-                    if (fitting) {
-                        out.found = set;
-                        adopt(std::move(set));
+                    SearchAnswer a = answerOf(s);
+                    if (a.fitting) {
+                        out.found = a.set;
+                        adopt(std::move(a.set));
                         // Optimal in the subset: nothing in it is cheaper than the new incumbent.
                         closed[i] = s.status == MilpSearch::Status::Optimal;
                         break;
                     }
                     if (++rejected >= maxRejected) break;
-                    cutOffSet(raw, set);  // then the same subset again
+                    cutOffSet(a.raw, a.set);  // then the same subset again
                 }
             }
         }
@@ -1406,21 +1419,13 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             if (nextPhase() || fallBackToGlpk(s)) continue;
             return finish();
         }
-        RecomputeSet raw(nc, 0);
-        for (uint32_t k = 0; k < nc; ++k) raw[k] = s.columns[k] > 0.5;
-        RecomputeSet set = normalise(raw);
-        std::unique_lock memo(*memoMutex_);
-        const Evaluated& e = evaluate(set);
-        // The replay's figures are checked on the rewritten program (a guard: the MILP seeks
-        // out the sets where a storage rule differs, README "Exact mode"); such a set is cut off.
-        const bool fitting = fits(e, budget) && e.cost < incumbentCost && replayMatchesRewrite(set);
-        const double cost = e.cost;
-        memo.unlock();
-        if (fitting) {
+        SearchAnswer a = answerOf(s);
+        const double cost = a.cost;
+        if (a.fitting) {
             // Optimal: a subset of the MILP's optimum, no dearer than the bound. Out of time: the
             // best set the search had, cheaper than the incumbent, proven when the bound
             // reaches it (to a granule); else the next engine searches below it.
-            out.found = std::move(set);
+            out.found = std::move(a.set);
             if (optimal || provesIncumbent(out.lower, cost)) {
                 out.proven = true;
                 out.lower = cost;
@@ -1433,7 +1438,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             return finish();
         }
         if (++rejected >= maxRejected) return finish();
-        cutOffSet(raw, set);  // its real peak misses the budget
+        cutOffSet(a.raw, a.set);  // its real peak misses the budget
         if (!optimal && !nextPhase()) return finish();  // out of time
     }
     return finish();

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -1171,12 +1172,14 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     };
     size_t rejected = 0;
     // The dear ops' subsets, one at a time: where few candidates are dear against the gap and
-    // few of their subsets cost less than the cut-off, each such subset D (cheapest first) is
-    // fixed (r_d = [d ∈ D] for every dear d), the others left free, and refuted (its
-    // relaxation below the cut-off infeasible, or GLPK's search finds nothing below it) or
-    // searched to its optimum, a cheaper incumbent. Every set lies in one subset, so all
-    // refuted proves the incumbent; cut short, the least bound of an open subset (its cost, or
-    // its search's bound) bounds every plan.
+    // few of their subsets cost less than the cut-off, each such subset D is fixed
+    // (r_d = [d ∈ D] for every dear d), the others left free, and refuted (its relaxation
+    // below the cut-off infeasible, or GLPK's search finds nothing below it) or searched to
+    // its optimum, a cheaper incumbent; least relaxation bound first. Every set lies in one
+    // subset, so all refuted proves the incumbent; cut short, the least bound of an open subset
+    // (its relaxation's, or its search's) bounds every plan. Where too many cost less than the
+    // cut-off, the levels of few dear ops that fit are refuted and what they prove kept as a
+    // row: every cheaper plan recomputes at least that many dear ops.
     // The relaxation blends fractions of an RNN's time steps' matmuls; fixed, the relaxation
     // and GLPK's preprocessor see through them: `generate gru --seq 4` at 220928 B (8 matmuls
     // and one dearer op; a 2-matmul plan), the 38 subsets below the plan's cost refuted in ~1 s
@@ -1193,22 +1196,126 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             if (m.cost[k] >= least && glp_get_col_type(lp, int(k) + 1) == GLP_DB) dear.push_back(k);
         if (dear.empty() || dear.size() > limits.dearOpsMax) return false;
         std::stable_sort(dear.begin(), dear.end(), [&](uint32_t a, uint32_t b) { return m.cost[a] > m.cost[b]; });
-        // The subsets cheaper than the cut-off (bit i: dear[i]), dearest ops first so that a
-        // branch past the cut-off ends early; none at all past dearSubsetsMax.
-        std::vector<std::pair<double, uint64_t>> subsets;
-        bool tooMany = dear.size() > 63;
-        auto collect = [&](auto&& self, size_t i, double cost, uint64_t bits) -> void {
-            if (tooMany) return;
-            if (i == dear.size()) {
-                subsets.push_back({cost, bits});
-                tooMany = subsets.size() > limits.dearSubsetsMax;
-                return;
+        if (dear.size() > 63) return false;
+        // The subsets below the cut-off, level by level (those of j dear ops, j = 0, 1, ...),
+        // each fixed and its relaxation solved under the cut-off (Clp's dual simplex from the
+        // last basis): infeasible refutes it. Levels while the subsets so far number at most
+        // dearSubsetsMax and within a part of the time; a level cut short counts for nothing.
+        std::vector<std::pair<double, uint64_t>> subsets;  // the open ones: (relaxation's bound, bit i: dear[i])
+        size_t levelsDone = 0, checked = 0;
+        bool everyLevel = false;
+        double counted = 0;  // the dear ops the relaxation's optimum recomputes
+        // The relaxation's basis, for the solves after (the cut-off's row, basic or not in the
+        // last optimum, is deleted below).
+        const std::shared_ptr<const LpBasis> before = basisOf(lp);
+        {
+            const CutoffRow row(lp, cutoff);
+            ClpRelaxation clp(lp);
+            glp_smcp simplex = relaxationSimplex(lp, limits);
+            const auto levelsEnd = Clock::now() + std::chrono::duration<double>(limits.dearSubsetsLevelsShare * secondsLeft());
+            auto levelsLeft = [&] { return std::chrono::duration<double>(levelsEnd - Clock::now()).count(); };
+            // The relaxation with dear[i] fixed to bit i; nullopt: nothing below the cut-off.
+            auto relaxationFixed = [&](uint64_t bits) -> std::optional<double> {
+                for (size_t i = 0; i < dear.size(); ++i) {
+                    const double v = (bits >> i) & 1 ? 1.0 : 0.0;
+                    glp_set_col_bnds(lp, int(dear[i]) + 1, GLP_FX, v, v);
+                }
+                ++out.solves;
+                if (clp.usable()) {
+                    const ClpRelaxation::Result r = clp.solve(lp, simplex.it_lim, std::max(0.001, levelsLeft()));
+                    if (r.status == ClpRelaxation::Result::Status::Infeasible) return std::nullopt;
+                    return r.status == ClpRelaxation::Result::Status::Optimal ? r.objective : 0.0;
+                }
+                simplex.tm_lim = int(std::clamp(levelsLeft(), 0.001, 1e6) * 1000);
+                const int ret = glp_simplex(lp, &simplex);
+                if (ret == 0 && glp_get_status(lp) == GLP_NOFEAS) return std::nullopt;
+                return ret == 0 && glp_get_status(lp) == GLP_OPT ? glp_get_obj_val(lp) : 0.0;
+            };
+            // The levels by cost alone first: checked only where they can end in a search of
+            // every subset, or in a count the relaxation's optimum breaks (a 2-layer LLaMA point
+            // whose optimum recomputes 3.6 of 8 dear ops gains nothing from refuting levels 0-2).
+            std::vector<std::vector<std::pair<double, uint64_t>>> levels;  // (cost, bits) by level
+            size_t enumerated = 0;
+            for (size_t j = 0; j <= dear.size(); ++j) {
+                std::vector<std::pair<double, uint64_t>> level;
+                bool tooMany = false;
+                auto choose = [&](auto&& self, size_t i, size_t left, double cost, uint64_t bits) -> void {
+                    if (tooMany) return;
+                    if (left == 0) {
+                        level.push_back({cost, bits});
+                        tooMany = enumerated + level.size() > limits.dearSubsetsMax;
+                        return;
+                    }
+                    for (size_t d = i; d + left <= dear.size(); ++d)
+                        if (cost + m.cost[dear[d]] < cutoff) self(self, d + 1, left - 1, cost + m.cost[dear[d]], bits | (uint64_t(1) << d));
+                };
+                choose(choose, 0, j, 0.0, 0);
+                if (level.empty()) {  // nor any larger subset: the j cheapest cost the cut-off already
+                    everyLevel = true;
+                    break;
+                }
+                if (tooMany) break;
+                enumerated += level.size();
+                levels.push_back(std::move(level));
             }
-            if (cost + m.cost[dear[i]] < cutoff) self(self, i + 1, cost + m.cost[dear[i]], bits | (uint64_t(1) << i));
-            self(self, i + 1, cost, bits);
-        };
-        collect(collect, 0, 0.0, 0);
-        if (tooMany || subsets.empty()) return false;
+            for (uint32_t k : dear) counted += relaxed.empty() ? 0.0 : relaxed[k];
+            if (!everyLevel && double(levels.size()) <= counted + 1e-6) levels.clear();
+            for (size_t j = 0; j < levels.size() && levelsLeft() > 0; ++j) {
+                std::vector<std::pair<double, uint64_t>> open;
+                bool cutShort = false;
+                for (const auto& [cost, bits] : levels[j]) {
+                    if (levelsLeft() <= 0) { cutShort = true; break; }
+                    if (const std::optional<double> bound = relaxationFixed(bits)) open.push_back({std::max(cost, *bound), bits});
+                }
+                if (cutShort) break;
+                checked += levels[j].size();
+                subsets.insert(subsets.end(), open.begin(), open.end());
+                levelsDone = j + 1;
+            }
+            if (levelsDone < levels.size()) everyLevel = false;  // cut short: the count below holds
+            for (uint32_t k : dear) glp_set_col_bnds(lp, int(k) + 1, GLP_DB, 0.0, 1.0);
+        }
+        restoreBasis(lp, before.get());
+        if (!everyLevel) {
+            // The levels below the first with an open subset hold no plan below the cut-off:
+            // every such plan recomputes at least that many dear ops, a row for every later
+            // search (and every lower cut-off); the relaxation with it is the new bound.
+            size_t least = levelsDone;
+            for (const auto& [bound, bits] : subsets) least = std::min(least, size_t(std::popcount(bits)));
+            if (least == 0) return false;
+            // Only where the relaxation's optimum breaks it: a row it already holds changes no
+            // bound and slowed the searches after it.
+            if (double(least) <= counted + 1e-6) return false;
+            Entries count;
+            for (uint32_t k : dear) count.push_back({k, 1.0});
+            addRow(lp, count, GLP_LO, double(least), 0.0);
+            // At once: the `least` cheapest dear ops' cost (dear is dearest first).
+            double leastDear = 0;
+            for (size_t i = dear.size() - least; i < dear.size(); ++i) leastDear += m.cost[dear[i]];
+            out.lower = std::max(out.lower, std::min(roundUpToCostGranule(leastDear * m.costScale), incumbentCost));
+            // Clp's dual simplex from the relaxation's basis (the new row basic), then GLPK's
+            // from Clp's optimum: no pivot, and the basis reduced-cost fixing reads.
+            glp_smcp again = relaxationSimplex(lp, limits);
+            if (ClpRelaxation clp(lp); clp.usable()) clp.solve(lp, again.it_lim, std::max(0.001, secondsLeft()));
+            again.tm_lim = int(std::clamp(secondsLeft(), 0.001, 1e6) * 1000);
+            ++out.solves;
+            const int ret = glp_simplex(lp, &again);
+            if (ret == GLP_ENOPFS || (ret == 0 && glp_get_status(lp) == GLP_NOFEAS)) {
+                out.proven = true;
+                out.lower = incumbentCost;
+                return true;
+            }
+            if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
+                out.lower = std::max(out.lower, std::min(roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale)), incumbentCost));
+                fixByReducedCost(lp, nc, cutoff);
+            }
+            if (provesIncumbent(out.lower, incumbentCost)) {
+                out.proven = true;
+                out.lower = incumbentCost;
+                return true;
+            }
+            return false;
+        }
         std::stable_sort(subsets.begin(), subsets.end());
         // The first pass within a part of the time; the next ones with all of it where that pass
         // closed at least three quarters of the subsets (a 4-step GRU: 36 of 38), else the other
@@ -1222,7 +1329,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             }
         };
         // Passes over the open subsets until none is left or time runs out, each its fair share
-        // of the time left. A subset's bound: its cost, or its search's bound where that ran out.
+        // of the time left. A subset's bound: its relaxation's, or its search's where that ran out.
         std::vector<double> lower(subsets.size());
         std::vector<uint8_t> closed(subsets.size(), 0);
         for (size_t i = 0; i < subsets.size(); ++i) lower[i] = subsets[i].first;
@@ -1235,14 +1342,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             for (size_t i = 0; i < subsets.size() && phaseLeft() > 0; ++i) {
                 if (closed[i] || lower[i] >= cutoff) { closed[i] = 1; continue; }
                 fixDear(subsets[i].second);
-                if (pass == 0) {  // the relaxation with the subset fixed, below the cut-off, from the kept basis
-                    const CutoffRow row(lp, cutoff);
-                    glp_smcp fixed = relaxationSimplex(lp, limits);
-                    fixed.tm_lim = int(std::clamp(phaseLeft(), 0.001, 1e6) * 1000);
-                    ++out.solves;
-                    const int ret = glp_simplex(lp, &fixed);
-                    if (ret == 0 && glp_get_status(lp) == GLP_NOFEAS) { closed[i] = 1; continue; }
-                }
                 size_t open = 0;
                 for (size_t j = i; j < subsets.size(); ++j) open += !closed[j] && lower[j] < cutoff;
                 for (;;) {

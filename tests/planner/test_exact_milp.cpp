@@ -680,6 +680,37 @@ private slots:
         QCOMPARE(plan.recomputeCost, 103680.0);
     }
 
+    void dearLevelsCountTheMatmulsAnLstmNeeds() {
+        // `generate lstm --seq 8` at 292.25 KiB (299268 B): a plan of two of its 16 matmuls
+        // (65.5 KFLOP each) and cheap ops, 147.07 KFLOP. The relaxation covers the peak with
+        // 0.67 of a matmul (bound 43.9 KFLOP), and 137 subsets of the matmuls cost less than
+        // the plan: too many to search one by one. Fixed, the empty one and the 16 of one
+        // matmul each have no relaxation below the cut-off (17 solves, ~4 s), so every cheaper
+        // plan recomputes at least two: with that row the relaxation's bound is 146.05 KFLOP.
+        const zoo::GeneratedProgram g = oneLayerLstm(8);
+        const int64_t budget = 299268;
+        auto certified = [&](bool branchAndBound) {
+            BudgetPlanner planner(g.program, g.spec);
+            ExactOptions exact{20};
+            exact.threads = 1;
+            exact.branchAndBound = branchAndBound;
+            exact.costLevelCuts = false;
+            return planner.certifiedPlanForBudget(budget, exact);
+        };
+        const BudgetPlan root = certified(false);
+        QElapsedTimer clock;
+        clock.start();
+        const BudgetPlan plan = certified(true);
+        QVERIFY(root.bound && plan.bound);
+        qInfo("%.0f FLOP: bound %.0f (the relaxation's %.0f), %.1f s", plan.recomputeCost, plan.bound->costLowerBound,
+              root.bound->costLowerBound, double(clock.elapsed()) / 1000);
+        QVERIFY(plan.activationPeakBytes <= budget);
+        QVERIFY2(root.bound->costLowerBound < 0.5 * plan.recomputeCost,
+                 qPrintable(QString("the relaxation's bound %1 (pick a point it leaves wide open)").arg(root.bound->costLowerBound)));
+        QVERIFY2(plan.bound->costLowerBound >= 0.85 * plan.recomputeCost,
+                 qPrintable(QString("bound %1 under a %2 plan").arg(plan.bound->costLowerBound).arg(plan.recomputeCost)));
+    }
+
     void budgetSolveEndsOnTime() {
         // A budget's certificate within its time limit: GLPK's search, preprocessed and rooted
         // inside glp_intopt (its primal simplex, no clock), took 33 s of an 18 s limit on the

@@ -1091,6 +1091,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // The least a candidate costs to be dear against the gap (its scaled cost): what the dear
     // ops' relaxation keeps integral and what sends a point to GLPK's search.
     auto leastDearCost = [&] { return limits.dearOpShareOfGap * (incumbentCost - out.lower) / m.costScale; };
+    // A bound (scaled cost) every cheaper plan meets: the point's lower bound raised to it
+    // (rounded up to a granule, at most the incumbent's cost); true where that proves the
+    // incumbent.
+    auto raiseLower = [&](double scaledLower) -> bool {
+        out.lower = std::max(out.lower, std::min(roundUpToCostGranule(scaledLower * m.costScale), incumbentCost));
+        if (!provesIncumbent(out.lower, incumbentCost)) return false;
+        out.proven = true;
+        out.lower = incumbentCost;
+        return true;
+    };
     auto provenByDearOps = [&]() -> bool {
         if (limits.dearOpsShare <= 0 || !std::isfinite(cutoff) || secondsLeft() < limits.dearOpsMinSeconds) return false;
         if (!(incumbentCost - out.lower > limits.neighbourhoodGap * incumbentCost)) return false;
@@ -1128,14 +1138,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             if (std::optional<RecomputeSet> better = roundedRelaxation(dearRelaxed, budget, incumbentCost, starts))
                 adopt(std::move(*better));
         }
-        if (s.status != MilpSearch::Status::Failed && std::isfinite(s.bound))
-            out.lower = std::max(out.lower, std::min(roundUpToCostGranule(s.bound * m.costScale), incumbentCost));
-        if (provesIncumbent(out.lower, incumbentCost)) {
-            out.proven = true;
-            out.lower = incumbentCost;
-            return true;
-        }
-        return false;
+        return s.status != MilpSearch::Status::Failed && std::isfinite(s.bound) ? raiseLower(s.bound) : raiseLower(0.0);
     };
     // A set the model admits whose real peak misses the budget (or whose replay differs from
     // its rewrite): cut it, and its normalised form, off for every later search.
@@ -1292,7 +1295,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             // At once: the `least` cheapest dear ops' cost (dear is dearest first).
             double leastDear = 0;
             for (size_t i = dear.size() - least; i < dear.size(); ++i) leastDear += m.cost[dear[i]];
-            out.lower = std::max(out.lower, std::min(roundUpToCostGranule(leastDear * m.costScale), incumbentCost));
+            if (raiseLower(leastDear)) return true;
             // Clp's dual simplex from the relaxation's basis (the new row basic), then GLPK's
             // from Clp's optimum: no pivot, and the basis reduced-cost fixing reads.
             glp_smcp again = relaxationSimplex(lp, limits);
@@ -1305,15 +1308,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
                 out.lower = incumbentCost;
                 return true;
             }
-            if (ret == 0 && glp_get_status(lp) == GLP_OPT) {
-                out.lower = std::max(out.lower, std::min(roundUpToCostGranule(std::max(0.0, glp_get_obj_val(lp) * m.costScale)), incumbentCost));
-                fixByReducedCost(lp, nc, cutoff);
-            }
-            if (provesIncumbent(out.lower, incumbentCost)) {
-                out.proven = true;
-                out.lower = incumbentCost;
-                return true;
-            }
+            if (!(ret == 0 && glp_get_status(lp) == GLP_OPT)) return false;
+            if (raiseLower(std::max(0.0, glp_get_obj_val(lp)))) return true;
+            fixByReducedCost(lp, nc, cutoff);
             return false;
         }
         std::stable_sort(subsets.begin(), subsets.end());
@@ -1375,13 +1372,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             out.lower = incumbentCost;
             return true;
         }
-        out.lower = std::max(out.lower, std::min(roundUpToCostGranule(openLeast * m.costScale), incumbentCost));
-        if (provesIncumbent(out.lower, incumbentCost)) {
-            out.proven = true;
-            out.lower = incumbentCost;
-            return true;
-        }
-        return false;
+        return raiseLower(openLeast);
     };
     if (limits.branchAndBound && provenByDearSubsets()) return finish();
     if (limits.branchAndBound && provenByDearOps()) return finish();

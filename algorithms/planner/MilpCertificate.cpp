@@ -1138,7 +1138,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             if (std::optional<RecomputeSet> better = roundedRelaxation(dearRelaxed, budget, incumbentCost, starts))
                 adopt(std::move(*better));
         }
-        return s.status != MilpSearch::Status::Failed && std::isfinite(s.bound) ? raiseLower(s.bound) : raiseLower(0.0);
+        return raiseLower(s.status != MilpSearch::Status::Failed && std::isfinite(s.bound) ? s.bound : 0.0);
     };
     // A set the model admits whose real peak misses the budget (or whose replay differs from
     // its rewrite): cut it, and its normalised form, off for every later search.
@@ -1200,12 +1200,19 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         if (dear.empty() || dear.size() > limits.dearOpsMax) return false;
         std::stable_sort(dear.begin(), dear.end(), [&](uint32_t a, uint32_t b) { return m.cost[a] > m.cost[b]; });
         if (dear.size() > 63) return false;
+        // Dear op i fixed to bit i of `bits` (1: recomputed).
+        auto fixDear = [&](uint64_t bits) {
+            for (size_t i = 0; i < dear.size(); ++i) {
+                const double v = (bits >> i) & 1 ? 1.0 : 0.0;
+                glp_set_col_bnds(lp, int(dear[i]) + 1, GLP_FX, v, v);
+            }
+        };
         // The subsets below the cut-off, level by level (those of j dear ops, j = 0, 1, ...),
         // each fixed and its relaxation solved under the cut-off (Clp's dual simplex from the
         // last basis): infeasible refutes it. Levels while the subsets so far number at most
         // dearSubsetsMax and within a part of the time; a level cut short counts for nothing.
         std::vector<std::pair<double, uint64_t>> subsets;  // the open ones: (relaxation's bound, bit i: dear[i])
-        size_t levelsDone = 0, checked = 0;
+        size_t levelsDone = 0;
         bool everyLevel = false;
         double counted = 0;  // the dear ops the relaxation's optimum recomputes
         // The relaxation's basis, for the solves after (the cut-off's row, basic or not in the
@@ -1219,10 +1226,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
             auto levelsLeft = [&] { return std::chrono::duration<double>(levelsEnd - Clock::now()).count(); };
             // The relaxation with dear[i] fixed to bit i; nullopt: nothing below the cut-off.
             auto relaxationFixed = [&](uint64_t bits) -> std::optional<double> {
-                for (size_t i = 0; i < dear.size(); ++i) {
-                    const double v = (bits >> i) & 1 ? 1.0 : 0.0;
-                    glp_set_col_bnds(lp, int(dear[i]) + 1, GLP_FX, v, v);
-                }
+                fixDear(bits);
                 ++out.solves;
                 if (clp.usable()) {
                     const ClpRelaxation::Result r = clp.solve(lp, simplex.it_lim, std::max(0.001, levelsLeft()));
@@ -1271,7 +1275,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
                     if (const std::optional<double> bound = relaxationFixed(bits)) open.push_back({std::max(cost, *bound), bits});
                 }
                 if (cutShort) break;
-                checked += levels[j].size();
                 subsets.insert(subsets.end(), open.begin(), open.end());
                 levelsDone = j + 1;
             }
@@ -1319,12 +1322,6 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         // searches get the rest (a 6-step LSTM's low point, where few close).
         auto phaseEnd = Clock::now() + std::chrono::duration<double>(limits.dearSubsetsShare * secondsLeft());
         auto phaseLeft = [&] { return std::chrono::duration<double>(phaseEnd - Clock::now()).count(); };
-        auto fixDear = [&](uint64_t bits) {
-            for (size_t i = 0; i < dear.size(); ++i) {
-                const double v = (bits >> i) & 1 ? 1.0 : 0.0;
-                glp_set_col_bnds(lp, int(dear[i]) + 1, GLP_FX, v, v);
-            }
-        };
         // Passes over the open subsets until none is left or time runs out, each its fair share
         // of the time left. A subset's bound: its relaxation's, or its search's where that ran out.
         std::vector<double> lower(subsets.size());

@@ -6,19 +6,22 @@
 #
 #   bench/exact_certify.py CLI [--runs N] [--work DIR] [--seconds S] [--only NAME]
 #
-# The programs are generated (4-layer transformer, 2-layer LLaMA); the budgets are frontier
-# points that took the longest to prove (README "Exact mode").
+# The programs are generated (4-layer transformer, 2-layer LLaMA, 4-step GRU, 8-step LSTM); the
+# budgets are frontier points that took the longest to prove (README "Exact mode").
 import argparse, os, re, statistics, subprocess, sys, time
 
 PROGRAMS = {
     "transformer4": ["transformer", "--layers", "4"],
     "llama2": ["llama", "--layers", "2"],
+    "gru4": ["gru", "--seq", "4"],
+    "lstm8": ["lstm", "--layers", "1", "--seq", "8"],
 }
 # (program, budget in bytes or None for the frontier)
 CASES = [
     ("transformer4", 854404), ("transformer4", 842244),
     ("llama2", 451076), ("llama2", 442884),
     ("transformer4", None), ("llama2", None),
+    ("gru4", 220928), ("gru4", None), ("lstm8", 299268), ("lstm8", None),
 ]
 
 

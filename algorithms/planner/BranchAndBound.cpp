@@ -79,6 +79,8 @@ struct CbcLibrary {
         decltype(&Clp_setRowStatus) setRowStatus = nullptr;
         decltype(&Clp_setColumnStatus) setColumnStatus = nullptr;
         decltype(&Clp_scaling) scaling = nullptr;
+        decltype(&Clp_setDualObjectiveLimit) setDualObjectiveLimit = nullptr;
+        decltype(&Clp_dualRowSolution) dualRowSolution = nullptr;
         bool loaded = false;
     } clp;
 };
@@ -113,7 +115,9 @@ const CbcLibrary& cbcLibrary() {
                    bind(c.status, "Clp_status") && bind(c.objectiveValue, "Clp_objectiveValue") &&
                    bind(c.getRowStatus, "Clp_getRowStatus") && bind(c.getColumnStatus, "Clp_getColumnStatus") &&
                    bind(c.setRowStatus, "Clp_setRowStatus") && bind(c.setColumnStatus, "Clp_setColumnStatus") &&
-                   bind(c.scaling, "Clp_scaling");
+                   bind(c.scaling, "Clp_scaling") &&
+                   bind(c.setDualObjectiveLimit, "Clp_setDualObjectiveLimit") &&
+                   bind(c.dualRowSolution, "Clp_dualRowSolution");
         return l;
     }();
     return lib;
@@ -740,7 +744,7 @@ bool ClpRelaxation::matches(glp_prob* lp) const {
     return model_ && glp_get_num_rows(lp) == rows_ && glp_get_num_cols(lp) == columns_;
 }
 
-ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, double seconds) {
+ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, double seconds, double objectiveLimit) {
     const CbcLibrary::Clp& clp = cbcLibrary().clp;
     if (!matches(lp)) return {};
     auto* model = static_cast<Clp_Simplex*>(model_);
@@ -755,6 +759,7 @@ ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, dou
     }
     clp.setMaximumIterations(model, std::max(1, iterationLimit));
     clp.setMaximumSeconds(model, std::max(0.001, seconds));
+    clp.setDualObjectiveLimit(model, objectiveLimit);
     clp.dual(model, 0);
     Result out;
     switch (clp.status(model)) {
@@ -762,6 +767,10 @@ ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, dou
         case 1: out.status = Result::Status::Infeasible; break;
         case 3: out.status = Result::Status::Stopped; break;
         default: out.status = Result::Status::Failed; break;
+    }
+    if (out.status == Result::Status::Optimal || out.status == Result::Status::Infeasible) {
+        const double* duals = clp.dualRowSolution(model);
+        if (duals) out.rowDuals.assign(duals, duals + rows_);
     }
     if (out.status == Result::Status::Optimal) {
         out.objective = clp.objectiveValue(model);
@@ -771,6 +780,46 @@ ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, dou
     } else {
         warm_ = false;  // the next solve starts from the caller's basis again
     }
+    return out;
+}
+
+FixedColumnsBound lagrangianBound(glp_prob* lp, std::vector<double> y, const std::vector<uint32_t>& fixed) {
+    FixedColumnsBound out;
+    const int rows = glp_get_num_rows(lp), cols = glp_get_num_cols(lp);
+    if (y.size() != size_t(rows)) return out;
+    double base = glp_get_obj_coef(lp, 0);
+    for (int r = 1; r <= rows; ++r) {
+        double& v = y[size_t(r - 1)];
+        const int type = glp_get_row_type(lp, r);
+        const bool hasLower = type == GLP_LO || type == GLP_DB || type == GLP_FX;
+        const bool hasUpper = type == GLP_UP || type == GLP_DB || type == GLP_FX;
+        if ((v > 0 && !hasLower) || (v < 0 && !hasUpper) || !std::isfinite(v)) v = 0;
+        if (v > 0) base += v * glp_get_row_lb(lp, r);
+        else if (v < 0) base += v * glp_get_row_ub(lp, r);
+    }
+    std::vector<int> fixedIndex(size_t(cols) + 1, -1);
+    for (size_t i = 0; i < fixed.size(); ++i) fixedIndex[fixed[i] + 1] = int(i);
+    out.perFixed.assign(fixed.size(), 0.0);
+    std::vector<int> ind(size_t(rows) + 1);
+    std::vector<double> val(size_t(rows) + 1);
+    for (int c = 1; c <= cols; ++c) {
+        double d = glp_get_obj_coef(lp, c);
+        const int len = glp_get_mat_col(lp, c, ind.data(), val.data());
+        for (int t = 1; t <= len; ++t) d -= val[size_t(t)] * y[size_t(ind[size_t(t)] - 1)];
+        if (fixedIndex[size_t(c)] >= 0) {
+            out.perFixed[size_t(fixedIndex[size_t(c)])] = d;
+            continue;
+        }
+        const int type = glp_get_col_type(lp, c);
+        if (d > 0) {
+            if (type == GLP_FR || type == GLP_UP) return out;  // unbounded below: no bound
+            base += d * glp_get_col_lb(lp, c);
+        } else if (d < 0) {
+            if (type == GLP_FR || type == GLP_LO) return out;
+            base += d * glp_get_col_ub(lp, c);
+        }
+    }
+    out.base = base;
     return out;
 }
 

@@ -1,6 +1,9 @@
-// The exact mode's branch-and-bound engines (GLPK's and CBC's) on one MILP built with GLPK's API.
+// The exact mode's branch-and-bound engines (GLPK's, CBC's) and Clp's relaxation, on one GLPK-built MILP.
 #pragma once
 
+#include <bit>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -87,11 +90,16 @@ public:
     struct Result {
         enum class Status { Optimal, Infeasible, Stopped, Failed } status = Status::Failed;
         double objective = 0;  // Optimal: the relaxation's optimum
+        // Optimal, or Infeasible at the objective limit: the dual simplex's row multipliers
+        // (dual feasible there), for a Lagrangian bound under other bounds (lagrangianBound).
+        std::vector<double> rowDuals;
     };
     // Solves with `lp`'s bounds as they are now (the first solve, or the one after a solve
     // that did not end optimal, from `lp`'s basis; the others from the last optimum), at most
     // `iterationLimit` dual pivots and `seconds`. Optimal: `lp`'s basis is set to the optimum's.
-    Result solve(glp_prob* lp, int iterationLimit, double seconds);
+    // The dual simplex stops (Infeasible) once its objective passes `objectiveLimit`.
+    Result solve(glp_prob* lp, int iterationLimit, double seconds,
+                 double objectiveLimit = std::numeric_limits<double>::max());
 
 private:
     struct Bounds {
@@ -104,5 +112,22 @@ private:
     bool warm_ = false;
 };
 bool clpAvailable();
+
+// The bound any row multipliers y give on the objective over `lp`'s rows and column bounds
+// (Lagrangian duality: cᵀx = yᵀAx + (c − Aᵀy)ᵀx, each term at its least over the row's and
+// the column's bounds; an entry of y whose row has no bound on its side is zeroed first, so
+// every y is a proof, an optimum's or not), for `fixed` columns fixed to 1 or 0 in turn: the
+// bound with fixed[i] = bit i of `bits` is base + Σ of perFixed over the bits set. One
+// relaxation's multipliers so bound every other subset of the fixed columns at once.
+struct FixedColumnsBound {
+    double base = -std::numeric_limits<double>::infinity();
+    std::vector<double> perFixed;  // the fixed columns' reduced costs
+    double at(uint64_t bits) const {
+        double bound = base;
+        for (; bits; bits &= bits - 1) bound += perFixed[size_t(std::countr_zero(bits))];
+        return bound;
+    }
+};
+FixedColumnsBound lagrangianBound(glp_prob* lp, std::vector<double> y, const std::vector<uint32_t>& fixed);
 
 }  // namespace rx::planner

@@ -158,7 +158,8 @@ struct ExactOptions {
     // mode", session 26). Its nodes are slow (~3 s on a 177-candidate LSTM): cut short, its
     // bound is little above the root's, so with less time the other searches get it all.
     // Before those: where at most `dearSubsetsMax` subsets of the dear ops (as above) cost
-    // less than the cut-off, each subset fixed and refuted or searched in turn (GLPK's search),
+    // less than the cut-off and are not refuted by their relaxations (the levels below), each
+    // subset fixed and refuted or searched in turn (GLPK's search),
     // least relaxation bound first (MilpCertificate.cpp, provenByDearSubsets): a first pass within this part
     // of the time left, then all of it where that pass closed most subsets. 0: never. (At 0.5
     // and 0.6 the 4-step GRU's frontier had 9-10 of 12 points proven in 60 s, at 1.0 11. At
@@ -167,13 +168,17 @@ struct ExactOptions {
     size_t dearSubsetsMax = 48;
     double dearSubsetsShare = 1.0;
     // The subsets are checked level by level (those of no dear op, of one, ...), each fixed and
-    // its relaxation solved under the cut-off, within this part of the time left. Where more
-    // than dearSubsetsMax cost less than the cut-off, the levels that fit are checked where
-    // refuting them all would break the relaxation's optimum: every plan then recomputes at
-    // least that many dear ops, a row for the searches after. (A 1-layer LSTM at 292.25 KiB: no
-    // plan below the cut-off recomputes fewer than 2 of its 16 matmuls, 17 relaxations; with
-    // the row the bound is 146.05 KFLOP, at the root 43.90, under a 147.07 KFLOP plan.)
+    // its relaxation solved under the cut-off, within this part of the time left; each
+    // relaxation's dual multipliers bound every other subset at once (lagrangianBound: the
+    // fixed columns' reduced costs summed), so most are refuted without a solve. Where not
+    // every level fits in `dearLevelSubsetsMax` subsets, or more than dearSubsetsMax stay open,
+    // the levels are checked where refuting them all would break the relaxation's optimum:
+    // every plan then recomputes at least as many dear ops as the first level with an open
+    // subset, a row for the searches after. (A 1-layer LSTM at 292.25 KiB: no plan below the
+    // cut-off recomputes fewer than 2 of its 16 matmuls; with the row the bound is 146.05
+    // KFLOP, at the root 43.90, under a 147.07 KFLOP plan. Its 137 subsets: 25 solves.)
     double dearSubsetsLevelsShare = 0.75;
+    size_t dearLevelSubsetsMax = 4096;
     double dearOpsShare = 0.6;
     double dearOpsMinSeconds = 90;
     double dearOpShareOfGap = 0.25;

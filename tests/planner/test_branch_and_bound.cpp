@@ -1,6 +1,7 @@
 // The exact mode's two branch-and-bound engines (BranchAndBound.h) against brute force on
 // small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum, a
-// start's (CBC's with one thread and with two); Clp's relaxation chain against GLPK's simplex.
+// start's (CBC's with one thread and with two); Clp's relaxation chain against GLPK's simplex;
+// the Lagrangian bound of its multipliers against each subset's relaxation.
 #include <QtTest>
 
 #include <glpk.h>
@@ -275,6 +276,62 @@ private Q_SLOTS:
             }
         }
         QVERIFY(solves >= 40);
+    }
+
+    // The Lagrangian bound of one relaxation's multipliers (lagrangianBound) over every subset
+    // of five fixed columns: the relaxation's optimum where it was solved, never above any
+    // other subset's relaxation (GLPK's simplex on each), and, where the dual simplex stopped
+    // at an objective limit, at or above that limit where it stopped.
+    void lagrangianBoundOfEverySubset() {
+        if (!clpAvailable()) QSKIP("libCbcSolver (and Clp with it) cannot be loaded here");
+        std::mt19937 rng(20261207);
+        glp_smcp quiet;
+        glp_init_smcp(&quiet);
+        quiet.msg_lev = GLP_MSG_OFF;
+        const std::vector<uint32_t> fixed{0, 1, 2, 3, 4};
+        auto fix = [&](glp_prob* lp, uint64_t bits) {
+            for (size_t i = 0; i < fixed.size(); ++i) {
+                const double v = double((bits >> i) & 1);
+                glp_set_col_bnds(lp, int(fixed[i]) + 1, GLP_FX, v, v);
+            }
+        };
+        int compared = 0, stopped = 0;
+        for (int trial = 0; trial < 40; ++trial) {
+            const Covering c = randomCovering(rng, 8 + trial % 5, 3 + trial % 4);
+            Problem lp = build(c);
+            const uint64_t solvedAt = std::uniform_int_distribution<uint64_t>(0, 31)(rng);
+            fix(lp.get(), solvedAt);
+            ClpRelaxation clp(lp.get());
+            const ClpRelaxation::Result r = clp.solve(lp.get(), 100000, 30);
+            if (r.status != ClpRelaxation::Result::Status::Optimal) continue;
+            const FixedColumnsBound bound = lagrangianBound(lp.get(), r.rowDuals, fixed);
+            QVERIFY2(std::isfinite(bound.base), qPrintable(QString::number(trial)));
+            QVERIFY(std::abs(bound.at(solvedAt) - r.objective) <= 1e-6 * (1 + std::abs(r.objective)));
+            for (uint64_t bits = 0; bits < 32; ++bits) {
+                Problem reference = build(c);
+                fix(reference.get(), bits);
+                QCOMPARE(glp_simplex(reference.get(), &quiet), 0);
+                if (glp_get_status(reference.get()) != GLP_OPT) continue;
+                QVERIFY2(bound.at(bits) <= glp_get_obj_val(reference.get()) + 1e-6, qPrintable(QString::number(trial)));
+                ++compared;
+            }
+            // From a cold start with a limit below the optimum: stopped there, and the bound of
+            // its multipliers past the limit.
+            if (r.objective <= 1) continue;
+            Problem again = build(c);
+            fix(again.get(), solvedAt);
+            ClpRelaxation limited(again.get());
+            const double limit = 0.5 * r.objective;
+            const ClpRelaxation::Result s = limited.solve(again.get(), 100000, 30, limit);
+            if (s.status == ClpRelaxation::Result::Status::Optimal) continue;  // no pivot past the limit needed
+            QCOMPARE(int(s.status), int(ClpRelaxation::Result::Status::Infeasible));
+            const FixedColumnsBound atLimit = lagrangianBound(again.get(), s.rowDuals, fixed);
+            QVERIFY2(atLimit.at(solvedAt) >= limit - 1e-6, qPrintable(QString("%1: %2 < %3").arg(trial).arg(atLimit.at(solvedAt)).arg(limit)));
+            ++stopped;
+        }
+        qInfo("%d subsets compared, %d stopped at the limit", compared, stopped);
+        QVERIFY(compared >= 400);
+        QVERIFY(stopped >= 5);
     }
 };
 

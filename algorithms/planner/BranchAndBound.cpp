@@ -81,6 +81,7 @@ struct CbcLibrary {
         decltype(&Clp_scaling) scaling = nullptr;
         decltype(&Clp_setDualObjectiveLimit) setDualObjectiveLimit = nullptr;
         decltype(&Clp_dualRowSolution) dualRowSolution = nullptr;
+        decltype(&Clp_getColSolution) getColSolution = nullptr;
         bool loaded = false;
     } clp;
 };
@@ -117,7 +118,7 @@ const CbcLibrary& cbcLibrary() {
                    bind(c.setRowStatus, "Clp_setRowStatus") && bind(c.setColumnStatus, "Clp_setColumnStatus") &&
                    bind(c.scaling, "Clp_scaling") &&
                    bind(c.setDualObjectiveLimit, "Clp_setDualObjectiveLimit") &&
-                   bind(c.dualRowSolution, "Clp_dualRowSolution");
+                   bind(c.dualRowSolution, "Clp_dualRowSolution") && bind(c.getColSolution, "Clp_getColSolution");
         return l;
     }();
     return lib;
@@ -774,6 +775,7 @@ ClpRelaxation::Result ClpRelaxation::solve(glp_prob* lp, int iterationLimit, dou
     }
     if (out.status == Result::Status::Optimal) {
         out.objective = clp.objectiveValue(model);
+        if (const double* columns = clp.getColSolution(model)) out.columns.assign(columns, columns + columns_);
         for (int r = 0; r < rows_; ++r) glp_set_row_stat(lp, r + 1, glpkStatusOf(clp.getRowStatus(model, r)));
         for (int c = 0; c < columns_; ++c) glp_set_col_stat(lp, c + 1, glpkStatusOf(clp.getColumnStatus(model, c)));
         warm_ = true;

@@ -93,6 +93,7 @@ public:
         // Optimal, or Infeasible at the objective limit: the dual simplex's row multipliers
         // (dual feasible there), for a Lagrangian bound under other bounds (lagrangianBound).
         std::vector<double> rowDuals;
+        std::vector<double> columns;  // Optimal: the optimum's column values
     };
     // Solves with `lp`'s bounds as they are now (the first solve, or the one after a solve
     // that did not end optimal, from `lp`'s basis; the others from the last optimum), at most

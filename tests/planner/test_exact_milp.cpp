@@ -687,6 +687,9 @@ private slots:
         // the plan: too many to search one by one. Fixed, the empty one and the 16 of one
         // matmul each have no relaxation below the cut-off (17 solves, ~4 s), so every cheaper
         // plan recomputes at least two: with that row the relaxation's bound is 146.05 KFLOP.
+        // The pairs left open are the time steps' two matmuls; the first one's relaxation,
+        // rounded, gives a 146.56 KFLOP plan (CBC's feasibility pump finds it on the MPS after
+        // 40 s), which the local search from the 147.07 one in another step does not reach.
         const zoo::GeneratedProgram g = oneLayerLstm(8);
         const int64_t budget = 299268;
         auto certified = [&](bool branchAndBound) {
@@ -705,6 +708,7 @@ private slots:
         qInfo("%.0f FLOP: bound %.0f (the relaxation's %.0f), %.1f s", plan.recomputeCost, plan.bound->costLowerBound,
               root.bound->costLowerBound, double(clock.elapsed()) / 1000);
         QVERIFY(plan.activationPeakBytes <= budget);
+        QVERIFY2(plan.recomputeCost <= 146560, qPrintable(QString("%1 FLOP").arg(plan.recomputeCost)));
         QVERIFY2(root.bound->costLowerBound < 0.5 * plan.recomputeCost,
                  qPrintable(QString("the relaxation's bound %1 (pick a point it leaves wide open)").arg(root.bound->costLowerBound)));
         QVERIFY2(plan.bound->costLowerBound >= 0.85 * plan.recomputeCost,

@@ -77,6 +77,23 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
 MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits);
 bool cbcAvailable();
 
+// The bound any row multipliers y give on the objective over a problem's rows and column
+// bounds (ClpRelaxation::lagrangianBound; Lagrangian duality: cᵀx = yᵀAx + (c − Aᵀy)ᵀx, each
+// term at its least over the row's and the column's bounds; an entry of y whose row has no
+// bound on its side is zeroed first, so every y is a proof, an optimum's or not), for `fixed`
+// columns fixed to 1 or 0 in turn: the bound with fixed[i] = bit i of `bits` is base + Σ of
+// perFixed over the bits set. One relaxation's multipliers so bound every other subset of
+// the fixed columns at once.
+struct FixedColumnsBound {
+    double base = -std::numeric_limits<double>::infinity();
+    std::vector<double> perFixed;  // the fixed columns' reduced costs
+    double at(uint64_t bits) const {
+        double bound = base;
+        for (; bits; bits &= bits - 1) bound += perFixed[size_t(std::countr_zero(bits))];
+        return bound;
+    }
+};
+
 // Clp's dual simplex (COIN-OR, loaded with CBC) on a copy of a GLPK problem's LP relaxation,
 // for a chain of solves that differ in their bounds: each from the last optimum. On the 1-layer
 // GRU's 20 frontier bounds (50k rows) 3.7x GLPK's dual simplex from the same starts (11.5 s, 42 s).
@@ -101,6 +118,9 @@ public:
     // The dual simplex stops (Infeasible) once its objective passes `objectiveLimit`.
     Result solve(glp_prob* lp, int iterationLimit, double seconds,
                  double objectiveLimit = std::numeric_limits<double>::max());
+    // The bound row multipliers y (a solve's rowDuals, or any) give under `lp`'s bounds, the
+    // `fixed` columns' left to FixedColumnsBound::at.
+    FixedColumnsBound lagrangianBound(glp_prob* lp, std::vector<double> y, const std::vector<uint32_t>& fixed) const;
 
 private:
     struct Bounds {
@@ -110,25 +130,10 @@ private:
     bool matches(glp_prob* lp) const;
     void* model_ = nullptr;
     int rows_ = 0, columns_ = 0;
+    std::vector<int> start_, index_;  // the matrix by column, as loaded
+    std::vector<double> value_, cost_;
     bool warm_ = false;
 };
 bool clpAvailable();
-
-// The bound any row multipliers y give on the objective over `lp`'s rows and column bounds
-// (Lagrangian duality: cᵀx = yᵀAx + (c − Aᵀy)ᵀx, each term at its least over the row's and
-// the column's bounds; an entry of y whose row has no bound on its side is zeroed first, so
-// every y is a proof, an optimum's or not), for `fixed` columns fixed to 1 or 0 in turn: the
-// bound with fixed[i] = bit i of `bits` is base + Σ of perFixed over the bits set. One
-// relaxation's multipliers so bound every other subset of the fixed columns at once.
-struct FixedColumnsBound {
-    double base = -std::numeric_limits<double>::infinity();
-    std::vector<double> perFixed;  // the fixed columns' reduced costs
-    double at(uint64_t bits) const {
-        double bound = base;
-        for (; bits; bits &= bits - 1) bound += perFixed[size_t(std::countr_zero(bits))];
-        return bound;
-    }
-};
-FixedColumnsBound lagrangianBound(glp_prob* lp, std::vector<double> y, const std::vector<uint32_t>& fixed);
 
 }  // namespace rx::planner

@@ -278,7 +278,7 @@ private Q_SLOTS:
         QVERIFY(solves >= 40);
     }
 
-    // The Lagrangian bound of one relaxation's multipliers (lagrangianBound) over every subset
+    // The Lagrangian bound of one relaxation's multipliers (ClpRelaxation::lagrangianBound) over every subset
     // of five fixed columns: the relaxation's optimum where it was solved, never above any
     // other subset's relaxation (GLPK's simplex on each), and, where the dual simplex stopped
     // at an objective limit, at or above that limit where it stopped.
@@ -304,7 +304,7 @@ private Q_SLOTS:
             ClpRelaxation clp(lp.get());
             const ClpRelaxation::Result r = clp.solve(lp.get(), 100000, 30);
             if (r.status != ClpRelaxation::Result::Status::Optimal) continue;
-            const FixedColumnsBound bound = lagrangianBound(lp.get(), r.rowDuals, fixed);
+            const FixedColumnsBound bound = clp.lagrangianBound(lp.get(), r.rowDuals, fixed);
             QVERIFY2(std::isfinite(bound.base), qPrintable(QString::number(trial)));
             QVERIFY(std::abs(bound.at(solvedAt) - r.objective) <= 1e-6 * (1 + std::abs(r.objective)));
             for (uint64_t bits = 0; bits < 32; ++bits) {
@@ -325,7 +325,7 @@ private Q_SLOTS:
             const ClpRelaxation::Result s = limited.solve(again.get(), 100000, 30, limit);
             if (s.status == ClpRelaxation::Result::Status::Optimal) continue;  // no pivot past the limit needed
             QCOMPARE(int(s.status), int(ClpRelaxation::Result::Status::Infeasible));
-            const FixedColumnsBound atLimit = lagrangianBound(again.get(), s.rowDuals, fixed);
+            const FixedColumnsBound atLimit = limited.lagrangianBound(again.get(), s.rowDuals, fixed);
             QVERIFY2(atLimit.at(solvedAt) >= limit - 1e-6, qPrintable(QString("%1: %2 < %3").arg(trial).arg(atLimit.at(solvedAt)).arg(limit)));
             ++stopped;
         }

@@ -185,6 +185,12 @@ struct ExactOptions {
     size_t dearOpsMax = 48;
     // false: no branch-and-bound, each point's bound its relaxation's (with the cuts above).
     bool branchAndBound = true;
+    // The rows the model implies for every set (MilpCertificate.cpp, impliedRows), in place of
+    // those they tighten: RNN relaxations several times higher (an 8-step GRU point's 10.75 ->
+    // 48.1 KFLOP; its frontier 7/20 proven, 6 without), but other optima to round, and at an
+    // 8-step LSTM's low points the frontier's plans there were dearer (278-415 KFLOP where
+    // 147-283 without). Off by default; `--exact-implied-rows` on `solve` and `pareto`.
+    bool impliedRows = false;
     // Asked between budgets (a caller whose answer is no longer wanted: the explorer's dock
     // after a new program): true leaves the remaining points unbounded, as the safety net does.
     std::function<bool()> stop = {};
@@ -304,7 +310,7 @@ public:
     // for anchors, aliveness and loads, the objective the recompute cost divided by
     // milpCostScale(). Its optimum bounds the cost of every plan that fits
     // (MilpCertificate.cpp). Throws rx::Error where GLPK cannot write it.
-    std::string milpAsMps(int64_t budgetBytes);
+    std::string milpAsMps(int64_t budgetBytes, bool withImpliedRows = false);
     double milpCostScale();
     // The exact mode's model of `plan`'s activation peak (its rows with the plan's recompute
     // set fixed): never above the real one, and equal to it wherever the rewritten program
@@ -504,7 +510,7 @@ private:
     int64_t savedBytes(const std::vector<uint8_t>& inR) const;
     const Pool& runExact();
     struct MilpModel;
-    const MilpModel& milpModel();
+    const MilpModel& milpModel(bool withImpliedRows = false);
     struct OpRowRelaxation;
     // The candidates' costs divided by the largest (LP coefficients near 1, GLPK's tolerances
     // being absolute), and that scale: both relaxations' objective.
@@ -673,6 +679,7 @@ private:
     std::optional<PyTorchCuts> pytorchCuts_;
     std::optional<Pool> exactPool_;  // every normalised set (small programs)
     std::shared_ptr<MilpModel> milp_;
+    std::shared_ptr<MilpModel> milpImplied_;  // milp_ with its implied rows (ExactOptions::impliedRows)
     // The LP relaxation the local search is guided by (built on first use; MilpCertificate.cpp).
     // relaxationRoundings' starts: the relaxation's optimal bases on a ladder of budgets,
     // by rung (0: midway between guideReferenceFloor_ and the original activation peak, ±k:

@@ -24,6 +24,7 @@ struct BudgetSolveArgs {
     bool exact = false;                    // exhaustive search (small programs)
     std::string recomputeRandom;           // --recompute-random mask|seed|off; empty: off
     double exactSeconds = 60;              // --exact-seconds: the exact mode's time limit
+    bool exactImpliedRows = false;         // --exact-implied-rows (ExactOptions::impliedRows)
 };
 
 // --recompute-random's value (empty: off); throws rx::Error on anything else.

@@ -115,10 +115,11 @@ std::string randomRecomputeNote(const BudgetPlanner& planner) {
 // Exact mode within `seconds` (the MILP's time limit; the bounds stop on work, not time, and
 // do not read it); above 1000 candidate ops the full model (candidates × live ranges) costs
 // more than the frontier itself, so plans there carry the lazy relaxation's bound instead.
-ExactOptions exactOptions(double seconds, unsigned threads = 0) {
+ExactOptions exactOptions(double seconds, unsigned threads = 0, bool impliedRows = false) {
     ExactOptions o;
     o.timeLimitSeconds = seconds;
     o.threads = threads;
+    o.impliedRows = impliedRows;
     o.lpMaxCandidates = 1000;
     return o;
 }
@@ -131,6 +132,7 @@ struct ParetoArgs {
     bool sets = false;
     double exactSeconds = 60;
     unsigned exactThreads = 0;  // 0: one per hardware thread
+    bool exactImpliedRows = false;
 };
 
 int runPareto(const ParetoArgs& a) {
@@ -152,7 +154,7 @@ int runPareto(const ParetoArgs& a) {
     const BudgetPlanner::ReferencePlans& refs = planner.referencePlans();
     if (!refs.seed) std::cerr << "note: no seed plan to compare with: " << refs.seedError << "\n";
     const std::vector<BudgetPlan>& references = refs.plans;
-    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds, a.exactThreads)) : planner.frontier(points);
+    std::vector<BudgetPlan> plans = a.exact ? planner.certifiedFrontier(points, exactOptions(a.exactSeconds, a.exactThreads, a.exactImpliedRows)) : planner.frontier(points);
     if (!a.exact) {  // the LP relaxation's gap on every point
         const ExactOptions bounds = exactOptions(10);
         if (const size_t cut = planner.boundFrontier(plans, bounds))
@@ -250,6 +252,9 @@ RegisterCommand reg("pareto", "The memory / recompute trade-off: frontier plans 
                                        "frontier points the exact mode certifies at once, one MILP per thread "
                                        "(default: one per hardware thread)")
                             ->check(CLI::Range(1u, 1024u));
+                        app.add_flag("--exact-implied-rows", a->exactImpliedRows,
+                                     "with --exact: the MILP with the rows it implies for every plan (tighter bounds on "
+                                     "RNNs; the primal heuristics round other optima)");
                         addRecomputeRandomOption(app, a->recomputeRandom);
                         return [a] { return runPareto(*a); };
                     });
@@ -323,7 +328,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
                     std::to_string(ExactOptions{}.lpMaxCandidates));
     BudgetPlan plan;
     try {
-        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(a.exactSeconds)) : planner.planForBudget(bytes);
+        plan = a.exact ? planner.certifiedPlanForBudget(bytes, exactOptions(a.exactSeconds, 0, a.exactImpliedRows)) : planner.planForBudget(bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
@@ -347,7 +352,7 @@ int runBudgetSolve(const BudgetSolveArgs& a) {
     std::unique_ptr<AtomicFile> milpFile;
     if (!a.milp.empty()) {
         milpFile = std::make_unique<AtomicFile>(a.milp);
-        milpFile->write(planner.milpAsMps(bytes));
+        milpFile->write(planner.milpAsMps(bytes, a.exactImpliedRows));
         milpFile->finish();
     }
     commitAll({rewrittenFile.get(), reportFile.get(), milpFile.get()});

@@ -32,6 +32,7 @@ struct SolveArgs {
     std::string milp;           // with --budget: the exact mode's MILP at the budget (MPS)
     bool unreduced = false, exact = false;
     double exactSeconds = 60;     // with --exact: the MILP's time limit
+    bool exactImpliedRows = false;
     std::string recomputeRandom;  // with --budget: mask | seed | off
 };
 
@@ -40,7 +41,7 @@ int runBudget(const SolveArgs& a) {
     if (!a.network.empty()) throw Error("--network is not available with --budget (the planner's network is not the seed's)");
     if (a.unreduced) throw Error("--unreduced is not available with --budget");
     return cli::runBudgetSolve({a.program, a.budget, a.spec, a.config, a.costs, a.report, a.rewritten, a.milp, a.exact,
-                                 a.recomputeRandom, a.exactSeconds});
+                                 a.recomputeRandom, a.exactSeconds, a.exactImpliedRows});
 }
 
 std::string mib(int64_t bytes) {
@@ -229,6 +230,9 @@ cli::RegisterCommand reg("solve", "Run the seed's auto_recompute and write the p
                                           "optimal or bounds its gap)")->needs(budget);
                              app.add_option("--exact-seconds", a->exactSeconds, "with --exact: the exact mode's time limit (default 60)")
                                  ->check(cli::finiteIn(0.0, 86400.0))->needs(exact);
+                             app.add_flag("--exact-implied-rows", a->exactImpliedRows,
+                                          "with --budget: the MILP with the rows it implies for every plan (tighter bounds "
+                                          "on RNNs; the primal heuristics round other optima)")->needs(budget);
                              app.add_option("--milp", a->milp, "with --budget: the exact mode's MILP at the budget to write (MPS, "
                                             "for any MILP solver; binaries r<op>: op recomputed)")->check(cli::kNonEmpty)->needs(budget);
                              cli::addRecomputeRandomOption(app, a->recomputeRandom)->needs(budget);

@@ -156,7 +156,7 @@ ImpliedRows<Row> impliedRows(const std::vector<Row>& rows, size_t rowCount, uint
     struct Form {
         double constant;
         Entries entries;  // sorted by column
-        mutable int64_t source = -1;  // its row: ≥ 0 in rows, else added[-2 - source]
+        int64_t source = -1;  // its row: ≥ 0 in rows, else added[-2 - source]
         bool operator<(const Form& o) const { return std::tie(constant, entries) < std::tie(o.constant, o.entries); }
     };
     std::map<uint32_t, std::set<Form>> forms;  // by the column bounded below
@@ -198,16 +198,11 @@ ImpliedRows<Row> impliedRows(const std::vector<Row>& rows, size_t rowCount, uint
         return it->second;
     };
     auto below = [&](uint32_t v, uint32_t u) { return std::binary_search(upperOf(v).begin(), upperOf(v).end(), u); };
-    // The box [0,1]'s least value of Σ coef·column.
-    auto least = [](const Entries& e) {
-        double s = 0;
-        for (const auto& [c, v] : e) s += std::min(v, 0.0);
-        return s;
-    };
-    auto most = [](const Entries& e) {
-        double s = 0;
-        for (const auto& [c, v] : e) s += std::max(v, 0.0);
-        return s;
+    // The least and the most Σ coef·column takes over the box [0,1].
+    auto rangeOverBox = [](const Entries& e) {
+        std::pair<double, double> range{0, 0};
+        for (const auto& [c, v] : e) (v < 0 ? range.first : range.second) += v;
+        return range;
     };
     constexpr size_t kFormsPaired = 24;  // pairs per column: a bound on the work, not on validity
     std::vector<Row> out;
@@ -241,8 +236,8 @@ ImpliedRows<Row> impliedRows(const std::vector<Row>& rows, size_t rowCount, uint
                 // The least of them (equal ones: one), not already in the form.
                 std::optional<uint32_t> pick;
                 for (uint32_t u : common) {
-                    const bool least = std::none_of(common.begin(), common.end(), [&](uint32_t v) { return v != u && below(v, u) && !below(u, v); });
-                    if (least && (!pick || !below(*pick, u))) pick = u;
+                    const bool isLeast = std::none_of(common.begin(), common.end(), [&](uint32_t v) { return v != u && below(v, u) && !below(u, v); });
+                    if (isLeast && (!pick || !below(*pick, u))) pick = u;
                 }
                 if (!pick || std::any_of(f.entries.begin(), f.entries.end(), [&](const auto& e) { return e.first == *pick; })) continue;
                 Form g{0.0, f.entries};
@@ -266,9 +261,10 @@ ImpliedRows<Row> impliedRows(const std::vector<Row>& rows, size_t rowCount, uint
                             if (e.first != b) bb.push_back(e), difference.push_back({e.first, -e.second});
                         difference = merged(std::move(difference));
                         const double gap = f1.constant - f2.constant;  // A − B = gap + Σ difference
+                        const auto [least, most] = rangeOverBox(difference);
                         // Each implies the bound it tightens (b ≤ 1, b ≥ 0).
-                        if (least(difference) + gap >= 1 - 1e-9) found.push_back({Form{f2.constant + 1, bb}, f2.source});
-                        else if (most(difference) + gap <= 1 + 1e-9) found.push_back({Form{f1.constant, a}, f1.source});
+                        if (least + gap >= 1 - 1e-9) found.push_back({Form{f2.constant + 1, bb}, f2.source});
+                        else if (most + gap <= 1 + 1e-9) found.push_back({Form{f1.constant, a}, f1.source});
                     }
                 }
             bool grew = false;

@@ -567,6 +567,11 @@ private:
     // `cheaperThan` that do not fit it, on its own: the fitting plans cheaper than that it
     // reaches. The memo lock held.
     std::vector<const Evaluated*> descentsFrom(std::span<const RecomputeSet> starts, int64_t budget, double cheaperThan);
+    // A rounding over `budget` taken down to it at the least cost per byte: each step flips
+    // the candidate whose flip lowers the activation peak for the least cost per byte freed
+    // (a saving counts as negative cost), among those `relaxed` leaves fractional, then among
+    // all where none of those lowers it. The fitting plan it reaches, or null. Memo lock held.
+    const Evaluated* repairedToBudget(const Evaluated& start, const std::vector<double>& relaxed, int64_t budget);
     // The MILP `lp` with every candidate whose `relaxed` value is `incumbent`'s fixed to it,
     // searched within `search` (GLPK's branch-and-bound): the set it finds if it fits `budget`,
     // costs less than `cheaperThan` and the replay matches its rewrite. Takes the memo lock.

@@ -3,6 +3,7 @@
 // twice, list membership, and the capacity that marks "rather not save this".
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,35 @@ inline std::vector<BudgetPlan> paretoFront(std::vector<BudgetPlan> plans) {
     for (auto& plan : plans)
         if (out.empty() || plan.activationPeakBytes < out.back().activationPeakBytes) out.push_back(std::move(plan));
     return out;
+}
+
+// A plan that fits a peak fits every larger one, so a bound on the cost at a larger peak (for
+// the budget its point was solved at, at or above its plan's peak) bounds the cost at a
+// smaller one. Each plan `raisable` admits takes the best bound of the plans at or above its
+// activation peak where that is higher than its own (or it has none), capped at its cost;
+// `proves(lower, cost)`: that bound proves the plan optimal (to a cost granule). The plan's
+// own method, solves and lowest-peak proof are kept.
+template <class Raisable, class Proves>
+void raiseBoundsFromLargerPeaks(std::vector<BudgetPlan>& plans, Raisable raisable, Proves proves) {
+    std::vector<std::optional<double>> lower(plans.size());
+    for (size_t i = 0; i < plans.size(); ++i) {
+        if (!raisable(i) || (plans[i].bound && plans[i].bound->optimal)) continue;
+        for (const BudgetPlan& other : plans)
+            if (other.bound && other.activationPeakBytes >= plans[i].activationPeakBytes)
+                lower[i] = std::max(lower[i].value_or(0.0), std::min(other.bound->costLowerBound, plans[i].recomputeCost));
+    }
+    for (size_t i = 0; i < plans.size(); ++i) {
+        BudgetPlan& plan = plans[i];
+        if (!lower[i] || (plan.bound && !(*lower[i] > plan.bound->costLowerBound))) continue;
+        OptimalityBound raised;
+        raised.method = plan.bound ? plan.bound->method : "lp";
+        raised.solves = plan.bound ? plan.bound->solves : 0;
+        raised.lowestPeak = plan.bound && plan.bound->lowestPeak;
+        raised.optimal = proves(*lower[i], plan.recomputeCost) || *lower[i] >= plan.recomputeCost * (1 - 1e-9);
+        raised.costLowerBound = raised.optimal ? plan.recomputeCost : *lower[i];
+        raised.gap = raised.optimal || plan.recomputeCost <= 0 ? 0.0 : (plan.recomputeCost - raised.costLowerBound) / plan.recomputeCost;
+        plan.bound = raised;
+    }
 }
 
 // A budget no plan meets, with the lowest activation peak that can be met (and, for `--budget 0`

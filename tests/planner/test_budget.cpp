@@ -14,6 +14,7 @@
 #include "algorithms/planner/BudgetPlanner.h"
 #include "algorithms/planner/CostModel.h"
 #include "algorithms/planner/PlanReport.h"
+#include "algorithms/planner/PlannerInternal.h"
 #include "algorithms/zoo/ModelZoo.h"
 #include "model/Diagnostic.h"
 #include "model/PirReader.h"
@@ -49,6 +50,46 @@ std::unique_ptr<BudgetPlanner> lpBoundedPlanner() {
 class TestBudget : public QObject {
     Q_OBJECT
 private slots:
+    void boundsAtLargerPeaksBoundTheSmaller() {
+        // Any plan fitting a peak fits every larger one: the cheapest cost at a larger peak is a
+        // floor at a smaller one (detail::raiseBoundsFromLargerPeaks, both exact frontiers).
+        auto plan = [](int64_t peak, double cost, std::optional<OptimalityBound> bound) {
+            BudgetPlan p;
+            p.activationPeakBytes = peak;
+            p.recomputeCost = cost;
+            p.bound = std::move(bound);
+            return p;
+        };
+        auto open = [](double cost, double lower, int solves) {
+            return OptimalityBound{"milp", lower, (cost - lower) / cost, false, solves};
+        };
+        std::vector<BudgetPlan> plans{plan(300, 100, OptimalityBound{"milp", 100, 0, true, 3}),
+                                      plan(290, 150, open(150, 80, 5)),   // raised to 100 by the point above
+                                      plan(280, 400, open(400, 120, 7)),  // its own 120 above: kept
+                                      plan(270, 120.4, open(120.4, 50, 2)),  // raised to 120: proven to a granule
+                                      plan(260, 500, std::nullopt)};       // no bound: one from above (120)
+        detail::raiseBoundsFromLargerPeaks(plans, [](size_t) { return true; },
+                                           [](double lower, double cost) { return lower >= cost - 0.5; });
+        QVERIFY(plans[0].bound->optimal);
+        QCOMPARE(plans[1].bound->costLowerBound, 100.0);
+        QCOMPARE(plans[1].bound->gap, 50.0 / 150);
+        QVERIFY(!plans[1].bound->optimal);
+        QCOMPARE(plans[1].bound->solves, 5);
+        QCOMPARE(plans[1].bound->method, std::string("milp"));
+        QCOMPARE(plans[2].bound->costLowerBound, 120.0);
+        QVERIFY(plans[3].bound->optimal);
+        QCOMPARE(plans[3].bound->costLowerBound, 120.4);
+        QCOMPARE(plans[3].bound->gap, 0.0);
+        QVERIFY(plans[4].bound);
+        QCOMPARE(plans[4].bound->costLowerBound, 120.0);
+        QCOMPARE(plans[4].bound->method, std::string("lp"));
+        // Never from a smaller peak, nor where `raisable` says no.
+        std::vector<BudgetPlan> upward{plan(300, 100, open(100, 10, 1)), plan(290, 150, open(150, 90, 1))};
+        detail::raiseBoundsFromLargerPeaks(upward, [](size_t i) { return i == 0; }, [](double, double) { return false; });
+        QCOMPARE(upward[0].bound->costLowerBound, 10.0);
+        QCOMPARE(upward[1].bound->costLowerBound, 90.0);
+    }
+
     void parsesBudgets() {
         QCOMPARE(parseBudget("512MiB").bytes, int64_t(512) << 20);
         QCOMPARE(parseBudget("2GB").bytes, int64_t(2000000000));

@@ -4,18 +4,21 @@
 # `pareto P --exact` (points proven of all); wall-clock medians over N runs, the cases
 # interleaved so that a noisy machine slows them alike. Issue 25's exact-mode figures.
 #
-#   bench/exact_certify.py CLI [--runs N] [--work DIR] [--seconds S] [--only NAME]
+#   bench/exact_certify.py CLI [--runs N] [--work DIR] [--seconds S] [--only NAME] [--implied-rows]
 #
-# The programs are generated (4-layer transformer, 2-layer LLaMA, 4- and 8-step GRU, 8-step LSTM); the
+# --implied-rows: every run with `--exact-implied-rows` (the opt-in tighter MILP), to set
+# against a run without.
+#
+# The programs are generated (4-layer transformer, 2-layer LLaMA, 1-layer 4- and 8-step GRU, 8-step LSTM); the
 # budgets are frontier points that took the longest to prove (README "Exact mode").
 import argparse, os, re, statistics, subprocess, sys, time
 
 PROGRAMS = {
     "transformer4": ["transformer", "--layers", "4"],
     "llama2": ["llama", "--layers", "2"],
-    "gru4": ["gru", "--seq", "4"],
+    "gru4": ["gru", "--layers", "1", "--seq", "4"],
     "lstm8": ["lstm", "--layers", "1", "--seq", "8"],
-    "gru8": ["gru", "--seq", "8"],
+    "gru8": ["gru", "--layers", "1", "--seq", "8"],
 }
 # (program, budget in bytes or None for the frontier)
 CASES = [
@@ -52,13 +55,14 @@ def main():
     ap.add_argument("--work", default="/tmp/rx-exact-certify")
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--only", choices=sorted(PROGRAMS))
+    ap.add_argument("--implied-rows", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     paths = {}
     for name, args in PROGRAMS.items():
+        # Generated afresh each time (fast): a file left by an older CLI may be another program.
         paths[name] = os.path.join(a.work, name + ".pir")
-        if not os.path.exists(paths[name]):
-            run([a.cli, "generate", *args, "-o", paths[name]])
+        run([a.cli, "generate", *args, "-o", paths[name]])
     cases = [c for c in CASES if not a.only or c[0] == a.only]
     walls = {c: [] for c in cases}
     outcomes = {c: [] for c in cases}
@@ -69,6 +73,8 @@ def main():
                 cmd = [a.cli, "pareto", paths[name], "--exact", "--exact-seconds", str(a.seconds)]
             else:
                 cmd = [a.cli, "solve", paths[name], "--budget", str(budget), "--exact", "--exact-seconds", str(a.seconds)]
+            if a.implied_rows:
+                cmd.append("--exact-implied-rows")
             wall, text = run(cmd)
             walls[case].append(wall)
             outcomes[case].append(outcome(budget, text))

@@ -1362,7 +1362,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // cut-off or stay open, the levels of few dear ops that fit are refuted and what they prove
     // kept as a row: every cheaper plan recomputes at least that many dear ops.
     // The relaxation blends fractions of an RNN's time steps' matmuls; fixed, the relaxation
-    // and GLPK's preprocessor see through them: `generate gru --seq 4` at 220928 B (8 matmuls
+    // and GLPK's preprocessor see through them: `generate gru --layers 1 --seq 4` at 220928 B (8 matmuls
     // and one dearer op; a 2-matmul plan), the 38 subsets below the plan's cost refuted in ~1 s
     // each (CBC's CLI on the MPS: the 9 of at most one dear op infeasible at the relaxation,
     // the pairs in 0-2 nodes), where the whole MILP's search leaves 3.7% after 120 s.
@@ -1671,7 +1671,7 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
     // But where a few candidates are dear against the gap (at most dearOpsMax costing
     // dearOpShareOfGap of it: the relaxation blends fractions of them, as of an RNN's time
     // steps' matmuls, a knapsack's gap), GLPK's alone, the cuts first: its many cheap nodes
-    // close more of those than CBC's few strong ones (`generate gru --seq 4` at 219392 B:
+    // close more of those than CBC's few strong ones (`generate gru --layers 1 --seq 4` at 219392 B:
     // proven in 37 s, CBC's gap 0.2% at 66 s; at 219904 B: 55 s, CBC's gap 49% at 60 s; at
     // 220928 B CBC's is quicker, 20 s against 30 s). Frontiers at 60 s: that GRU 6 -> 8 of 12
     // proven, 4-layer transformer 20 of 22 either way (its last two gaps 13.7%, 5.4% -> 1.4%,

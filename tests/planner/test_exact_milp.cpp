@@ -642,7 +642,7 @@ private slots:
     }
 
     void opsTheRewriterCannotPlaceAreNotAdmitted() {
-        // `generate gru --seq 4` at 221440 B: the MILP's optimum (CBC, 101.9 KFLOP) recomputed
+        // `generate gru --layers 1 --seq 4` at 221440 B: the MILP's optimum (CBC, 101.9 KFLOP) recomputed
         // step 0's and step 1's hidden projections down to their gates' builtin.split, whose
         // first result the backward never reads and whose consumers it left in place: the
         // rewriter places no such clone (normalise drops the chain, and the set peaks 516 B
@@ -663,7 +663,7 @@ private slots:
     }
 
     void dearSubsetsProveAnRnnPoint() {
-        // `generate gru --seq 4` at 220928 B: 8 matmuls and one dearer op, a plan of two matmuls
+        // `generate gru --layers 1 --seq 4` at 220928 B: 8 matmuls and one dearer op, a plan of two matmuls
         // (103.68 KFLOP). The relaxation blends fractions of the matmuls; the whole MILP's
         // search left a 5.2% gap after 60 s (bound 98304: "two matmuls"). Each subset of the
         // dear ops below the cut-off fixed and refuted in turn (38 of them: ~1-8 s each) proves
@@ -718,7 +718,7 @@ private slots:
     }
 
     void impliedRowsTightenAnRnnRelaxation() {
-        // `generate gru --seq 8` at 226.25 KiB (231680 B), where the plans recompute two of the
+        // `generate gru --layers 1 --seq 8` at 226.25 KiB (231680 B), where the plans recompute two of the
         // 16 matmuls (110.85 KFLOP). The relaxation kept half an alias's buffer alive with its
         // split half recomputed and the owner not at all (rows x ≥ 1 − r_split, x ≥ r_split −
         // r_owner), and half a product r_k·z with both factors under one r_c: 10.75 KFLOP. The

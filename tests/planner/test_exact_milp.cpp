@@ -754,11 +754,12 @@ private slots:
     void roundingsRepairedToTheBudgetPerByte() {
         // An open dear subset's relaxation optimum, rounded, is a few KiB over the budget, and
         // the local search reaches it by the largest drop in peak first: at the 8-step LSTM's
-        // 292.25 KiB point with the implied rows it took a time step's two matmuls more (the
-        // first open subset, step 1's matmuls: 279.04 KFLOP; the point's plan stayed the
-        // heuristic's 278.14). Repaired first at the least cost per byte freed
-        // (repairedToBudget), that rounding reaches step 1's matmuls and cheap ops, 146.56
-        // KFLOP, the plan the levels' proofs then stand on (bound 145.66; 20 s, one thread).
+        // 292.25 KiB point with the implied rows it took a time step's two matmuls more (from
+        // the first open subset, step 1's matmuls, 278.14 KFLOP at best, no cheaper than the
+        // heuristic's plan; 279.04 from the next ones). Repaired first at the least cost per
+        // byte freed (repairedToBudget), that rounding reaches step 1's matmuls and cheap ops,
+        // 146.56 KFLOP, the plan the levels' proofs then stand on (bound 145.66; 20 s, one
+        // thread).
         const zoo::GeneratedProgram g = oneLayerLstm(8);
         BudgetPlanner planner(g.program, g.spec);
         const int64_t budget = 299268;

@@ -868,16 +868,7 @@ ExactOptions withSearchThreads(const ExactOptions& exact, unsigned threads) {
     return more;
 }
 
-// An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
-OptimalityBound boundFrom(double cost, double lower) {
-    OptimalityBound bound;
-    bound.method = "lp";
-    bound.costLowerBound = std::min(lower, cost);
-    bound.gap = cost > 0 ? (cost - bound.costLowerBound) / cost : 0.0;
-    bound.optimal = bound.gap <= 1e-9;
-    if (bound.optimal) bound.gap = 0;
-    return bound;
-}
+using detail::boundFrom;
 
 // The MILP's bound on the plan it found (optimal, or the tree's bound when time ran out).
 OptimalityBound milpBound(double cost, bool proven, double lower, int solves) {

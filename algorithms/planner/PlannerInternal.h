@@ -38,6 +38,17 @@ inline std::vector<BudgetPlan> paretoFront(std::vector<BudgetPlan> plans) {
     return out;
 }
 
+// An LP bound on a plan of cost `cost`: the lower bound (capped at the cost) and the gap.
+inline OptimalityBound boundFrom(double cost, double lower) {
+    OptimalityBound bound;
+    bound.method = "lp";
+    bound.costLowerBound = std::min(lower, cost);
+    bound.gap = cost > 0 ? (cost - bound.costLowerBound) / cost : 0.0;
+    bound.optimal = bound.gap <= 1e-9;
+    if (bound.optimal) bound.gap = 0;
+    return bound;
+}
+
 // A plan that fits a peak fits every larger one, so a bound on the cost at a larger peak (for
 // the budget its point was solved at, at or above its plan's peak) bounds the cost at a
 // smaller one. Each plan `raisable` admits takes the best bound of the plans at or above its
@@ -51,18 +62,19 @@ void raiseBoundsFromLargerPeaks(std::vector<BudgetPlan>& plans, Raisable raisabl
         if (!raisable(i) || (plans[i].bound && plans[i].bound->optimal)) continue;
         for (const BudgetPlan& other : plans)
             if (other.bound && other.activationPeakBytes >= plans[i].activationPeakBytes)
-                lower[i] = std::max(lower[i].value_or(0.0), std::min(other.bound->costLowerBound, plans[i].recomputeCost));
+                lower[i] = std::max(lower[i].value_or(0.0),
+                                    std::min(other.bound->costLowerBound, plans[i].recomputeCost));
     }
     for (size_t i = 0; i < plans.size(); ++i) {
         BudgetPlan& plan = plans[i];
         if (!lower[i] || (plan.bound && !(*lower[i] > plan.bound->costLowerBound))) continue;
-        OptimalityBound raised;
-        raised.method = plan.bound ? plan.bound->method : "lp";
-        raised.solves = plan.bound ? plan.bound->solves : 0;
-        raised.lowestPeak = plan.bound && plan.bound->lowestPeak;
-        raised.optimal = proves(*lower[i], plan.recomputeCost) || *lower[i] >= plan.recomputeCost * (1 - 1e-9);
-        raised.costLowerBound = raised.optimal ? plan.recomputeCost : *lower[i];
-        raised.gap = raised.optimal || plan.recomputeCost <= 0 ? 0.0 : (plan.recomputeCost - raised.costLowerBound) / plan.recomputeCost;
+        const double cost = plan.recomputeCost;
+        OptimalityBound raised = boundFrom(cost, proves(*lower[i], cost) ? cost : *lower[i]);
+        if (plan.bound) {
+            raised.method = plan.bound->method;
+            raised.solves = plan.bound->solves;
+            raised.lowestPeak = plan.bound->lowestPeak;
+        }
         plan.bound = raised;
     }
 }

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -261,27 +262,22 @@ struct ChildOutcome {
     bool killed = false;  // past its time
 };
 
-ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const ChildChannel&)>& search) {
+bool readAll(int fd, void* data, size_t bytes) {
+    char* p = static_cast<char*>(data);
+    while (bytes > 0) {
+        const ssize_t n = ::read(fd, p, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= size_t(n);
+    }
+    return true;
+}
+
+// The parent's end: the messages of one search read from `fd` until its result, the end of
+// the child's output, or `killAfter` seconds (then `outcome.killed`; the caller kills it).
+ChildOutcome readSearchMessages(int fd, double killAfter) {
     ChildOutcome outcome;
-    int fds[2];
-    if (::pipe(fds) != 0) return outcome;
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return outcome;
-    }
-    if (pid == 0) {
-        // Killed with the thread that forked it (a CLI killed outright leaves no search behind).
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent) ::_exit(1);  // it died before the line above
-        ::close(fds[0]);
-        const ChildChannel channel(fds[1]);
-        const bool sent = channel.send(ChildMessage::Result, search(channel));
-        ::_exit(sent ? 0 : 1);  // no exit handlers, no stdio flush: the parent's state is the parent's
-    }
-    ::close(fds[1]);
     std::vector<char> received;
     size_t parsed = 0;
     bool ended = false;
@@ -331,32 +327,76 @@ ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const C
     };
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, killAfter));
-    bool killed = false;
     while (!ended) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
         if (left <= 0) {
-            ::kill(pid, SIGKILL);
-            killed = true;
+            outcome.killed = true;
             break;
         }
-        pollfd p{fds[0], POLLIN, 0};
+        pollfd p{fd, POLLIN, 0};
         const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0) break;
         if (ready == 0) continue;
         char buf[65536];
-        const ssize_t n = ::read(fds[0], buf, sizeof buf);
+        const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;  // end of the child's output
         received.insert(received.end(), buf, buf + n);
         parse();
     }
-    ::close(fds[0]);
+    return outcome;
+}
+
+// Waits for a child (killed first where `kill`); its wait status.
+int reap(pid_t pid, bool kill) {
+    if (kill) ::kill(pid, SIGKILL);
     int wstatus = 0;
     while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
-    outcome.killed = killed;
-    if (killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) outcome.result.reset();
+    return wstatus;
+}
+
+// Forks a child that runs `body` on its end of a socket pair whose other end is `parentEnd`;
+// the child's pid (-1: none). A socket, not a pipe: the parent writes requests to a long-lived
+// child with MSG_NOSIGNAL, so a child that died makes the write fail, not the process. The
+// child is killed with the thread that forked it (a CLI killed outright leaves no search
+// behind) and ends with _exit: no exit handlers, no stdio flush, the parent's state is the
+// parent's.
+pid_t forkChild(int& parentEnd, const std::function<void(int childEnd)>& body) {
+    parentEnd = -1;
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return -1;
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);  // it died before the line above
+        ::close(fds[0]);
+        body(fds[1]);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    parentEnd = fds[0];
+    return pid;
+}
+
+ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const ChildChannel&)>& search) {
+    int readEnd = -1;
+    const pid_t pid = forkChild(readEnd, [&](int writeEnd) {
+        const ChildChannel channel(writeEnd);
+        if (!channel.send(ChildMessage::Result, search(channel))) ::_exit(1);
+    });
+    if (pid < 0) return {};
+    ChildOutcome outcome = readSearchMessages(readEnd, killAfter);
+    ::close(readEnd);
+    const int wstatus = reap(pid, outcome.killed);
+    if (outcome.killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) outcome.result.reset();
     return outcome;
 }
 
@@ -493,18 +533,223 @@ MilpSearch runGlpk(glp_prob* lp, const SearchLimits& limits, const ChildChannel&
     return out;
 }
 
+// A GLPK problem as arrays, for a search process to rebuild: the objective, the bounds, the
+// kinds and the matrix by column; no names, no basis (the search preprocesses and solves its
+// root from scratch).
+struct ProblemImage {
+    int32_t rows = 0, columns = 0, direction = GLP_MIN;
+    std::vector<int32_t> rowType, columnType, columnKind, start, index;  // start: by column, `columns` + 1
+    std::vector<double> rowLower, rowUpper, columnLower, columnUpper, objective, value;  // objective[0]: constant
+};
+
+ProblemImage imageOf(glp_prob* lp) {
+    ProblemImage im;
+    im.rows = glp_get_num_rows(lp);
+    im.columns = glp_get_num_cols(lp);
+    im.direction = glp_get_obj_dir(lp);
+    for (int r = 1; r <= im.rows; ++r) {
+        im.rowType.push_back(glp_get_row_type(lp, r));
+        im.rowLower.push_back(glp_get_row_lb(lp, r));
+        im.rowUpper.push_back(glp_get_row_ub(lp, r));
+    }
+    im.objective.push_back(glp_get_obj_coef(lp, 0));
+    std::vector<int> ind(size_t(im.rows) + 1);
+    std::vector<double> val(size_t(im.rows) + 1);
+    im.start.push_back(0);
+    for (int c = 1; c <= im.columns; ++c) {
+        im.columnType.push_back(glp_get_col_type(lp, c));
+        im.columnKind.push_back(glp_get_col_kind(lp, c));
+        im.columnLower.push_back(glp_get_col_lb(lp, c));
+        im.columnUpper.push_back(glp_get_col_ub(lp, c));
+        im.objective.push_back(glp_get_obj_coef(lp, c));
+        const int len = glp_get_mat_col(lp, c, ind.data(), val.data());
+        im.index.insert(im.index.end(), ind.begin() + 1, ind.begin() + 1 + len);
+        im.value.insert(im.value.end(), val.begin() + 1, val.begin() + 1 + len);
+        im.start.push_back(int32_t(im.index.size()));
+    }
+    return im;
+}
+
+std::unique_ptr<glp_prob, ProbDeleter> problemOf(const ProblemImage& im) {
+    std::unique_ptr<glp_prob, ProbDeleter> lp(glp_create_prob());
+    glp_prob* q = lp.get();
+    glp_set_obj_dir(q, im.direction);
+    if (im.rows > 0) glp_add_rows(q, im.rows);
+    if (im.columns > 0) glp_add_cols(q, im.columns);
+    for (int r = 1; r <= im.rows; ++r)
+        glp_set_row_bnds(q, r, im.rowType[size_t(r - 1)], im.rowLower[size_t(r - 1)], im.rowUpper[size_t(r - 1)]);
+    glp_set_obj_coef(q, 0, im.objective[0]);
+    for (int c = 1; c <= im.columns; ++c) {
+        const auto k = size_t(c - 1);
+        glp_set_col_kind(q, c, im.columnKind[k] == GLP_CV ? GLP_CV : GLP_IV);  // binary: integral in its bounds
+        glp_set_col_bnds(q, c, im.columnType[k], im.columnLower[k], im.columnUpper[k]);
+        glp_set_obj_coef(q, c, im.objective[size_t(c)]);
+    }
+    // GLPK's arrays are 1-based.
+    const size_t entries = im.index.size();
+    std::vector<int> ia(entries + 1), ja(entries + 1);
+    std::vector<double> ar(entries + 1);
+    for (int c = 1; c <= im.columns; ++c)
+        for (int32_t e = im.start[size_t(c - 1)]; e < im.start[size_t(c)]; ++e) {
+            ia[size_t(e) + 1] = im.index[size_t(e)];
+            ja[size_t(e) + 1] = c;
+            ar[size_t(e) + 1] = im.value[size_t(e)];
+        }
+    if (entries > 0) glp_load_matrix(q, int(entries), ia.data(), ja.data(), ar.data());
+    return lp;
+}
+
+// A request to the search process: the limits its search reads, then the problem.
+struct SearchRequestHeader {
+    double seconds, cutoff, absoluteGap;
+    int32_t rows, columns, direction, entries;
+};
+
+template <class T>
+void appendArray(std::vector<char>& out, const std::vector<T>& v) {
+    const char* p = reinterpret_cast<const char*>(v.data());
+    out.insert(out.end(), p, p + v.size() * sizeof(T));
+}
+
+std::vector<char> searchRequest(glp_prob* lp, const SearchLimits& limits) {
+    const ProblemImage im = imageOf(lp);
+    const SearchRequestHeader h{limits.seconds, limits.cutoff, limits.absoluteGap,
+                                im.rows,        im.columns,    im.direction,      int32_t(im.index.size())};
+    std::vector<char> out(sizeof h);
+    std::memcpy(out.data(), &h, sizeof h);
+    appendArray(out, im.rowType);
+    appendArray(out, im.rowLower);
+    appendArray(out, im.rowUpper);
+    appendArray(out, im.columnType);
+    appendArray(out, im.columnKind);
+    appendArray(out, im.columnLower);
+    appendArray(out, im.columnUpper);
+    appendArray(out, im.objective);
+    appendArray(out, im.start);
+    appendArray(out, im.index);
+    appendArray(out, im.value);
+    return out;
+}
+
+template <class T>
+bool readArray(int fd, std::vector<T>& v, size_t n) {
+    v.resize(n);
+    return readAll(fd, v.data(), n * sizeof(T));
+}
+
+// The next request on `fd` (false: the parent closed it, or it came garbled).
+bool readSearchRequest(int fd, SearchLimits& limits, ProblemImage& im) {
+    SearchRequestHeader h;
+    if (!readAll(fd, &h, sizeof h) || h.rows < 0 || h.columns < 0 || h.entries < 0) return false;
+    limits = SearchLimits{};
+    limits.seconds = h.seconds;
+    limits.cutoff = h.cutoff;
+    limits.absoluteGap = h.absoluteGap;
+    im.rows = h.rows;
+    im.columns = h.columns;
+    im.direction = h.direction;
+    const auto rows = size_t(h.rows), columns = size_t(h.columns), entries = size_t(h.entries);
+    return readArray(fd, im.rowType, rows) && readArray(fd, im.rowLower, rows) && readArray(fd, im.rowUpper, rows) &&
+           readArray(fd, im.columnType, columns) && readArray(fd, im.columnKind, columns) &&
+           readArray(fd, im.columnLower, columns) && readArray(fd, im.columnUpper, columns) &&
+           readArray(fd, im.objective, columns + 1) && readArray(fd, im.start, columns + 1) &&
+           readArray(fd, im.index, entries) && readArray(fd, im.value, entries);
+}
+
+// GLPK's searches, one after another, in one child process per thread that lives on between
+// them. A fork per search cost a third of a point's time: every page the child's allocations
+// touched and every page the parent wrote after it faulted (a 2-layer LLaMA point's 16 dear
+// subsets: ~0.43 s a search, of which ~0.3 s was the fork's; whole process 275k faults, 30%
+// of its time in the kernel). Here the child's memory stays warm; each search gets the
+// problem's arrays (~5 MB for a 50k-row model, ~0.05 s to send and rebuild). Killed past a
+// search's limit, or dead, it is forked afresh for the next; it ends with its thread. It keeps
+// the pages of the moment it was forked (copy-on-write): at most the process's size again.
+class GlpkSearchProcess {
+public:
+    GlpkSearchProcess() = default;
+    GlpkSearchProcess(const GlpkSearchProcess&) = delete;
+    GlpkSearchProcess& operator=(const GlpkSearchProcess&) = delete;
+    ~GlpkSearchProcess() { stop(true); }
+    int id() const { return pid_ > 0 ? int(pid_) : 0; }
+
+    ChildOutcome search(glp_prob* lp, const SearchLimits& limits, double killAfter) {
+        const std::vector<char> request = searchRequest(lp, limits);
+        // A process that died while idle fails the write, or ends its output at once without
+        // a word: once more with a fresh one.
+        using Clock = std::chrono::steady_clock;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            if (pid_ < 0 && !start()) return {};
+            const auto sent = Clock::now();
+            if (!sendAll(request)) {
+                stop(true);
+                continue;
+            }
+            ChildOutcome outcome = readSearchMessages(socket_, killAfter);
+            if (outcome.result) return outcome;
+            stop(true);  // killed past its time, crashed or garbled
+            const bool silent = !outcome.killed && !outcome.incumbent && !std::isfinite(outcome.bound);
+            if (!(silent && Clock::now() - sent < std::chrono::milliseconds(250))) return outcome;
+        }
+        return {};
+    }
+
+private:
+    bool start() {
+        pid_ = forkChild(socket_, [](int fd) {
+            SearchLimits limits;
+            ProblemImage image;
+            while (readSearchRequest(fd, limits, image)) {
+                const std::unique_ptr<glp_prob, ProbDeleter> lp = problemOf(image);
+                const ChildChannel channel(fd);
+                if (!channel.send(ChildMessage::Result, runGlpk(lp.get(), limits, channel))) ::_exit(1);
+            }
+        });
+        return pid_ >= 0;
+    }
+    void stop(bool kill) {
+        if (pid_ < 0) return;
+        ::close(socket_);
+        reap(pid_, kill);
+        pid_ = -1;
+        socket_ = -1;
+    }
+    bool sendAll(const std::vector<char>& bytes) {
+        const char* p = bytes.data();
+        size_t left = bytes.size();
+        while (left > 0) {
+            const ssize_t n = ::send(socket_, p, left, MSG_NOSIGNAL);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return false;
+            p += n;
+            left -= size_t(n);
+        }
+        return true;
+    }
+    pid_t pid_ = -1;
+    int socket_ = -1;
+};
+
 }  // namespace
+
+namespace {
+GlpkSearchProcess& glpkSearchProcess() {
+    thread_local GlpkSearchProcess process;
+    return process;
+}
+}  // namespace
+
+int glpkSearchProcessId() { return glpkSearchProcess().id(); }
 
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     clpAvailable();  // libCbcSolver (Clp for the root) opened here, not in the child
-    // In a child process, as CBC's: GLPK checks its clock between nodes only, and one of its
-    // simplex calls ran 15 s past an 18 s limit (a 2-layer LLaMA point, when glp_intopt still
-    // solved the root; a node's solve can still run over). Killed a second (or a tenth) past
-    // the limit, the search keeps what it had reported: its bound and the last solution it
-    // found, with its columns, which the caller checks and adopts as it does the result of a
-    // search out of time.
-    const ChildOutcome child = runInChild(limits.seconds + std::max(1.0, 0.1 * limits.seconds),
-                                          [&](const ChildChannel& channel) { return runGlpk(lp, limits, channel); });
+    // In a child process (GlpkSearchProcess), as CBC's: GLPK checks its clock between nodes
+    // only, and one of its simplex calls ran 15 s past an 18 s limit (a 2-layer LLaMA point,
+    // when glp_intopt still solved the root; a node's solve can still run over). Killed a
+    // second (or a tenth) past the limit, the search keeps what it had reported: its bound and
+    // the last solution it found, with its columns, which the caller checks and adopts as it
+    // does the result of a search out of time.
+    const double killAfter = limits.seconds + std::max(1.0, 0.1 * limits.seconds);
+    const ChildOutcome child = glpkSearchProcess().search(lp, limits, killAfter);
     if (child.result) return *child.result;
     if (!child.killed) return {};  // Failed: the child crashed
     MilpSearch out = child.incumbent.value_or(MilpSearch{});

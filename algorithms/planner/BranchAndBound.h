@@ -63,9 +63,13 @@ private:
 // GLPK's branch-and-bound (pseudocost branching): many cheap nodes. It finds plans where
 // CBC's root work takes a point's whole share (a LLaMA layer's floor point). It searches `lp`
 // reduced by GLPK's preprocessor, from the root Clp's dual simplex solves within the time
-// limit, in a process of its own (killed a little past the limit, it keeps the bound and the
-// last solution it had reported); `lp` is left as it was.
+// limit, in a child process that runs the thread's searches one after another (killed a
+// little past a limit, it keeps the bound and the last solution it had reported, and the next
+// search forks a fresh one); `lp` is left as it was.
 MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits);
+// The process this thread's GLPK searches run in, one after another (0: none yet, or the last
+// one was stopped): started at the first search, forked afresh after one killed past its time.
+int glpkSearchProcessId();
 
 // CBC's (COIN-OR): its cuts and strong branching, without its primal heuristics (the planner
 // brings the incumbent as the cut-off) and its preprocessor (stopped on time it reports the

@@ -5,11 +5,13 @@
 #include <QtTest>
 
 #include <glpk.h>
+#include <signal.h>
 
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "algorithms/planner/BranchAndBound.h"
@@ -208,6 +210,45 @@ private Q_SLOTS:
         const MilpSearch s = search(lp.get(), limits);
         QVERIFY(s.status == MilpSearch::Status::NoneBelowCutoff);
         QVERIFY(s.columns.empty());
+    }
+
+    // GLPK's searches run one after another in one process of the thread's (a fork per search
+    // cost a third of a point's time): the same process for each, each search brute force's
+    // optimum; one that died (killed here, as one past its limit is) is replaced at the next
+    // search, which still finds the optimum; a thread of its own gets a process of its own.
+    void glpkSearchesShareOneProcess() {
+        std::mt19937 rng(20261208);
+        int first = 0;
+        for (int trial = 0; trial < 12; ++trial) {
+            const Covering c = randomCovering(rng, 8 + trial % 7, 3 + trial % 5);
+            const double optimum = bruteForce(c);
+            Problem lp = build(c);
+            SearchLimits limits;
+            limits.seconds = 30;
+            limits.absoluteGap = 0.999;
+            if (trial == 6) QCOMPARE(::kill(first, SIGKILL), 0);
+            const MilpSearch s = searchWithGlpk(lp.get(), limits);
+            if (!std::isfinite(optimum)) {
+                QVERIFY2(s.status == MilpSearch::Status::NoneBelowCutoff, qPrintable(QString::number(trial)));
+            } else {
+                QVERIFY2(s.status == MilpSearch::Status::Optimal, qPrintable(QString::number(trial)));
+                QCOMPARE(s.objective, optimum);
+                QVERIFY(satisfies(c, s.columns));
+            }
+            const int id = glpkSearchProcessId();
+            QVERIFY(id > 0);
+            if (trial == 0) first = id;
+            else if (trial < 6) QCOMPARE(id, first);
+            else QVERIFY(id != first);
+        }
+        int other = 0;
+        std::thread([&] {
+            Problem lp = build(randomCovering(rng, 8, 3));
+            searchWithGlpk(lp.get(), SearchLimits{});
+            other = glpkSearchProcessId();
+        }).join();
+        QVERIFY(other > 0 && other != glpkSearchProcessId());
+        QVERIFY2(::kill(other, 0) != 0, "the thread's search process outlived its thread");
     }
 
     // On a covering too large to prove within its limit, each engine returns a little past it

@@ -202,10 +202,11 @@ CutoffRow::~CutoffRow() {
 
 namespace {
 
+// To a socket (forkChild's): a peer that died fails the write (MSG_NOSIGNAL), not the process.
 bool writeAll(int fd, const void* data, size_t bytes) {
     const char* p = static_cast<const char*>(data);
     while (bytes > 0) {
-        const ssize_t n = ::write(fd, p, bytes);
+        const ssize_t n = ::send(fd, p, bytes, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return false;
         p += n;
@@ -359,7 +360,7 @@ int reap(pid_t pid, bool kill) {
 
 // Forks a child that runs `body` on its end of a socket pair whose other end is `parentEnd`;
 // the child's pid (-1: none). A socket, not a pipe: the parent writes requests to a long-lived
-// child with MSG_NOSIGNAL, so a child that died makes the write fail, not the process. The
+// child (writeAll, MSG_NOSIGNAL), and one that died makes the write fail, not the process. The
 // child is killed with the thread that forked it (a CLI killed outright leaves no search
 // behind) and ends with _exit: no exit handlers, no stdio flush, the parent's state is the
 // parent's.
@@ -669,7 +670,7 @@ public:
     GlpkSearchProcess() = default;
     GlpkSearchProcess(const GlpkSearchProcess&) = delete;
     GlpkSearchProcess& operator=(const GlpkSearchProcess&) = delete;
-    ~GlpkSearchProcess() { stop(true); }
+    ~GlpkSearchProcess() { stop(); }
     int id() const { return pid_ > 0 ? int(pid_) : 0; }
 
     ChildOutcome search(glp_prob* lp, const SearchLimits& limits, double killAfter) {
@@ -680,13 +681,13 @@ public:
         for (int attempt = 0; attempt < 2; ++attempt) {
             if (pid_ < 0 && !start()) return {};
             const auto sent = Clock::now();
-            if (!sendAll(request)) {
-                stop(true);
+            if (!writeAll(socket_, request.data(), request.size())) {
+                stop();
                 continue;
             }
             ChildOutcome outcome = readSearchMessages(socket_, killAfter);
             if (outcome.result) return outcome;
-            stop(true);  // killed past its time, crashed or garbled
+            stop();  // killed past its time, crashed or garbled
             const bool silent = !outcome.killed && !outcome.incumbent && !std::isfinite(outcome.bound);
             if (!(silent && Clock::now() - sent < std::chrono::milliseconds(250))) return outcome;
         }
@@ -706,24 +707,12 @@ private:
         });
         return pid_ >= 0;
     }
-    void stop(bool kill) {
+    void stop() {
         if (pid_ < 0) return;
         ::close(socket_);
-        reap(pid_, kill);
+        reap(pid_, true);
         pid_ = -1;
         socket_ = -1;
-    }
-    bool sendAll(const std::vector<char>& bytes) {
-        const char* p = bytes.data();
-        size_t left = bytes.size();
-        while (left > 0) {
-            const ssize_t n = ::send(socket_, p, left, MSG_NOSIGNAL);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
-            p += n;
-            left -= size_t(n);
-        }
-        return true;
     }
     pid_t pid_ = -1;
     int socket_ = -1;

@@ -571,12 +571,9 @@ ProblemImage imageOf(glp_prob* lp) {
     return im;
 }
 
-std::unique_ptr<glp_prob, ProbDeleter> problemOf(const ProblemImage& im) {
-    std::unique_ptr<glp_prob, ProbDeleter> lp(glp_create_prob());
-    glp_prob* q = lp.get();
+// The image's objective, bounds and kinds set on `q` (its rows and columns).
+void setBoundsAndObjective(glp_prob* q, const ProblemImage& im) {
     glp_set_obj_dir(q, im.direction);
-    if (im.rows > 0) glp_add_rows(q, im.rows);
-    if (im.columns > 0) glp_add_cols(q, im.columns);
     for (int r = 1; r <= im.rows; ++r)
         glp_set_row_bnds(q, r, im.rowType[size_t(r - 1)], im.rowLower[size_t(r - 1)], im.rowUpper[size_t(r - 1)]);
     glp_set_obj_coef(q, 0, im.objective[0]);
@@ -586,6 +583,18 @@ std::unique_ptr<glp_prob, ProbDeleter> problemOf(const ProblemImage& im) {
         glp_set_col_bnds(q, c, im.columnType[k], im.columnLower[k], im.columnUpper[k]);
         glp_set_obj_coef(q, c, im.objective[size_t(c)]);
     }
+}
+
+bool sameMatrix(const ProblemImage& a, const ProblemImage& b) {
+    return a.rows == b.rows && a.columns == b.columns && a.start == b.start && a.index == b.index && a.value == b.value;
+}
+
+std::unique_ptr<glp_prob, ProbDeleter> problemOf(const ProblemImage& im) {
+    std::unique_ptr<glp_prob, ProbDeleter> lp(glp_create_prob());
+    glp_prob* q = lp.get();
+    if (im.rows > 0) glp_add_rows(q, im.rows);
+    if (im.columns > 0) glp_add_cols(q, im.columns);
+    setBoundsAndObjective(q, im);
     // GLPK's arrays are 1-based.
     const size_t entries = im.index.size();
     std::vector<int> ia(entries + 1), ja(entries + 1);
@@ -698,9 +707,14 @@ private:
     bool start() {
         pid_ = forkChild(socket_, [](int fd) {
             SearchLimits limits;
-            ProblemImage image;
+            ProblemImage image, last;
+            // The last problem, kept: a point's searches mostly differ in bounds only (its dear
+            // subsets fixed in turn), and loading the matrix again took ~40 ms of each.
+            std::unique_ptr<glp_prob, ProbDeleter> lp;
             while (readSearchRequest(fd, limits, image)) {
-                const std::unique_ptr<glp_prob, ProbDeleter> lp = problemOf(image);
+                if (lp && sameMatrix(image, last)) setBoundsAndObjective(lp.get(), image);
+                else lp = problemOf(image);
+                std::swap(image, last);
                 const ChildChannel channel(fd);
                 if (!channel.send(ChildMessage::Result, runGlpk(lp.get(), limits, channel))) ::_exit(1);
             }

@@ -227,7 +227,7 @@ struct ResultHeader {
     int64_t columns;
 };
 
-// The child's end of the pipe.
+// The child's end of its socket (forkChild).
 class ChildChannel {
 public:
     explicit ChildChannel(int fd) : fd_(fd) {}
@@ -250,7 +250,7 @@ private:
     int fd_;
 };
 
-// A search run in a child process: what `search` returns comes back down a pipe, with the
+// A search run in a child process: what `search` returns comes back on a socket, with the
 // bounds and incumbents it reports on the way. Why a child (searchWithCbc): a crash there
 // cannot take the CLI or the explorer with it, its state is its own, and it can be stopped:
 // GLPK and CBC check their clocks between nodes only, and one node's solve has run past a
@@ -732,13 +732,11 @@ private:
     int socket_ = -1;
 };
 
-}  // namespace
-
-namespace {
 GlpkSearchProcess& glpkSearchProcess() {
     thread_local GlpkSearchProcess process;
     return process;
 }
+
 }  // namespace
 
 int glpkSearchProcessId() { return glpkSearchProcess().id(); }

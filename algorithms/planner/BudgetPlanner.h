@@ -142,7 +142,8 @@ struct ExactOptions {
     // Where one is, CBC's alone, started from it; but GLPK's alone where a few candidates are
     // dear against the gap (dearOpShareOfGap, dearOpsMax; false: CBC's there too), whose
     // relaxation blends fractions of them (an RNN's time steps' matmuls): its many cheap nodes
-    // close those where CBC's bound stays near the root's.
+    // close those where CBC's bound stays near the root's. A frontier round's last point, left
+    // to run alone, takes CBC's on every thread (detail::roundPointOptions).
     double glpkShare = 0.25;
     bool glpkWhereFewDear = true;
     // Once per point, between GLPK's search and CBC's: cost-level rounding cuts

@@ -2281,8 +2281,6 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
     std::vector<RecomputeSet> found;
     std::mutex foundMutex;
     for (int round = 0; !open.empty(); ++round) {
-        // Fewer points than threads: each point's CBC search takes the threads no point has.
-        const ExactOptions perPoint = withSearchThreads(exact, unsigned(threads / std::min<size_t>(threads, open.size())));
         std::vector<std::optional<OptimalityBound>> before(open.size());
         for (size_t n = 0; n < open.size(); ++n) before[n] = plans[open[n]].bound;
         std::vector<uint8_t> searched(open.size(), 0);
@@ -2305,7 +2303,8 @@ std::vector<BudgetPlan> BudgetPlanner::certifiedFrontier(int points, const Exact
                         starts = found;
                     }
                     const double before = plans[i].recomputeCost;
-                    plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, perPoint, warm, starts);
+                    const ExactOptions options = detail::roundPointOptions(exact, threads, open.size(), n + 1 == open.size());
+                    plans[i] = certify(std::move(plans[i]), peak, share, lpOnly, options, warm, starts);
                     if (plans[i].recomputeCost < before)
                         if (std::optional<RecomputeSet> set = candidateSet(plans[i])) {
                             std::lock_guard lock(foundMutex);

@@ -50,6 +50,29 @@ std::unique_ptr<BudgetPlanner> lpBoundedPlanner() {
 class TestBudget : public QObject {
     Q_OBJECT
 private slots:
+    void roundsLastPointSearchesOnEveryThread() {
+        // A frontier round's points share the threads; its last one, which the others leave
+        // running alone, searches on every thread and by CBC's search (GLPK's has one thread).
+        ExactOptions exact;
+        const ExactOptions early = detail::roundPointOptions(exact, 2, 10, false);
+        QCOMPARE(early.searchThreads, 1u);
+        QVERIFY(early.glpkWhereFewDear);
+        const ExactOptions last = detail::roundPointOptions(exact, 2, 10, true);
+        QCOMPARE(last.searchThreads, 2u);
+        QVERIFY(!last.glpkWhereFewDear);
+        // Fewer points than threads: each takes the threads no other has.
+        QCOMPARE(detail::roundPointOptions(exact, 4, 2, false).searchThreads, 2u);
+        // One thread: nothing to share, GLPK's search stays where few ops are dear.
+        const ExactOptions alone = detail::roundPointOptions(exact, 1, 10, true);
+        QCOMPARE(alone.searchThreads, 1u);
+        QVERIFY(alone.glpkWhereFewDear);
+        // What the caller asked for is kept.
+        exact.glpkWhereFewDear = false;
+        exact.searchThreads = 3;
+        QVERIFY(!detail::roundPointOptions(exact, 2, 10, false).glpkWhereFewDear);
+        QCOMPARE(detail::roundPointOptions(exact, 2, 10, false).searchThreads, 3u);
+    }
+
     void boundsAtLargerPeaksBoundTheSmaller() {
         // Any plan fitting a peak fits every larger one: the cheapest cost at a larger peak is a
         // floor at a smaller one (detail::raiseBoundsFromLargerPeaks, both exact frontiers).

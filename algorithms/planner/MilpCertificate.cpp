@@ -861,14 +861,8 @@ unsigned threadsOf(const ExactOptions& exact) {
     return std::max(1u, exact.threads ? exact.threads : std::thread::hardware_concurrency());
 }
 
-// `exact` with its CBC searches on at least `threads` threads.
-ExactOptions withSearchThreads(const ExactOptions& exact, unsigned threads) {
-    ExactOptions more = exact;
-    more.searchThreads = std::max(exact.searchThreads, threads);
-    return more;
-}
-
 using detail::boundFrom;
+using detail::withSearchThreads;
 
 // The MILP's bound on the plan it found (optimal, or the tree's bound when time ran out).
 OptimalityBound milpBound(double cost, bool proven, double lower, int solves) {

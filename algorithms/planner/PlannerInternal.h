@@ -1,6 +1,7 @@
 #pragma once
 // Helpers the planner's source files share (not part of its interface): which ops never run
-// twice, list membership, and the capacity that marks "rather not save this".
+// twice, list membership, the capacity that marks "rather not save this", Pareto fronts and
+// bounds, and the search threads an exact-mode point gets.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -38,16 +39,22 @@ inline std::vector<BudgetPlan> paretoFront(std::vector<BudgetPlan> plans) {
     return out;
 }
 
+// `exact` with its CBC searches on at least `threads` threads.
+inline ExactOptions withSearchThreads(const ExactOptions& exact, unsigned threads) {
+    ExactOptions more = exact;
+    more.searchThreads = std::max(exact.searchThreads, threads);
+    return more;
+}
+
 // The options a frontier round certifies one of its `openPoints` points with: its CBC
 // search on the threads no other point has. The round's last point on every thread, and by
 // CBC's search where GLPK's (one thread's) would run (ExactOptions::glpkWhereFewDear): the
 // other points end before it and their threads would wait. The 4-layer transformer's 842244 B
 // point: GLPK's search at 0.04% after its 40 s share, CBC's on two threads proven in 26 s.
 inline ExactOptions roundPointOptions(const ExactOptions& exact, unsigned threads, size_t openPoints, bool lastOfRound) {
-    ExactOptions point = exact;
     threads = std::max(1u, threads);
-    const unsigned own = lastOfRound ? threads : unsigned(threads / std::clamp<size_t>(openPoints, 1, threads));
-    point.searchThreads = std::max(exact.searchThreads, own);
+    ExactOptions point =
+        withSearchThreads(exact, lastOfRound ? threads : unsigned(threads / std::clamp<size_t>(openPoints, 1, threads)));
     if (lastOfRound && threads > 1) point.glpkWhereFewDear = false;
     return point;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cfloat>
 #include <chrono>
@@ -31,6 +32,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 
@@ -260,7 +262,8 @@ struct ChildOutcome {
     std::optional<MilpSearch> result;     // none: killed, crashed or garbled
     std::optional<MilpSearch> incumbent;  // the last solution reported on the way
     double bound = -std::numeric_limits<double>::infinity();
-    bool killed = false;  // past its time
+    bool killed = false;   // past its time, or stopped (the caller kills it)
+    bool stopped = false;  // by SearchLimits::stop
 };
 
 bool readAll(int fd, void* data, size_t bytes) {
@@ -276,8 +279,9 @@ bool readAll(int fd, void* data, size_t bytes) {
 }
 
 // The parent's end: the messages of one search read from `fd` until its result, the end of
-// the child's output, or `killAfter` seconds (then `outcome.killed`; the caller kills it).
-ChildOutcome readSearchMessages(int fd, double killAfter) {
+// the child's output, `killAfter` seconds or `stop` set (then `outcome.killed`; the caller
+// kills it).
+ChildOutcome readSearchMessages(int fd, double killAfter, const std::atomic<bool>* stop) {
     ChildOutcome outcome;
     std::vector<char> received;
     size_t parsed = 0;
@@ -330,12 +334,14 @@ ChildOutcome readSearchMessages(int fd, double killAfter) {
     const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, killAfter));
     while (!ended) {
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-        if (left <= 0) {
+        if (left <= 0 || (stop && stop->load())) {
             outcome.killed = true;
+            outcome.stopped = left > 0;
             break;
         }
         pollfd p{fd, POLLIN, 0};
-        const int ready = ::poll(&p, 1, int(std::min(left, 1.0) * 1000) + 1);
+        // Where another thread may stop the search, a look at its flag every 20 ms.
+        const int ready = ::poll(&p, 1, int(std::min(left, stop ? 0.02 : 1.0) * 1000) + 1);
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0) break;
         if (ready == 0) continue;
@@ -387,14 +393,15 @@ pid_t forkChild(int& parentEnd, const std::function<void(int childEnd)>& body) {
     return pid;
 }
 
-ChildOutcome runInChild(double killAfter, const std::function<MilpSearch(const ChildChannel&)>& search) {
+ChildOutcome runInChild(double killAfter, const std::atomic<bool>* stop,
+                        const std::function<MilpSearch(const ChildChannel&)>& search) {
     int readEnd = -1;
     const pid_t pid = forkChild(readEnd, [&](int writeEnd) {
         const ChildChannel channel(writeEnd);
         if (!channel.send(ChildMessage::Result, search(channel))) ::_exit(1);
     });
     if (pid < 0) return {};
-    ChildOutcome outcome = readSearchMessages(readEnd, killAfter);
+    ChildOutcome outcome = readSearchMessages(readEnd, killAfter, stop);
     ::close(readEnd);
     const int wstatus = reap(pid, outcome.killed);
     if (outcome.killed || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) outcome.result.reset();
@@ -679,11 +686,10 @@ public:
     GlpkSearchProcess() = default;
     GlpkSearchProcess(const GlpkSearchProcess&) = delete;
     GlpkSearchProcess& operator=(const GlpkSearchProcess&) = delete;
-    ~GlpkSearchProcess() { stop(); }
+    ~GlpkSearchProcess() { end(); }
     int id() const { return pid_ > 0 ? int(pid_) : 0; }
 
-    ChildOutcome search(glp_prob* lp, const SearchLimits& limits, double killAfter) {
-        const std::vector<char> request = searchRequest(lp, limits);
+    ChildOutcome search(const std::vector<char>& request, double killAfter, const std::atomic<bool>* stop) {
         // A process that died while idle fails the write, or ends its output at once without
         // a word: once more with a fresh one.
         using Clock = std::chrono::steady_clock;
@@ -691,12 +697,12 @@ public:
             if (pid_ < 0 && !start()) return {};
             const auto sent = Clock::now();
             if (!writeAll(socket_, request.data(), request.size())) {
-                stop();
+                end();
                 continue;
             }
-            ChildOutcome outcome = readSearchMessages(socket_, killAfter);
+            ChildOutcome outcome = readSearchMessages(socket_, killAfter, stop);
             if (outcome.result) return outcome;
-            stop();  // killed past its time, crashed or garbled
+            end();  // killed past its time or stopped, crashed or garbled
             const bool silent = !outcome.killed && !outcome.incumbent && !std::isfinite(outcome.bound);
             if (!(silent && Clock::now() - sent < std::chrono::milliseconds(250))) return outcome;
         }
@@ -721,7 +727,7 @@ private:
         });
         return pid_ >= 0;
     }
-    void stop() {
+    void end() {
         if (pid_ < 0) return;
         ::close(socket_);
         reap(pid_, true);
@@ -741,8 +747,10 @@ GlpkSearchProcess& glpkSearchProcess() {
 
 int glpkSearchProcessId() { return glpkSearchProcess().id(); }
 
-MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
-    clpAvailable();  // libCbcSolver (Clp for the root) opened here, not in the child
+namespace {
+
+// GLPK's search of a request (searchRequest) in this thread's search process.
+MilpSearch runGlpkRequest(const std::vector<char>& request, const SearchLimits& limits) {
     // In a child process (GlpkSearchProcess), as CBC's: GLPK checks its clock between nodes
     // only, and one of its simplex calls ran 15 s past an 18 s limit (a 2-layer LLaMA point,
     // when glp_intopt still solved the root; a node's solve can still run over). Killed a
@@ -750,7 +758,7 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     // the last solution it found, with its columns, which the caller checks and adopts as it
     // does the result of a search out of time.
     const double killAfter = limits.seconds + std::max(1.0, 0.1 * limits.seconds);
-    const ChildOutcome child = glpkSearchProcess().search(lp, limits, killAfter);
+    const ChildOutcome child = glpkSearchProcess().search(request, killAfter, limits.stop);
     if (child.result) return *child.result;
     if (!child.killed) return {};  // Failed: the child crashed
     MilpSearch out = child.incumbent.value_or(MilpSearch{});
@@ -758,6 +766,13 @@ MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
     out.bound = child.bound;
     if (child.incumbent) out.bound = std::min(out.bound, child.incumbent->objective);
     return out;
+}
+
+}  // namespace
+
+MilpSearch searchWithGlpk(glp_prob* lp, const SearchLimits& limits) {
+    clpAvailable();  // libCbcSolver (Clp for the root) opened here, not in the child
+    return runGlpkRequest(searchRequest(lp, limits), limits);
 }
 
 bool cbcAvailable() { return cbcLibrary().loaded; }
@@ -871,11 +886,13 @@ MilpSearch runCbc(const CbcLibrary& cbc, const CbcInput& in, const SearchLimits&
     return out;
 }
 
-}  // namespace
+// What CBC's search is given: the problem with the cut-off's row, and its limits.
+struct CbcRequest {
+    CbcInput in;
+    SearchLimits searched;
+};
 
-MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
-    const CbcLibrary& cbc = cbcLibrary();
-    if (!cbc.loaded) return {};  // Failed
+CbcRequest cbcRequestOf(glp_prob* lp, const SearchLimits& limits) {
     // With a start, the search's cut-off admits it (its cost, a relative margin for rounding):
     // what it finds as dear as the start is reported as nothing below the caller's cut-off.
     SearchLimits searched = limits;
@@ -884,10 +901,12 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
         for (const auto& [column, value] : limits.start) startCost += glp_get_obj_coef(lp, column + 1) * value;
         searched.cutoff = std::max(limits.cutoff, startCost + 1e-9 * std::max(1.0, std::abs(startCost)));
     }
-    const CbcInput in = [&] {
-        const CutoffRow cutoffRow(lp, searched.cutoff);  // in the model as well as CBC's own cut-off
-        return cbcInputOf(lp);
-    }();
+    const CutoffRow cutoffRow(lp, searched.cutoff);  // in the model as well as CBC's own cut-off
+    return {cbcInputOf(lp), searched};
+}
+
+// CBC's search of a request, in a child process; `limits` the caller's (its cut-off, its start).
+MilpSearch runCbcRequest(const CbcLibrary& cbc, const CbcRequest& request, const SearchLimits& limits) {
     // In a child process: CBC 2.10 has crashed on these models (a segmentation fault in its
     // preprocessor, on the 4-layer transformer's 846.88 KiB point, every run), which in this
     // process would take the CLI or the explorer with it; and its C interface runs its
@@ -898,8 +917,9 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
     // given 4.2 s, ran 15 s (and was killed then, under a looser rule) while the other points
     // waited. Past the limit it could give a bound at most (no proof is taken there), so a
     // grace (its usual overrun is 0.5-1.5 s, a node's) and then the point keeps the bounds it has.
-    const ChildOutcome child = runInChild(limits.seconds + std::max(2.5, 0.25 * limits.seconds),
-                                          [&](const ChildChannel&) { return runCbc(cbc, in, searched); });
+    const ChildOutcome child =
+        runInChild(limits.seconds + std::max(2.5, 0.25 * limits.seconds), limits.stop,
+                   [&](const ChildChannel&) { return runCbc(cbc, request.in, request.searched); });
     if (!child.result) return {};  // Failed: a crash, or a child past its time
     MilpSearch out = *child.result;
     if (!limits.start.empty() && !out.columns.empty() && !(out.objective < limits.cutoff)) {
@@ -910,6 +930,61 @@ MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
         out.columns.clear();
         out.objective = std::numeric_limits<double>::infinity();
     }
+    return out;
+}
+
+}  // namespace
+
+MilpSearch searchWithCbc(glp_prob* lp, const SearchLimits& limits) {
+    const CbcLibrary& cbc = cbcLibrary();
+    if (!cbc.loaded) return {};  // Failed
+    return runCbcRequest(cbc, cbcRequestOf(lp, limits), limits);
+}
+
+MilpSearch searchWithEither(glp_prob* lp, const SearchLimits& limits) {
+    const CbcLibrary& cbc = cbcLibrary();
+    if (!cbc.loaded || limits.threads < 2) return searchWithGlpk(lp, limits);
+    auto decided = [](const MilpSearch& s) {
+        return s.status == MilpSearch::Status::Optimal || s.status == MilpSearch::Status::NoneBelowCutoff;
+    };
+    // Both requests read `lp` here, on this thread (GLPK's problem is one thread's); the
+    // searches then run in their child processes, GLPK's in this thread's search process.
+    SearchLimits glpkLimits = limits, cbcLimits = limits;
+    glpkLimits.threads = 1;
+    cbcLimits.threads = limits.threads - 1;
+    std::atomic<bool> stopGlpk{false}, stopCbc{false};
+    glpkLimits.stop = &stopGlpk;
+    cbcLimits.stop = &stopCbc;
+    const std::vector<char> glpkRequest = searchRequest(lp, glpkLimits);
+    const CbcRequest cbcRequest = cbcRequestOf(lp, cbcLimits);
+    MilpSearch byCbc;
+    std::thread cbcThread([&] {
+        try {
+            byCbc = runCbcRequest(cbc, cbcRequest, cbcLimits);
+        } catch (...) {
+            byCbc = MilpSearch{};  // Failed (out of memory for its copy): GLPK's goes on
+        }
+        if (decided(byCbc)) stopGlpk = true;
+    });
+    MilpSearch byGlpk;
+    try {
+        byGlpk = runGlpkRequest(glpkRequest, glpkLimits);
+    } catch (...) {
+        byGlpk = MilpSearch{};
+    }
+    if (decided(byGlpk)) stopCbc = true;
+    cbcThread.join();
+    if (decided(byGlpk)) return byGlpk;
+    if (decided(byCbc)) return byCbc;
+    // Neither decided: the higher bound of the two that ran, the cheaper solution.
+    MilpSearch out = byGlpk.objective <= byCbc.objective ? byGlpk : byCbc;
+    out.status = byGlpk.status == MilpSearch::Status::Failed && byCbc.status == MilpSearch::Status::Failed
+                     ? MilpSearch::Status::Failed
+                     : MilpSearch::Status::TimedOut;
+    out.bound = -std::numeric_limits<double>::infinity();
+    for (const MilpSearch* s : {&byGlpk, &byCbc})
+        if (s->status != MilpSearch::Status::Failed) out.bound = std::max(out.bound, s->bound);
+    if (!out.columns.empty()) out.bound = std::min(out.bound, out.objective);
     return out;
 }
 

@@ -146,6 +146,11 @@ struct ExactOptions {
     // to run alone, takes CBC's on every thread (detail::roundPointOptions).
     double glpkShare = 0.25;
     bool glpkWhereFewDear = true;
+    // Where a plan is known and the point has two search threads or more (one budget's
+    // certificate; a frontier's points take one engine, detail::roundPointOptions): both
+    // searches at once, GLPK's on one thread and CBC's on the others, the first to decide
+    // stopping the other (searchWithEither), in place of the choice above.
+    bool bothEngines = true;
     // Once per point, between GLPK's search and CBC's: cost-level rounding cuts
     // (addCostLevelCuts), within this part of the time left.
     bool costLevelCuts = true;

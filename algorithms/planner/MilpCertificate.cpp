@@ -1670,12 +1670,16 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         const auto dear = size_t(std::count_if(m.cost.begin(), m.cost.end(), [&](double c) { return c >= least; }));
         return dear > 0 && dear <= limits.dearOpsMax;
     };
-    const double glpkShare = !cbcAvailable() || (startKnown && fewDearCandidates()) ? 1.0
+    // Where the point has the threads for both, both at once (ExactOptions::bothEngines): the
+    // search phase is then CBC's, the cuts first as for it.
+    const bool bothAtOnce = limits.bothEngines && startKnown && limits.searchThreads >= 2 && cbcAvailable();
+    const double glpkShare = bothAtOnce                                            ? 0.0
+                             : !cbcAvailable() || (startKnown && fewDearCandidates()) ? 1.0
                              : startKnown                                          ? 0.0
                                                                                    : limits.glpkShare;
     auto glpkDeadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, secondsLeft()) * glpkShare);
     bool cbcPhase = glpkShare <= 0;
-    bool glpkSearched = false;
+    bool glpkSearched = bothAtOnce;
     if (glpkShare >= 1 && provenByCuts()) return finish();  // GLPK's search alone: the cuts first
     // The search ends where the last engine does.
     auto nextPhase = [&] {
@@ -1698,7 +1702,9 @@ BudgetPlanner::MilpOutcome BudgetPlanner::solveMilp(int64_t budget, double incum
         const SearchLimits search = searchWithin(cbcPhase ? secondsLeft() : glpkLeft);
         ++out.solves;
         glpkSearched = glpkSearched || !cbcPhase;
-        const MilpSearch s = cbcPhase ? searchWithCbc(lp, search) : searchWithGlpk(lp, search);
+        const MilpSearch s = bothAtOnce ? searchWithEither(lp, search)
+                             : cbcPhase ? searchWithCbc(lp, search)
+                                        : searchWithGlpk(lp, search);
         if (s.status == MilpSearch::Status::NoneBelowCutoff) {
             out.proven = true;  // no set cheaper than the incumbent fits
             out.lower = std::isfinite(incumbentCost) ? incumbentCost : std::numeric_limits<double>::infinity();
@@ -2187,7 +2193,8 @@ BudgetPlan BudgetPlanner::withBound(BudgetPlan plan, const MilpOutcome& o, bool 
 }
 
 BudgetPlan BudgetPlanner::certifiedPlanForBudget(int64_t budgetBytes, const ExactOptions& options) {
-    const ExactOptions exact = withSearchThreads(options, threadsOf(options));  // one point: CBC takes every thread
+    // One point: its searches take every thread (both engines at once, ExactOptions::bothEngines).
+    const ExactOptions exact = withSearchThreads(options, threadsOf(options));
     if (candidates_.size() <= options_.maxExactOps) {
         BudgetPlan plan = exactPlanForBudget(budgetBytes);
         plan.bound = OptimalityBound{"enumeration", plan.recomputeCost, 0.0, true, 0};

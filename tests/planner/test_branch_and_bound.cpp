@@ -1,10 +1,14 @@
 // The exact mode's two branch-and-bound engines (BranchAndBound.h) against brute force on
 // small covering MILPs: the optimum, the cut-off's proof, the bound never above the optimum, a
-// start's (CBC's with one thread and with two); Clp's relaxation chain against GLPK's simplex;
-// the Lagrangian bound of its multipliers against each subset's relaxation.
+// start's (CBC's with one thread and with two, both engines at once); a search stopped from
+// another thread; Clp's relaxation chain against GLPK's simplex; the Lagrangian bound of its
+// multipliers against each subset's relaxation.
 #include <QtTest>
 
 #include <glpk.h>
+
+#include <atomic>
+#include <chrono>
 #include <signal.h>
 
 #include <cmath>
@@ -116,6 +120,10 @@ bool satisfies(const Covering& c, const std::vector<double>& x) {
 
 using Engine = MilpSearch (*)(glp_prob*, const SearchLimits&);
 
+// Engine rows: 0 GLPK's, 1 CBC's, 2 CBC's on two threads, 3 both at once (GLPK's and CBC's).
+Engine engineOf(int engine) { return engine == 0 ? &searchWithGlpk : engine == 3 ? &searchWithEither : &searchWithCbc; }
+unsigned threadsOf(int engine) { return engine >= 2 ? 2 : 1; }
+
 }  // namespace
 
 class TestBranchAndBound : public QObject {
@@ -126,6 +134,7 @@ private Q_SLOTS:
         QTest::newRow("glpk") << 0;
         QTest::newRow("cbc") << 1;
         QTest::newRow("cbc, two threads") << 2;  // its tree's nodes in parallel: the same answers
+        QTest::newRow("both at once") << 3;       // the first to decide, or the better of the two
     }
 
     // Each engine's optimum is brute force's; with a cut-off just below it, proven that none
@@ -133,7 +142,7 @@ private Q_SLOTS:
     // infeasible model proven so; the model itself untouched.
     void engines() {
         QFETCH(int, engine);
-        const Engine search = engine == 0 ? &searchWithGlpk : &searchWithCbc;
+        const Engine search = engineOf(engine);
         std::mt19937 rng(20261205);
         int feasible = 0;
         for (int trial = 0; trial < 40; ++trial) {
@@ -144,7 +153,7 @@ private Q_SLOTS:
             SearchLimits limits;
             limits.seconds = 30;
             limits.absoluteGap = 0.999;  // whole-number costs
-            limits.threads = engine == 2 ? 2 : 1;
+            limits.threads = threadsOf(engine);
             const MilpSearch free = search(lp.get(), limits);
             QCOMPARE(glp_get_num_rows(lp.get()), rowsBefore);
             if (!std::isfinite(optimum)) {
@@ -206,7 +215,7 @@ private Q_SLOTS:
         Problem lp = build(none);
         SearchLimits limits;
         limits.seconds = 30;
-        limits.threads = engine == 2 ? 2 : 1;
+        limits.threads = threadsOf(engine);
         const MilpSearch s = search(lp.get(), limits);
         QVERIFY(s.status == MilpSearch::Status::NoneBelowCutoff);
         QVERIFY(s.columns.empty());
@@ -258,14 +267,14 @@ private Q_SLOTS:
     void searchesOutOfTimeEndOnTime_data() { engines_data(); }
     void searchesOutOfTimeEndOnTime() {
         QFETCH(int, engine);
-        const Engine search = engine == 0 ? &searchWithGlpk : &searchWithCbc;
+        const Engine search = engineOf(engine);
         std::mt19937 rng(20261207);
         const Covering c = randomCovering(rng, 150, 100);
         Problem lp = build(c);
         SearchLimits limits;
         limits.seconds = 3;
         limits.absoluteGap = 0.999;
-        limits.threads = engine == 2 ? 2 : 1;
+        limits.threads = threadsOf(engine);
         QElapsedTimer clock;
         clock.start();
         const MilpSearch s = search(lp.get(), limits);
@@ -276,6 +285,54 @@ private Q_SLOTS:
         if (!s.columns.empty()) {
             QVERIFY(satisfies(c, s.columns));
             QVERIFY(s.bound <= s.objective + 1e-6);
+        }
+    }
+
+    // A search another thread stops (SearchLimits::stop) ends at once, with what it had: a
+    // covering its 60 s would not prove, stopped after 1 s, back within 2 s, out of time,
+    // its bound never above its solution's cost; the next search in the thread runs as ever.
+    void searchStoppedFromAnotherThread_data() {
+        QTest::addColumn<int>("engine");
+        QTest::newRow("glpk") << 0;
+        QTest::newRow("cbc") << 1;
+    }
+    void searchStoppedFromAnotherThread() {
+        QFETCH(int, engine);
+        if (engine == 1 && !cbcAvailable()) QSKIP("libCbcSolver cannot be loaded here");
+        std::mt19937 rng(20261207);
+        const Covering c = randomCovering(rng, 150, 100);
+        Problem lp = build(c);
+        std::atomic<bool> stop{false};
+        SearchLimits limits;
+        limits.seconds = 60;
+        limits.absoluteGap = 0.999;
+        limits.stop = &stop;
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            stop = true;
+        });
+        QElapsedTimer clock;
+        clock.start();
+        const MilpSearch s = engineOf(engine)(lp.get(), limits);
+        const double seconds = double(clock.elapsed()) / 1000;
+        stopper.join();
+        qInfo("%.2f s, status %d, objective %g, bound %g", seconds, int(s.status), s.objective, s.bound);
+        QVERIFY2(seconds < 2, qPrintable(QString::number(seconds)));
+        QVERIFY(s.status == MilpSearch::Status::TimedOut || s.status == MilpSearch::Status::Failed);
+        if (!s.columns.empty()) {
+            QVERIFY(satisfies(c, s.columns));
+            QVERIFY(s.bound <= s.objective + 1e-6);
+        }
+        const Covering small = randomCovering(rng, 8, 3);
+        Problem next = build(small);
+        SearchLimits free;
+        free.absoluteGap = 0.999;
+        const MilpSearch after = engineOf(engine)(next.get(), free);
+        if (std::isfinite(bruteForce(small))) {
+            QVERIFY(after.status == MilpSearch::Status::Optimal);
+            QCOMPARE(after.objective, bruteForce(small));
+        } else {
+            QVERIFY(after.status == MilpSearch::Status::NoneBelowCutoff);
         }
     }
 

@@ -53,15 +53,18 @@ private slots:
     void roundsLastPointSearchesOnEveryThread() {
         // A frontier round's points share the threads; its last one, which the others leave
         // running alone, searches on every thread and by CBC's search (GLPK's has one thread).
+        // Each point by one engine: both at once (ExactOptions::bothEngines) is one budget's.
         ExactOptions exact;
+        QVERIFY(exact.bothEngines);
         const ExactOptions early = detail::roundPointOptions(exact, 2, 10, false);
         QCOMPARE(early.searchThreads, 1u);
-        QVERIFY(early.glpkWhereFewDear);
+        QVERIFY(early.glpkWhereFewDear && !early.bothEngines);
         const ExactOptions last = detail::roundPointOptions(exact, 2, 10, true);
         QCOMPARE(last.searchThreads, 2u);
-        QVERIFY(!last.glpkWhereFewDear);
+        QVERIFY(!last.glpkWhereFewDear && !last.bothEngines);
         // Fewer points than threads: each takes the threads no other has.
         QCOMPARE(detail::roundPointOptions(exact, 4, 2, false).searchThreads, 2u);
+        QVERIFY(!detail::roundPointOptions(exact, 4, 2, false).bothEngines);
         // One thread: nothing to share, GLPK's search stays where few ops are dear.
         const ExactOptions alone = detail::roundPointOptions(exact, 1, 10, true);
         QCOMPARE(alone.searchThreads, 1u);

@@ -511,12 +511,14 @@ private slots:
         // GLPK's search, many cheap nodes, proves it within its 40 s where CBC's, a
         // few strong ones, leaves its bound at 38.8 KFLOP under the 140.80 KFLOP plan.
         // (GLPK's proof takes 21-28 s on the 2-core VM: a 20 s limit made this test flaky.)
+        // Both at once on two threads (ExactOptions::bothEngines), where the choice would be
+        // CBC's: GLPK's proof, which stops CBC's search.
         const zoo::GeneratedProgram g = oneLayerLstm(6);
         const int64_t budget = 294148;
-        auto certified = [&](bool glpkWhereFewDear) {
+        auto certified = [&](bool glpkWhereFewDear, unsigned threads = 1) {
             BudgetPlanner planner(g.program, g.spec);
             ExactOptions exact{40};
-            exact.threads = 1;
+            exact.threads = threads;
             exact.neighbourhoodShare = 0;
             exact.costLevelCuts = false;
             exact.dearOpsShare = 0;
@@ -538,6 +540,15 @@ private slots:
         QVERIFY2(byCbc.bound->costLowerBound < 0.6 * byCbc.recomputeCost,
                  qPrintable(QString("CBC's bound %1 under a %2 plan (pick a point its search leaves open)")
                                 .arg(byCbc.bound->costLowerBound).arg(byCbc.recomputeCost)));
+        if (!cbcAvailable()) return;  // both at once is GLPK's alone
+        clock.restart();
+        const BudgetPlan byBoth = certified(false, 2);
+        const double bothSeconds = double(clock.elapsed()) / 1000;
+        qInfo("both at once: %.0f FLOP, %.1f s", byBoth.recomputeCost, bothSeconds);
+        QVERIFY(byBoth.bound);
+        QVERIFY2(byBoth.bound->optimal, qPrintable(QString("gap %1").arg(byBoth.bound->gap)));
+        QCOMPARE(byBoth.recomputeCost, byGlpk.recomputeCost);
+        QVERIFY2(bothSeconds < 39, qPrintable(QString("%1 s: CBC's search was not stopped").arg(bothSeconds)));
     }
 
     void pointsCertifiedOnSeveralThreads() {

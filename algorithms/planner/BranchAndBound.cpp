@@ -1,4 +1,5 @@
-// The exact mode's branch-and-bound engines (GLPK's and CBC's) on one MILP built with GLPK's API.
+// The exact mode's branch-and-bound engines (GLPK's and CBC's, or both at once) on one MILP
+// built with GLPK's API.
 //
 // Why both (README "Exact mode"): they close different points. GLPK's search runs many cheap
 // nodes; CBC's strong branching closes in a few nodes points GLPK leaves a granule of cost short
@@ -262,8 +263,7 @@ struct ChildOutcome {
     std::optional<MilpSearch> result;     // none: killed, crashed or garbled
     std::optional<MilpSearch> incumbent;  // the last solution reported on the way
     double bound = -std::numeric_limits<double>::infinity();
-    bool killed = false;   // past its time, or stopped (the caller kills it)
-    bool stopped = false;  // by SearchLimits::stop
+    bool killed = false;  // past its time, or stopped (SearchLimits::stop); the caller kills it
 };
 
 bool readAll(int fd, void* data, size_t bytes) {
@@ -336,7 +336,6 @@ ChildOutcome readSearchMessages(int fd, double killAfter, const std::atomic<bool
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
         if (left <= 0 || (stop && stop->load())) {
             outcome.killed = true;
-            outcome.stopped = left > 0;
             break;
         }
         pollfd p{fd, POLLIN, 0};

@@ -30,8 +30,10 @@ struct SearchLimits {
     // nodes by bound (1.57 after 100 nodes, closed in 87 s). Only solutions below the
     // cut-off are reported; GLPK's search does not use it.
     std::vector<std::pair<int, double>> start;
-    // Set by another thread: the search ends at once (its child process killed) with what it
-    // had reported (searchWithEither stops the engine that has not decided).
+    // Set by another thread: the search ends within 20 ms, its child process killed (as one
+    // past its time): GLPK's out of time with the bound and solution it had reported, CBC's
+    // (which reports nothing on the way) failed. searchWithEither stops the engine that has
+    // not decided.
     const std::atomic<bool>* stop = nullptr;
 };
 

@@ -1,4 +1,4 @@
-// The exact mode's branch-and-bound engines (GLPK's, CBC's) and Clp's relaxation, on one GLPK-built MILP.
+// The exact mode's branch-and-bound engines (GLPK's, CBC's, or both at once) and Clp's relaxation, on one GLPK-built MILP.
 #pragma once
 
 #include <atomic>

@@ -805,7 +805,9 @@ private slots:
         clock.start();
         const BudgetPlan plan = llama.planner->certifiedPlanForBudget(448260, exact);
         const double took = double(clock.elapsed()) / 1000;
-        QVERIFY2(took <= exact.timeLimitSeconds + 3, qPrintable(QString("took %1 s").arg(took)));
+        // +6 s: the limit's granularity, and a loaded 2-core CI runner (19.6 s there), still
+        // far below the 33 s the unpreprocessed search took.
+        QVERIFY2(took <= exact.timeLimitSeconds + 6, qPrintable(QString("took %1 s").arg(took)));
         QVERIFY(plan.bound);
         QVERIFY(plan.activationPeakBytes <= 448260);
         qInfo("took %.1f s, %s, gap %.4f", took, plan.bound->optimal ? "optimal" : "not proven", plan.bound->gap);

@@ -157,7 +157,7 @@ void BudgetPlanner::refineAround(int64_t budget, Pool& pool) {
     }
 }
 
-void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans) {
+void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans, bool repair) {
     // Local search from the cheapest fitting plan or, when none fits, the lowest one: first
     // reach the budget, then cut cost while it still fits. Moves: single flips (recompute one
     // op more or one less) and cones (an op with its producers), with `fans` fans (an op with
@@ -170,6 +170,23 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans) {
     // try every move each round within a work cap; bigger ones only the costliest recomputed
     // ops, once.
     const Evaluated* start = bestFitting(pool, budget);
+    if (repair) {
+        // The cheapest plan missing the budget by at most 1% and cheaper than any that fits
+        // (ties: the lower, then the set); none: nothing to repair. (The one nearest above
+        // the budget, tried first, already held the matmuls the repair was to avoid.)
+        const Evaluated* cheapestMissing = nullptr;
+        for (const Evaluated* e : pool.order) {
+            if (fits(*e, budget) || e->peak > original_.peakBytes || (start && e->cost >= start->cost)) continue;
+            if (double(e->activation) > double(budget) * 1.01) continue;
+            if (!cheapestMissing || e->cost < cheapestMissing->cost ||
+                (e->cost == cheapestMissing->cost &&
+                 (e->activation < cheapestMissing->activation ||
+                  (e->activation == cheapestMissing->activation && e->inR < cheapestMissing->inR))))
+                cheapestMissing = e;
+        }
+        if (!cheapestMissing) return;
+        start = cheapestMissing;
+    }
     if (!start) {
         for (const Evaluated* e : pool.order)
             if (e->peak <= original_.peakBytes &&
@@ -191,6 +208,20 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans) {
     auto improves = [&](const Evaluated& e, const Evaluated& than) {
         if (e.peak > original_.peakBytes) return false;
         if (fits(*current, budget)) return fits(e, budget) && e.cost < than.cost;
+        if (repair) {
+            // The cost per byte of peak lowered from the current plan (a plateau move, fewer
+            // positions at the peak, as a byte's thousandth); the least wins.
+            auto perByte = [&](const Evaluated& x) {
+                double lowered = double(current->activation - x.activation);
+                if (lowered == 0 && thorough && x.peakPositions < current->peakPositions) lowered = 1e-3;
+                return lowered > 0 ? (x.cost - current->cost) / lowered : std::numeric_limits<double>::infinity();
+            };
+            const double ours = perByte(e);
+            if (!std::isfinite(ours)) return false;
+            if (&than == current) return true;
+            const double theirs = perByte(than);
+            return ours < theirs || (ours == theirs && e.activation < than.activation);
+        }
         // Fewer positions at the peak is progress towards a lower one across a plateau (the
         // thorough search only: bigger programs keep their one cheap pass).
         if (e.activation != than.activation) return e.activation < than.activation;
@@ -433,6 +464,18 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t b
         improveGreedy(budgetBytes, fanned, true);
         if (const Evaluated* f = bestFitting(fanned, budgetBytes)) {
             pool.add(*f);
+            best = bestFitting(pool, budgetBytes);  // the same order as any other tie
+        }
+    }
+    // A third from the cheapest plan just above the budget, repaired by the cheapest moves per
+    // byte (PlannerOptions::repairDescent). From the first descent's pool instead (no second
+    // refinement): slower (it starts elsewhere) and cheaper at fewer GRU points.
+    if (options_.repairDescent && candidates_.size() <= options_.thoroughSearchUpTo) {
+        Pool repaired = basePool();
+        refineAround(budgetBytes, repaired);
+        improveGreedy(budgetBytes, repaired, false, true);
+        if (const Evaluated* r = bestFitting(repaired, budgetBytes)) {
+            pool.add(*r);
             best = bestFitting(pool, budgetBytes);  // the same order as any other tie
         }
     }

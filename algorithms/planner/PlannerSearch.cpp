@@ -467,9 +467,9 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t b
             best = bestFitting(pool, budgetBytes);  // the same order as any other tie
         }
     }
-    // A third from the cheapest plan just above the budget, repaired by the cheapest moves per
-    // byte (PlannerOptions::repairDescent). From the first descent's pool instead (no second
-    // refinement): slower (it starts elsewhere) and cheaper at fewer GRU points.
+    // Another descent, from the cheapest plan just above the budget, repaired by the cheapest
+    // moves per byte (PlannerOptions::repairDescent). From the first descent's pool instead
+    // (no second refinement): slower (it starts elsewhere) and cheaper at fewer GRU points.
     if (options_.repairDescent && candidates_.size() <= options_.thoroughSearchUpTo) {
         Pool repaired = basePool();
         refineAround(budgetBytes, repaired);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <tuple>
 
 #include "algorithms/planner/Budget.h"
 #include "model/Diagnostic.h"
@@ -178,10 +180,8 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans, bool re
         for (const Evaluated* e : pool.order) {
             if (fits(*e, budget) || e->peak > original_.peakBytes || (start && e->cost >= start->cost)) continue;
             if (double(e->activation) > double(budget) * 1.01) continue;
-            if (!cheapestMissing || e->cost < cheapestMissing->cost ||
-                (e->cost == cheapestMissing->cost &&
-                 (e->activation < cheapestMissing->activation ||
-                  (e->activation == cheapestMissing->activation && e->inR < cheapestMissing->inR))))
+            if (!cheapestMissing || std::tie(e->cost, e->activation, e->inR) <
+                                        std::tie(cheapestMissing->cost, cheapestMissing->activation, cheapestMissing->inR))
                 cheapestMissing = e;
         }
         if (!cheapestMissing) return;
@@ -213,7 +213,7 @@ void BudgetPlanner::improveGreedy(int64_t budget, Pool& pool, bool fans, bool re
             // positions at the peak, as a byte's thousandth); the least wins.
             auto perByte = [&](const Evaluated& x) {
                 double lowered = double(current->activation - x.activation);
-                if (lowered == 0 && thorough && x.peakPositions < current->peakPositions) lowered = 1e-3;
+                if (lowered == 0 && x.peakPositions < current->peakPositions) lowered = 1e-3;
                 return lowered > 0 ? (x.cost - current->cost) / lowered : std::numeric_limits<double>::infinity();
             };
             const double ours = perByte(e);
@@ -452,6 +452,9 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t b
     // budget's own refinement and local search measure; nothing from earlier calls.
     Pool pool = basePool();
     refineAround(budgetBytes, pool);
+    const bool repairs = options_.repairDescent && candidates_.size() <= options_.thoroughSearchUpTo;
+    std::optional<Pool> repaired;  // the repair descent's start: the refined pool, before any descent
+    if (repairs) repaired = pool;
     improveGreedy(budgetBytes, pool);
     const Evaluated* best = bestFitting(pool, budgetBytes);
     // The same search again with fan moves too (up to thoroughSearchUpTo candidates), from a
@@ -468,13 +471,11 @@ const BudgetPlanner::Evaluated* BudgetPlanner::searchBudgetFromScratch(int64_t b
         }
     }
     // Another descent, from the cheapest plan just above the budget, repaired by the cheapest
-    // moves per byte (PlannerOptions::repairDescent). From the first descent's pool instead
-    // (no second refinement): slower (it starts elsewhere) and cheaper at fewer GRU points.
-    if (options_.repairDescent && candidates_.size() <= options_.thoroughSearchUpTo) {
-        Pool repaired = basePool();
-        refineAround(budgetBytes, repaired);
-        improveGreedy(budgetBytes, repaired, false, true);
-        if (const Evaluated* r = bestFitting(repaired, budgetBytes)) {
+    // moves per byte (PlannerOptions::repairDescent). From the first descent's pool after it
+    // instead: slower (it starts elsewhere) and cheaper at fewer GRU points.
+    if (repairs) {
+        improveGreedy(budgetBytes, *repaired, false, true);
+        if (const Evaluated* r = bestFitting(*repaired, budgetBytes)) {
             pool.add(*r);
             best = bestFitting(pool, budgetBytes);  // the same order as any other tie
         }
